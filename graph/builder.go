@@ -1,0 +1,275 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Builder builds one gorgonia graph and keeps the first error, so a model
+// reads top to bottom:
+//
+//	h := b.Tanh(b.Add(b.Mul(x, w), b.Mul(hPrev, u)))
+//	if err := b.Err(); err != nil { ... }
+//
+// After an error every method returns nil and does nothing. A Builder is not
+// safe for concurrent use.
+type Builder struct {
+	g      *G.ExprGraph
+	err    error
+	params map[string]*G.Node // parameter name -> node
+	bound  []boundParam
+	seq    int
+}
+
+type boundParam struct {
+	set  *Params
+	name string
+	node *G.Node
+}
+
+// NewBuilder returns a Builder over a new, empty graph.
+func NewBuilder() *Builder {
+	return &Builder{g: G.NewGraph(), params: map[string]*G.Node{}}
+}
+
+// Graph is the underlying gorgonia graph, for users who add their own ops.
+func (b *Builder) Graph() *G.ExprGraph { return b.g }
+
+// Err returns the first error recorded, or nil.
+func (b *Builder) Err() error { return b.err }
+
+// Fail records err (wrapped with msg) unless an error is already recorded.
+// User code that calls gorgonia directly reports its errors through it.
+func (b *Builder) Fail(err error, msg string) {
+	if b.err == nil && err != nil {
+		b.err = errors.Wrap(err, msg)
+	}
+}
+
+// Do runs f unless an error is recorded and records its error; name
+// describes the operation in the message. It is the escape hatch for any
+// gorgonia function the Builder does not wrap:
+//
+//	y := b.Do("softplus", func() (*G.Node, error) { return G.Softplus(x) })
+func (b *Builder) Do(name string, f func() (*G.Node, error)) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	n, err := f()
+	if err != nil {
+		b.err = errors.Wrapf(err, "graph: %s", name)
+		return nil
+	}
+	return n
+}
+
+func (b *Builder) nilArg(op string, ns ...*G.Node) bool {
+	if b.err != nil {
+		return true
+	}
+	for i, n := range ns {
+		if n == nil {
+			b.err = errors.Errorf("graph: %s: argument %d is nil", op, i)
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Builder) unary(op string, f func(*G.Node) (*G.Node, error), a *G.Node) *G.Node {
+	if b.nilArg(op, a) {
+		return nil
+	}
+	return b.Do(op, func() (*G.Node, error) { return f(a) })
+}
+
+func (b *Builder) binary(op string, f func(x, y *G.Node) (*G.Node, error), x, y *G.Node) *G.Node {
+	if b.nilArg(op, x, y) {
+		return nil
+	}
+	return b.Do(fmt.Sprintf("%s %v %v", op, x.Shape(), y.Shape()), func() (*G.Node, error) { return f(x, y) })
+}
+
+// Param returns the node bound to the tensor called name in p, creating it
+// on first use. The node shares p's memory: optimizers update p in place and
+// the graph sees the new values. Calling Param twice with the same name
+// returns the same node.
+func (b *Builder) Param(p *Params, name string) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	if n, ok := b.params[name]; ok {
+		return n
+	}
+	t := p.Get(name)
+	if t == nil {
+		b.err = errors.Errorf("graph: no parameter %q in %v", name, p)
+		return nil
+	}
+	n := G.NewTensor(b.g, tensor.Float64, t.Dims(), G.WithShape(t.Shape()...), G.WithName(name), G.WithValue(t))
+	b.params[name] = n
+	b.bound = append(b.bound, boundParam{set: p, name: name, node: n})
+	return n
+}
+
+// Input creates an input node of the given shape; its value is set with
+// Machine.Let before each run.
+func (b *Builder) Input(name string, shape ...int) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			b.err = errors.Errorf("graph: input %q has non-positive dimension in shape %v", name, shape)
+			return nil
+		}
+	}
+	b.seq++
+	full := fmt.Sprintf("%s#%d", name, b.seq)
+	return G.NewTensor(b.g, tensor.Float64, len(shape), G.WithShape(shape...), G.WithName(full),
+		G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))))
+}
+
+// Const creates a constant scalar node.
+func (b *Builder) Const(v float64) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return G.NewConstant(v)
+}
+
+// Mul is a matrix product (or matrix-vector, vector-vector) as G.Mul.
+func (b *Builder) Mul(x, y *G.Node) *G.Node { return b.binary("Mul", G.Mul, x, y) }
+
+// Add adds two nodes of the same shape.
+func (b *Builder) Add(x, y *G.Node) *G.Node { return b.binary("Add", G.Add, x, y) }
+
+// Sub subtracts two nodes of the same shape.
+func (b *Builder) Sub(x, y *G.Node) *G.Node { return b.binary("Sub", G.Sub, x, y) }
+
+// Hadamard is the elementwise product of two nodes of the same shape.
+func (b *Builder) Hadamard(x, y *G.Node) *G.Node { return b.binary("HadamardProd", G.HadamardProd, x, y) }
+
+// Div is the elementwise quotient of two nodes of the same shape.
+func (b *Builder) Div(x, y *G.Node) *G.Node { return b.binary("HadamardDiv", G.HadamardDiv, x, y) }
+
+// AddRow adds a row vector y of shape (n) to every row of x of shape (m, n).
+func (b *Builder) AddRow(x, y *G.Node) *G.Node {
+	return b.binary("AddRow", func(x, y *G.Node) (*G.Node, error) {
+		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[1] != y.Shape()[0] {
+			return nil, errors.Errorf("want (m, n) + (n), got %v + %v", x.Shape(), y.Shape())
+		}
+		r, err := G.Reshape(y, tensor.Shape{1, y.Shape()[0]})
+		if err != nil {
+			return nil, err
+		}
+		return G.BroadcastAdd(x, r, nil, []byte{0})
+	}, x, y)
+}
+
+// MulRow multiplies every row of x of shape (m, n) elementwise by y of shape (n).
+func (b *Builder) MulRow(x, y *G.Node) *G.Node {
+	return b.binary("MulRow", func(x, y *G.Node) (*G.Node, error) {
+		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[1] != y.Shape()[0] {
+			return nil, errors.Errorf("want (m, n) * (n), got %v * %v", x.Shape(), y.Shape())
+		}
+		r, err := G.Reshape(y, tensor.Shape{1, y.Shape()[0]})
+		if err != nil {
+			return nil, err
+		}
+		return G.BroadcastHadamardProd(x, r, nil, []byte{0})
+	}, x, y)
+}
+
+// MulCol multiplies every column of x of shape (m, n) elementwise by y of
+// shape (m): row i is scaled by y[i]. Masks over a batch use it.
+func (b *Builder) MulCol(x, y *G.Node) *G.Node {
+	return b.binary("MulCol", func(x, y *G.Node) (*G.Node, error) {
+		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[0] != y.Shape()[0] {
+			return nil, errors.Errorf("want (m, n) * (m), got %v * %v", x.Shape(), y.Shape())
+		}
+		r, err := G.Reshape(y, tensor.Shape{y.Shape()[0], 1})
+		if err != nil {
+			return nil, err
+		}
+		return G.BroadcastHadamardProd(x, r, nil, []byte{1})
+	}, x, y)
+}
+
+// Scale multiplies x by the constant c.
+func (b *Builder) Scale(x *G.Node, c float64) *G.Node {
+	return b.unary("Scale", func(x *G.Node) (*G.Node, error) { return G.Mul(x, G.NewConstant(c)) }, x)
+}
+
+// Shift adds the constant c to every element of x.
+func (b *Builder) Shift(x *G.Node, c float64) *G.Node {
+	return b.unary("Shift", func(x *G.Node) (*G.Node, error) { return G.Add(x, G.NewConstant(c)) }, x)
+}
+
+// Neg is -x.
+func (b *Builder) Neg(x *G.Node) *G.Node { return b.unary("Neg", G.Neg, x) }
+
+// Tanh is the elementwise hyperbolic tangent.
+func (b *Builder) Tanh(x *G.Node) *G.Node { return b.unary("Tanh", G.Tanh, x) }
+
+// Sigmoid is the elementwise logistic function 1/(1+e^-x).
+func (b *Builder) Sigmoid(x *G.Node) *G.Node { return b.unary("Sigmoid", G.Sigmoid, x) }
+
+// Exp is the elementwise exponential.
+func (b *Builder) Exp(x *G.Node) *G.Node { return b.unary("Exp", G.Exp, x) }
+
+// Log is the elementwise natural logarithm.
+func (b *Builder) Log(x *G.Node) *G.Node { return b.unary("Log", G.Log, x) }
+
+// Square is the elementwise square.
+func (b *Builder) Square(x *G.Node) *G.Node { return b.unary("Square", G.Square, x) }
+
+// Softplus is the elementwise log(1+e^x).
+func (b *Builder) Softplus(x *G.Node) *G.Node { return b.unary("Softplus", G.Softplus, x) }
+
+// Abs is the elementwise absolute value.
+func (b *Builder) Abs(x *G.Node) *G.Node { return b.unary("Abs", G.Abs, x) }
+
+// Sum sums x over the given axes, or over all axes when none are given
+// (giving a scalar).
+func (b *Builder) Sum(x *G.Node, axes ...int) *G.Node {
+	return b.unary("Sum", func(x *G.Node) (*G.Node, error) { return G.Sum(x, axes...) }, x)
+}
+
+// Mean averages x over the given axes, or over all axes when none are given.
+func (b *Builder) Mean(x *G.Node, axes ...int) *G.Node {
+	return b.unary("Mean", func(x *G.Node) (*G.Node, error) { return G.Mean(x, axes...) }, x)
+}
+
+// Reshape returns x viewed with a new shape. See notes on Reshape and
+// in-place scheduling in the package documentation of layers: prefer
+// reducing over the original node.
+func (b *Builder) Reshape(x *G.Node, shape ...int) *G.Node {
+	return b.unary("Reshape", func(x *G.Node) (*G.Node, error) { return G.Reshape(x, tensor.Shape(shape)) }, x)
+}
+
+// Transpose swaps the axes of a matrix (or permutes them when given).
+func (b *Builder) Transpose(x *G.Node, axes ...int) *G.Node {
+	return b.unary("Transpose", func(x *G.Node) (*G.Node, error) { return G.Transpose(x, axes...) }, x)
+}
+
+// Cols returns columns [from, to) of a matrix of shape (m, n).
+func (b *Builder) Cols(x *G.Node, from, to int) *G.Node {
+	return b.unary("Cols", func(x *G.Node) (*G.Node, error) {
+		if x.Dims() != 2 || from < 0 || to > x.Shape()[1] || from >= to {
+			return nil, errors.Errorf("columns [%d, %d) of %v", from, to, x.Shape())
+		}
+		return G.Slice(x, nil, G.S(from, to))
+	}, x)
+}
+
+// Concat joins nodes along axis.
+func (b *Builder) Concat(axis int, xs ...*G.Node) *G.Node {
+	if b.nilArg("Concat", xs...) {
+		return nil
+	}
+	return b.Do("Concat", func() (*G.Node, error) { return G.Concat(axis, xs...) })
+}

@@ -1,0 +1,22 @@
+// Package graph is rtn's only door into gorgonia's machinery.
+//
+// It owns the pieces every model needs and that gorgonia v0.9.18 gets wrong
+// or leaves out:
+//
+//   - Builder, which records the first error of a chain of graph operations
+//     so that model code reads top to bottom;
+//   - numerically safe ops (LogSumExp, LogSoftmax) that replace gorgonia's
+//     broken ones;
+//   - a compile guard against gorgonia's silent merging of nodes whose
+//     32-bit hashes collide;
+//   - Machine, a TapeMachine wrapper (let, run, read, gradients, reset);
+//   - Params, named parameter sets that live outside any graph, so several
+//     graphs (a training chunk, an evaluation graph) share one set of values
+//     and optimizers update them in place; with atomic .npz checkpoints;
+//   - CheckGradients, the finite-difference checker every model test uses;
+//   - Cell and Unroller, which turn one step of a recurrent cell written as
+//     a gorgonia function into a trainable sequence model with masks and
+//     truncated backpropagation through time.
+//
+// All values are float64.
+package graph

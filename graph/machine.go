@@ -1,0 +1,172 @@
+package graph
+
+import (
+	"math"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Machine runs a compiled graph: bind inputs with Let, Run, read the loss,
+// outputs and gradients, then bind the next inputs. It wraps gorgonia's
+// TapeMachine, the only one of gorgonia's machines whose Reset and
+// gradients are right (see notes in the tests).
+//
+// Gradients are symbolic (G.Grad), so they do not accumulate across runs;
+// AddGrads accumulates them explicitly where that is wanted (truncated
+// BPTT over several chunks).
+type Machine struct {
+	vm     G.VM
+	loss   *G.Node
+	wrt    []boundParam
+	grads  []*G.Node
+	ran    bool
+	inputs map[*G.Node]bool
+}
+
+// Compile builds the gradient of the scalar loss with respect to every
+// parameter of p that the Builder bound (through Param), checks the graph
+// for hash collisions (see CheckHashes), and compiles a TapeMachine. With a
+// nil p or a nil loss no gradient is built (an evaluation-only machine).
+func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	m := &Machine{loss: loss}
+	if loss != nil && p != nil {
+		if !loss.IsScalar() {
+			return nil, errors.Errorf("graph: loss must be a scalar, has shape %v", loss.Shape())
+		}
+		var nodes []*G.Node
+		for _, bp := range b.bound {
+			if bp.set == p {
+				m.wrt = append(m.wrt, bp)
+				nodes = append(nodes, bp.node)
+			}
+		}
+		if len(nodes) > 0 {
+			gs, err := G.Grad(loss, nodes...)
+			if err != nil {
+				return nil, errors.Wrap(err, "graph: building gradients")
+			}
+			m.grads = gs
+		}
+	}
+	if err := CheckHashes(b.g); err != nil {
+		return nil, err
+	}
+	m.vm = G.NewTapeMachine(b.g)
+	return m, nil
+}
+
+// Let binds values (row-major) to an input node made by Builder.Input. The
+// slice is copied.
+func (m *Machine) Let(n *G.Node, values []float64) error {
+	if n == nil {
+		return errors.New("graph: Let on a nil node")
+	}
+	shape := n.Shape()
+	if shape.TotalSize() != len(values) {
+		return errors.Errorf("graph: input %s has shape %v (%d values), got %d values", n.Name(), shape, shape.TotalSize(), len(values))
+	}
+	t, ok := n.Value().(*tensor.Dense)
+	if !ok || t == nil {
+		return errors.Errorf("graph: input %s has no tensor value", n.Name())
+	}
+	copy(t.Data().([]float64), values)
+	return nil
+}
+
+// Run executes the graph once. Call Reset before the next Run.
+func (m *Machine) Run() error {
+	if m.ran {
+		m.vm.Reset()
+	}
+	m.ran = true
+	if err := m.vm.RunAll(); err != nil {
+		return errors.Wrap(err, "graph: run")
+	}
+	return nil
+}
+
+// Reset readies the machine for the next Run. Run calls it when needed, so
+// callers rarely do.
+func (m *Machine) Reset() {
+	m.vm.Reset()
+	m.ran = false
+}
+
+// Loss returns the value of the loss node after Run (NaN before).
+func (m *Machine) Loss() float64 {
+	if m.loss == nil {
+		return math.NaN()
+	}
+	return Scalar(m.loss)
+}
+
+// Value returns a copy of a node's value after Run as a flat row-major slice.
+func (m *Machine) Value(n *G.Node) []float64 { return Values(n) }
+
+// AddGrads adds the gradients of the last Run into dst, which must hold
+// every parameter the machine differentiates (usually p.Like()).
+// Parameters that the graph binds but the loss does not reach add nothing.
+func (m *Machine) AddGrads(dst *Params) error {
+	for i, bp := range m.wrt {
+		d := dst.Data(bp.name)
+		if d == nil {
+			return errors.Errorf("graph: gradient set has no %q", bp.name)
+		}
+		v := m.grads[i].Value()
+		if v == nil {
+			continue
+		}
+		switch g := v.Data().(type) {
+		case []float64:
+			if len(g) != len(d) {
+				return errors.Errorf("graph: gradient of %q has %d values, want %d", bp.name, len(g), len(d))
+			}
+			for j, x := range g {
+				d[j] += x
+			}
+		case float64:
+			d[0] += g
+		default:
+			return errors.Errorf("graph: gradient of %q has type %T", bp.name, g)
+		}
+	}
+	return nil
+}
+
+// Close releases the machine.
+func (m *Machine) Close() error { return m.vm.Close() }
+
+// Scalar returns the value of a scalar node (NaN if it has none).
+func Scalar(n *G.Node) float64 {
+	if n == nil || n.Value() == nil {
+		return math.NaN()
+	}
+	switch v := n.Value().Data().(type) {
+	case float64:
+		return v
+	case []float64:
+		if len(v) == 1 {
+			return v[0]
+		}
+	}
+	return math.NaN()
+}
+
+// Values returns a copy of a node's value as a flat row-major slice.
+func Values(n *G.Node) []float64 {
+	if n == nil || n.Value() == nil {
+		return nil
+	}
+	switch v := n.Value().Data().(type) {
+	case float64:
+		return []float64{v}
+	case []float64:
+		return append([]float64(nil), v...)
+	}
+	return nil
+}

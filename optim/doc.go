@@ -1,0 +1,10 @@
+// Package optim holds rtn's optimizers, learning-rate schedules and the
+// generic training loop.
+//
+// Optimizers update named parameters (graph.Params) in place; their state
+// is keyed by parameter name and saved with checkpoints. They are looked up
+// by name (New, Names), which feeds the -optimizer flag. Optimizers that
+// need more than a gradient implement ProblemStepper and ask the Problem
+// for it through optional interfaces, so the Trainer never special-cases
+// them.
+package optim

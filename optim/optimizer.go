@@ -1,0 +1,133 @@
+package optim
+
+import (
+	"sort"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// Optimizer updates named parameters in place from their gradients.
+// Its state (moments, step counters) is keyed by parameter name, so it
+// survives a checkpoint and a change in the order parameters are listed.
+type Optimizer interface {
+	// Name is the registry name ("adam", "sgd", ...).
+	Name() string
+	// Step updates params in place from grads (same names and shapes).
+	// It does not modify grads.
+	Step(params, grads *graph.Params) error
+	// LearningRate is the current learning rate.
+	LearningRate() float64
+	// SetLearningRate changes the learning rate (schedules call it).
+	SetLearningRate(lr float64)
+	// State returns a deep copy of the optimizer's state as named tensors:
+	// per-parameter slots are named "<slot>/<param>", scalars such as the
+	// step count are tensors of shape [1]. An optimizer without state
+	// returns an empty set.
+	State() *graph.Params
+	// LoadState replaces the state with s, as returned by State.
+	LoadState(s *graph.Params) error
+}
+
+// Problem is what the training loop and optimizers see of a model and its
+// data: parameters, and a loss with its gradient on a minibatch of
+// training examples given by index.
+type Problem interface {
+	// Params are the learnable parameters, updated in place.
+	Params() *graph.Params
+	// NumExamples is the number of training examples; batches hold
+	// indices in [0, NumExamples()).
+	NumExamples() int
+	// LossGrad returns the mean loss over the batch and writes its
+	// gradient into grads (a set laid out like Params; it is overwritten).
+	LossGrad(batch []int, grads *graph.Params) (float64, error)
+}
+
+// Evaluator is implemented by problems that can evaluate the training loss
+// on a batch without a gradient (cheaper). Optimizers that re-evaluate the
+// loss after a step (AcceptReject) need it.
+type Evaluator interface {
+	Loss(batch []int) (float64, error)
+}
+
+// Validator is implemented by problems with a validation set; the
+// training loop calls it once per epoch.
+type Validator interface {
+	ValidationLoss() (float64, error)
+}
+
+// ProblemStepper is the optional interface of optimizers that need more
+// than a gradient: a loss re-evaluation, a metric or preconditioner. The
+// training loop calls StepProblem instead of Step when an optimizer
+// implements it; the optimizer type-asserts p for the interfaces it needs
+// (Evaluator, or a model-specific metric interface) and fails in Check
+// before any work is done when p lacks them.
+type ProblemStepper interface {
+	Optimizer
+	// Check returns an error if p lacks something the optimizer needs.
+	Check(p Problem) error
+	// StepProblem performs one step. loss and grads are the loss and
+	// gradient at the current parameters on batch.
+	StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error
+}
+
+// Config holds the hyperparameters shared by the registered optimizers;
+// each ignores the fields it does not use. The zero value is usable:
+// every field's default is given in its comment.
+type Config struct {
+	// LR is the learning rate. If LR is 0, it will be defaulted to the
+	// optimizer's customary value (sgd 0.01, adam 0.001, adamax 0.002,
+	// rmsprop 0.001, adagrad 0.01).
+	LR float64
+	// Momentum for sgd (0 = plain SGD). RMSProp uses it as well.
+	Momentum float64
+	// Nesterov selects Nesterov momentum for sgd.
+	Nesterov bool
+	// Beta1, Beta2 are Adam/Adamax moment decay rates. If 0, they will be
+	// defaulted to 0.9 and 0.999.
+	Beta1, Beta2 float64
+	// Rho is RMSProp's squared-gradient decay. If 0, it will be defaulted to 0.9.
+	Rho float64
+	// Eps is the denominator guard. If 0, it will be defaulted to 1e-8.
+	Eps float64
+	// WeightDecay adds WeightDecay*param to the gradient (L2; for adam it
+	// is the coupled form, the decoupled one is AdamW-style and not offered).
+	WeightDecay float64
+	// ClipNorm rescales the gradient so that its global norm is at most
+	// ClipNorm. If ClipNorm is 0, gradients are not clipped.
+	ClipNorm float64
+}
+
+// Factory builds an optimizer from a Config.
+type Factory func(Config) (Optimizer, error)
+
+var registry = map[string]Factory{}
+
+// Register adds a factory under name; it panics on a duplicate name
+// (a programming error at init time).
+func Register(name string, f Factory) {
+	if _, ok := registry[name]; ok {
+		panic("optim: duplicate optimizer " + name)
+	}
+	registry[name] = f
+}
+
+// New builds the optimizer registered under name.
+func New(name string, c Config) (Optimizer, error) {
+	f, ok := registry[name]
+	if !ok {
+		return nil, errors.Errorf("optim: unknown optimizer %q (known: %v)", name, Names())
+	}
+	return f(c)
+}
+
+// Names lists the registered optimizer names in sorted order.
+func Names() []string {
+	var s []string
+	for n := range registry {
+		s = append(s, n)
+	}
+	sort.Strings(s)
+	return s
+}
