@@ -22,6 +22,7 @@ type Builder struct {
 	params map[string]*G.Node // parameter name -> node
 	bound  []boundParam
 	seq    int
+	watch  map[*G.Node]*G.Value
 }
 
 type boundParam struct {
@@ -32,7 +33,25 @@ type boundParam struct {
 
 // NewBuilder returns a Builder over a new, empty graph.
 func NewBuilder() *Builder {
-	return &Builder{g: G.NewGraph(), params: map[string]*G.Node{}}
+	return &Builder{g: G.NewGraph(), params: map[string]*G.Node{}, watch: map[*G.Node]*G.Value{}}
+}
+
+// Watch marks n so that Machine.Value can read it after a run. Only
+// watched nodes (and the loss) can be read reliably: in a machine that
+// computes gradients, gorgonia reuses a forward node's memory for the
+// backward pass once the forward value is no longer needed, so an
+// unwatched node's value may be overwritten (see the defect tests). A
+// watched node's value is copied as it is computed. Watch returns n.
+func (b *Builder) Watch(n *G.Node) *G.Node {
+	if b.nilArg("Watch", n) {
+		return nil
+	}
+	if _, ok := b.watch[n]; !ok {
+		v := new(G.Value)
+		G.Read(n, v)
+		b.watch[n] = v
+	}
+	return n
 }
 
 // Graph is the underlying gorgonia graph, for users who add their own ops.
@@ -53,7 +72,7 @@ func (b *Builder) Fail(err error, msg string) {
 // describes the operation in the message. It is the escape hatch for any
 // gorgonia function the Builder does not wrap:
 //
-//	y := b.Do("softplus", func() (*G.Node, error) { return G.Softplus(x) })
+//	y := b.Do("rectify", func() (*G.Node, error) { return G.Rectify(x) })
 func (b *Builder) Do(name string, f func() (*G.Node, error)) *G.Node {
 	if b.err != nil {
 		return nil
@@ -151,7 +170,9 @@ func (b *Builder) Add(x, y *G.Node) *G.Node { return b.binary("Add", G.Add, x, y
 func (b *Builder) Sub(x, y *G.Node) *G.Node { return b.binary("Sub", G.Sub, x, y) }
 
 // Hadamard is the elementwise product of two nodes of the same shape.
-func (b *Builder) Hadamard(x, y *G.Node) *G.Node { return b.binary("HadamardProd", G.HadamardProd, x, y) }
+func (b *Builder) Hadamard(x, y *G.Node) *G.Node {
+	return b.binary("HadamardProd", G.HadamardProd, x, y)
+}
 
 // Div is the elementwise quotient of two nodes of the same shape.
 func (b *Builder) Div(x, y *G.Node) *G.Node { return b.binary("HadamardDiv", G.HadamardDiv, x, y) }
@@ -227,8 +248,9 @@ func (b *Builder) Log(x *G.Node) *G.Node { return b.unary("Log", G.Log, x) }
 // Square is the elementwise square.
 func (b *Builder) Square(x *G.Node) *G.Node { return b.unary("Square", G.Square, x) }
 
-// Softplus is the elementwise log(1+e^x).
-func (b *Builder) Softplus(x *G.Node) *G.Node { return b.unary("Softplus", G.Softplus, x) }
+// Softplus is the elementwise log(1+e^x), computed exactly by Log1pExp
+// (gorgonia's Softplus returns x itself for x > 16).
+func (b *Builder) Softplus(x *G.Node) *G.Node { return b.Log1pExp(x) }
 
 // Abs is the elementwise absolute value.
 func (b *Builder) Abs(x *G.Node) *G.Node { return b.unary("Abs", G.Abs, x) }

@@ -17,12 +17,12 @@ import (
 // AddGrads accumulates them explicitly where that is wanted (truncated
 // BPTT over several chunks).
 type Machine struct {
-	vm     G.VM
-	loss   *G.Node
-	wrt    []boundParam
-	grads  []*G.Node
-	ran    bool
-	inputs map[*G.Node]bool
+	vm    G.VM
+	loss  *G.Node
+	wrt   []boundParam
+	grads []*G.Node
+	ran   bool
+	watch map[*G.Node]*G.Value
 }
 
 // Compile builds the gradient of the scalar loss with respect to every
@@ -33,7 +33,10 @@ func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
 	if err := b.Err(); err != nil {
 		return nil, err
 	}
-	m := &Machine{loss: loss}
+	if loss != nil {
+		b.Watch(loss)
+	}
+	m := &Machine{loss: loss, watch: b.watch}
 	if loss != nil && p != nil {
 		if !loss.IsScalar() {
 			return nil, errors.Errorf("graph: loss must be a scalar, has shape %v", loss.Shape())
@@ -52,6 +55,9 @@ func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
 			}
 			m.grads = gs
 		}
+	}
+	if err := b.Err(); err != nil {
+		return nil, err
 	}
 	if err := CheckHashes(b.g); err != nil {
 		return nil, err
@@ -99,14 +105,35 @@ func (m *Machine) Reset() {
 
 // Loss returns the value of the loss node after Run (NaN before).
 func (m *Machine) Loss() float64 {
-	if m.loss == nil {
+	v, err := m.Value(m.loss)
+	if err != nil || len(v) != 1 {
 		return math.NaN()
 	}
-	return Scalar(m.loss)
+	return v[0]
 }
 
-// Value returns a copy of a node's value after Run as a flat row-major slice.
-func (m *Machine) Value(n *G.Node) []float64 { return Values(n) }
+// Value returns a copy of a watched node's value after Run as a flat
+// row-major slice. It fails for a node that was not watched
+// (Builder.Watch) or before the first Run.
+func (m *Machine) Value(n *G.Node) ([]float64, error) {
+	if n == nil {
+		return nil, errors.New("graph: Value of a nil node")
+	}
+	v, ok := m.watch[n]
+	if !ok {
+		return nil, errors.Errorf("graph: node %s is not watched (Builder.Watch): its value may have been overwritten by the backward pass", n.Name())
+	}
+	if *v == nil {
+		return nil, errors.Errorf("graph: node %s has no value yet (call Run)", n.Name())
+	}
+	switch d := (*v).Data().(type) {
+	case float64:
+		return []float64{d}, nil
+	case []float64:
+		return append([]float64(nil), d...), nil
+	}
+	return nil, errors.Errorf("graph: node %s holds %T, not float64", n.Name(), (*v).Data())
+}
 
 // AddGrads adds the gradients of the last Run into dst, which must hold
 // every parameter the machine differentiates (usually p.Like()).
@@ -140,33 +167,3 @@ func (m *Machine) AddGrads(dst *Params) error {
 
 // Close releases the machine.
 func (m *Machine) Close() error { return m.vm.Close() }
-
-// Scalar returns the value of a scalar node (NaN if it has none).
-func Scalar(n *G.Node) float64 {
-	if n == nil || n.Value() == nil {
-		return math.NaN()
-	}
-	switch v := n.Value().Data().(type) {
-	case float64:
-		return v
-	case []float64:
-		if len(v) == 1 {
-			return v[0]
-		}
-	}
-	return math.NaN()
-}
-
-// Values returns a copy of a node's value as a flat row-major slice.
-func Values(n *G.Node) []float64 {
-	if n == nil || n.Value() == nil {
-		return nil
-	}
-	switch v := n.Value().Data().(type) {
-	case float64:
-		return []float64{v}
-	case []float64:
-		return append([]float64(nil), v...)
-	}
-	return nil
-}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rtnlab/rtn/experiments"
+)
+
+func runReproduce(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("reproduce", stderr)
+	quick := fs.Bool("quick", true, "short settings (use -quick=false for the papers' full settings)")
+	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(experiments.Sections(), ", ")+")")
+	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	quiet := fs.Bool("quiet", false, "no progress output on stderr")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *seed == 0 {
+		return usagef("-seed must be >= 1")
+	}
+	cfg := experiments.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
+	if *only != "" {
+		for _, s := range strings.Split(*only, ",") {
+			s = strings.TrimSpace(s)
+			if !contains(experiments.Sections(), s) {
+				return usagef("-only: unknown section %q (known: %s)", s, strings.Join(experiments.Sections(), ", "))
+			}
+			cfg.Only = append(cfg.Only, s)
+		}
+	}
+	if !*quiet {
+		cfg.Log = stderr
+		if isTerminal(stderr) {
+			cfg.Progress = stderr
+		}
+	}
+	sum, err := experiments.Reproduce(cfg)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(sum)
+	}
+	if err := sum.WriteTable(stdout); err != nil {
+		return err
+	}
+	if *out != "" {
+		fmt.Fprintf(stdout, "\nfiles written under %s (summary.csv, summary.json, one folder per section)\n", *out)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

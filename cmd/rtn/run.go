@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// exitCode maps an error from run to the process exit status.
+func exitCode(err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	return 1
+}
+
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{
+	"train":     {"train an RNN or LSTM on a built-in task or a text file", runTrain},
+	"reproduce": {"run the papers' headline experiments and write a summary", runReproduce},
+	"version":   {"print the version", runVersion},
+}
+
+// run is the whole program: main only calls it and maps its error to an
+// exit status.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return usagef("no command given")
+	}
+	name := args[0]
+	if name == "-h" || name == "-help" || name == "--help" || name == "help" {
+		printUsage(stdout)
+		return nil
+	}
+	c, ok := commands[name]
+	if !ok {
+		return usagef("unknown command %q (run rtn help)", name)
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: rtn <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+}
+
+// newFlags returns a flag set that reports errors through parse instead of
+// exiting, and prints its usage to stderr.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("rtn "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse parses args and turns a flag error into a usage error.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%s", firstLine(err.Error()))
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/optim"
+)
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("train", stderr)
+	var (
+		spec   experiments.TrainSpec
+		quiet  bool
+		asJSON bool
+	)
+	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn or lstm")
+	fs.StringVar(&spec.Activation, "activation", "tanh", "Elman RNN activation: tanh, symsigmoid or identity")
+	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units")
+	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
+	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (overrides -task)")
+	fs.StringVar(&spec.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
+	fs.Float64Var(&spec.Optim.LR, "lr", 0, "learning rate (0: the optimizer's default)")
+	fs.Float64Var(&spec.Optim.Momentum, "momentum", 0, "momentum (sgd, rmsprop)")
+	fs.BoolVar(&spec.Optim.Nesterov, "nesterov", false, "Nesterov momentum (sgd)")
+	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
+	fs.Float64Var(&spec.Optim.WeightDecay, "weight-decay", 0, "L2 weight decay")
+	fs.StringVar(&spec.Schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
+	fs.IntVar(&spec.Epochs, "epochs", 10, "total epochs (a resumed run continues up to it)")
+	fs.IntVar(&spec.Batch, "batch", 32, "minibatch size")
+	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")
+	fs.IntVar(&spec.Patience, "patience", 0, "epochs without validation improvement before a learning-rate drop (0: off)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint, metrics, model, result)")
+	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint to continue from")
+	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	spec.Seed = *seed
+	if err := checkTrainFlags(&spec); err != nil {
+		return err
+	}
+	if !quiet && isTerminal(stderr) {
+		spec.Progress = stderr
+	}
+	rep, err := experiments.Train(spec)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(rep)
+	}
+	return writeTrainTable(stdout, rep)
+}
+
+func checkTrainFlags(s *experiments.TrainSpec) error {
+	switch {
+	case s.Model != "rnn" && s.Model != "lstm":
+		return usagef("-model must be rnn or lstm, got %q", s.Model)
+	case s.Hidden <= 0:
+		return usagef("-hidden must be >= 1, got %d", s.Hidden)
+	case s.Epochs <= 0:
+		return usagef("-epochs must be >= 1, got %d", s.Epochs)
+	case s.Batch <= 0:
+		return usagef("-batch must be >= 1, got %d", s.Batch)
+	case s.Chunk <= 0:
+		return usagef("-chunk must be >= 1, got %d", s.Chunk)
+	case s.Patience < 0:
+		return usagef("-patience must be >= 0, got %d", s.Patience)
+	case s.Optim.LR < 0:
+		return usagef("-lr must be >= 0, got %g", s.Optim.LR)
+	case s.Seed == 0:
+		return usagef("-seed must be >= 1")
+	}
+	if _, err := optim.New(s.Optimizer, optim.Config{}); err != nil {
+		return usagef("-optimizer: unknown optimizer %q (known: %s)", s.Optimizer, joinNames(optim.Names()))
+	}
+	return nil
+}
+
+func writeTrainTable(w io.Writer, r *experiments.TrainReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "model\t%s (%d hidden, %d parameters)\n", r.Model, r.Hidden, r.Params)
+	fmt.Fprintf(tw, "task\t%s\n", r.Task)
+	fmt.Fprintf(tw, "optimizer\t%s\n", r.Optimizer)
+	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", r.Epochs, r.BestEpoch)
+	fmt.Fprintf(tw, "train loss\t%.6f nats/step\n", r.TrainLoss)
+	fmt.Fprintf(tw, "valid loss\t%.6f nats/step\n", r.ValidLoss)
+	fmt.Fprintf(tw, "test loss\t%.6f nats/step\n", r.TestLoss)
+	if r.OptimalLoss != nil {
+		fmt.Fprintf(tw, "optimal loss\t%.6f nats/step\n", *r.OptimalLoss)
+	}
+	if r.UniformLoss != nil {
+		fmt.Fprintf(tw, "uniform loss\t%.6f nats/step\n", *r.UniformLoss)
+	}
+	return tw.Flush()
+}
+
+func joinNames(n []string) string {
+	s := ""
+	for i, x := range n {
+		if i > 0 {
+			s += ", "
+		}
+		s += x
+	}
+	return s
+}

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rtnlab/rtn/experiments"
+)
+
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rtn %s\n", experiments.Version)
+	return nil
+}

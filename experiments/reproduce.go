@@ -1,0 +1,193 @@
+package experiments
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// Row is one line of the reproduction summary: a figure the paper
+// reports, next to ours.
+type Row struct {
+	Section string `json:"section"`
+	Metric  string `json:"metric"`
+	// Paper is the paper's figure as printed there ("n/a" where the paper
+	// has none, e.g. for the foundation's own checks).
+	Paper string `json:"paper"`
+	// Measured is our figure, computed by this run.
+	Measured float64 `json:"measured"`
+	// Note says how to read the row (units, reference values).
+	Note string `json:"note,omitempty"`
+}
+
+// Context is what a section gets to run with.
+type Context struct {
+	// Quick selects the short settings (the default of rtn reproduce).
+	Quick bool
+	// Seed seeds everything stochastic in the section.
+	Seed uint64
+	// Dir is the section's own output directory (created).
+	Dir string
+	// Log receives progress lines.
+	Log io.Writer
+	// Progress receives progress bars (nil: none).
+	Progress io.Writer
+}
+
+// Section is one experiment of rtn reproduce.
+type Section struct {
+	// Name is the short name -only selects it by.
+	Name string
+	// Title says what it reproduces.
+	Title string
+	// Run runs the experiment and returns its summary rows.
+	Run func(ctx *Context) ([]Row, error)
+}
+
+var sections []Section
+
+// Register adds a section to rtn reproduce; sections run in the order
+// registered. It panics on a duplicate name (a programming error).
+func Register(s Section) {
+	for _, o := range sections {
+		if o.Name == s.Name {
+			panic("experiments: duplicate section " + s.Name)
+		}
+	}
+	sections = append(sections, s)
+}
+
+// Sections lists the registered sections' names in order.
+func Sections() []string {
+	var n []string
+	for _, s := range sections {
+		n = append(n, s.Name)
+	}
+	return n
+}
+
+// ReproduceConfig sets a reproduction run. The zero value runs every
+// section in full settings with seed 1 and writes nothing.
+type ReproduceConfig struct {
+	Quick    bool
+	Only     []string // section names; empty means all
+	Out      string   // output directory; summary.csv and summary.json go there
+	Seed     uint64   // default 1
+	Log      io.Writer
+	Progress io.Writer
+}
+
+// Summary is the result of a reproduction run.
+type Summary struct {
+	Quick   bool    `json:"quick"`
+	Seed    uint64  `json:"seed"`
+	Seconds float64 `json:"seconds"`
+	Rows    []Row   `json:"rows"`
+}
+
+// Reproduce runs the selected sections and writes the summary files.
+func Reproduce(cfg ReproduceConfig) (*Summary, error) {
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	run, err := selectSections(cfg.Only)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sum := &Summary{Quick: cfg.Quick, Seed: cfg.Seed}
+	for _, s := range run {
+		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress}
+		if cfg.Out != "" {
+			ctx.Dir = filepath.Join(cfg.Out, s.Name)
+			if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {
+				return nil, errors.Wrap(err, "creating the output directory")
+			}
+		}
+		fmt.Fprintf(cfg.Log, "== %s: %s\n", s.Name, s.Title)
+		t0 := time.Now()
+		rows, err := s.Run(ctx)
+		if err != nil {
+			return nil, errors.Wrapf(err, "section %s", s.Name)
+		}
+		fmt.Fprintf(cfg.Log, "== %s done in %.1fs\n", s.Name, time.Since(t0).Seconds())
+		for i := range rows {
+			rows[i].Section = s.Name
+		}
+		sum.Rows = append(sum.Rows, rows...)
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	if cfg.Out != "" {
+		if err := sum.write(cfg.Out); err != nil {
+			return nil, err
+		}
+	}
+	return sum, nil
+}
+
+func selectSections(only []string) ([]Section, error) {
+	if len(only) == 0 {
+		return sections, nil
+	}
+	var out []Section
+	for _, name := range only {
+		found := false
+		for _, s := range sections {
+			if s.Name == name {
+				out = append(out, s)
+				found = true
+			}
+		}
+		if !found {
+			return nil, errors.Errorf("unknown section %q (known: %s)", name, strings.Join(Sections(), ", "))
+		}
+	}
+	return out, nil
+}
+
+func (s *Summary) write(dir string) error {
+	var rows [][]string
+	for _, r := range s.Rows {
+		rows = append(rows, []string{r.Section, r.Metric, r.Paper, ftoa(r.Measured), r.Note})
+	}
+	if err := writeCSV(filepath.Join(dir, "summary.csv"), []string{"section", "metric", "paper", "measured", "note"}, rows); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, "summary.json"), s)
+}
+
+// WriteTable prints the summary as an aligned table: section, metric,
+// the paper's figure and ours.
+func (s *Summary) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "section\tmetric\tpaper\tmeasured\tnote")
+	for _, r := range s.Rows {
+		m := "NaN"
+		if !math.IsNaN(r.Measured) {
+			m = fmt.Sprintf("%.4f", r.Measured)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Section, r.Metric, r.Paper, m, r.Note)
+	}
+	return tw.Flush()
+}
+
+// sortedKeys returns a map's keys in order (for deterministic output).
+func sortedKeys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}

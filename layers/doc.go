@@ -1,0 +1,16 @@
+// Package layers turns a recurrent cell (graph.Cell) into a trainable
+// sequence model: an output layer, a loss chosen by the task's target
+// kind, truncated backpropagation through time over fixed-size chunk
+// graphs, and an optim.Problem over a datasets.Task.
+//
+// The model families live in subpackages: layers/rnn (Elman, LSTM) and
+// the tensor models of later work. A user-defined cell needs nothing
+// more than the graph.Cell interface:
+//
+//	p := graph.NewParams()
+//	cell, _ := rnn.NewElman(p, "rnn", task.In, 32, rnn.Tanh)
+//	seq, _ := layers.NewSequence(p, cell, task.Out, task.Kind)
+//	prob, _ := layers.NewProblem(seq, task, layers.ProblemConfig{})
+//	tr, _ := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: 5})
+//	res, _ := tr.Run()
+package layers

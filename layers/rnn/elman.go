@@ -1,0 +1,145 @@
+package rnn
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// Activation is an Elman RNN's state nonlinearity.
+type Activation int
+
+const (
+	// Tanh is the hyperbolic tangent.
+	Tanh Activation = iota
+	// SymSigmoid is the symmetric sigmoid (1-e^-z)/(1+e^-z) of the linear
+	// autoencoder pre-training paper; it equals tanh(z/2).
+	SymSigmoid
+	// Identity gives a linear RNN.
+	Identity
+)
+
+// ParseActivation reads "tanh", "symsigmoid" or "identity" (also "linear").
+func ParseActivation(s string) (Activation, error) {
+	switch s {
+	case "tanh":
+		return Tanh, nil
+	case "symsigmoid", "sym-sigmoid":
+		return SymSigmoid, nil
+	case "identity", "linear":
+		return Identity, nil
+	}
+	return 0, errors.Errorf("rnn: unknown activation %q (want tanh, symsigmoid or identity)", s)
+}
+
+// String names the activation as ParseActivation reads it.
+func (a Activation) String() string {
+	switch a {
+	case Tanh:
+		return "tanh"
+	case SymSigmoid:
+		return "symsigmoid"
+	case Identity:
+		return "identity"
+	}
+	return "unknown"
+}
+
+// Apply applies the activation to a node.
+func (a Activation) Apply(b *graph.Builder, z *G.Node) *G.Node {
+	switch a {
+	case Tanh:
+		return b.Tanh(z)
+	case SymSigmoid:
+		return b.Tanh(b.Scale(z, 0.5))
+	}
+	return z
+}
+
+// Elman is the simple recurrent cell
+//
+//	h_t = f(x_t W + h_{t-1} U + bias),  h_0 learnable,
+//
+// with parameters <name>/W [in, hidden], <name>/U [hidden, hidden],
+// <name>/b [hidden] and <name>/h0 [hidden].
+type Elman struct {
+	name       string
+	in, hidden int
+	act        Activation
+	params     *graph.Params
+}
+
+var _ graph.Cell = (*Elman)(nil)
+
+// NewElman adds an Elman cell's parameters to p (zero-filled; see Init).
+func NewElman(p *graph.Params, name string, in, hidden int, act Activation) (*Elman, error) {
+	if in <= 0 || hidden <= 0 {
+		return nil, errors.Errorf("rnn: Elman sizes must be positive, got in %d, hidden %d", in, hidden)
+	}
+	c := &Elman{name: name, in: in, hidden: hidden, act: act, params: p}
+	for _, s := range []struct {
+		n     string
+		shape []int
+	}{{"W", []int{in, hidden}}, {"U", []int{hidden, hidden}}, {"b", []int{hidden}}, {"h0", []int{hidden}}} {
+		if _, err := p.Add(c.Name(s.n), s.shape...); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Name returns the full parameter name of one of the cell's tensors
+// ("W", "U", "b", "h0").
+func (c *Elman) Name(tensor string) string { return c.name + "/" + tensor }
+
+// Init draws W from U(-1/sqrt(in), 1/sqrt(in)) and U from
+// U(-1/sqrt(hidden), 1/sqrt(hidden)) (PyTorch's default), and zeroes b
+// and h0.
+func (c *Elman) Init(rng *rand.Rand) error {
+	if err := c.params.InitUniform(c.Name("W"), rng, 1/math.Sqrt(float64(c.in))); err != nil {
+		return err
+	}
+	if err := c.params.InitUniform(c.Name("U"), rng, 1/math.Sqrt(float64(c.hidden))); err != nil {
+		return err
+	}
+	if err := c.params.Fill(c.Name("b"), 0); err != nil {
+		return err
+	}
+	return c.params.Fill(c.Name("h0"), 0)
+}
+
+// InputSize implements graph.Cell.
+func (c *Elman) InputSize() int { return c.in }
+
+// StateSizes implements graph.Cell: one state, h.
+func (c *Elman) StateSizes() []int { return []int{c.hidden} }
+
+// Activation is the cell's nonlinearity.
+func (c *Elman) Activation() Activation { return c.act }
+
+// InitialState implements graph.Cell: h0 broadcast over the batch.
+func (c *Elman) InitialState(b *graph.Builder, batch int) []*G.Node {
+	return []*G.Node{broadcastRow(b, b.Param(c.params, c.Name("h0")), batch)}
+}
+
+// Step implements graph.Cell.
+func (c *Elman) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
+	w := b.Param(c.params, c.Name("W"))
+	u := b.Param(c.params, c.Name("U"))
+	bias := b.Param(c.params, c.Name("b"))
+	z := b.AddRow(b.Add(b.Mul(x, w), b.Mul(state[0], u)), bias)
+	return []*G.Node{c.act.Apply(b, z)}
+}
+
+// broadcastRow turns v: [n] into [batch, n] by adding it to a zero input.
+func broadcastRow(b *graph.Builder, v *G.Node, batch int) *G.Node {
+	if v == nil {
+		return nil
+	}
+	zero := b.Input("zeros", batch, v.Shape()[0])
+	return b.AddRow(zero, v)
+}

@@ -1,0 +1,277 @@
+package optim
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// Run trains until TrainConfig.Epochs epochs are complete in total or the
+// last allowed plateau is met, then puts the best parameters (by
+// validation loss, or by epoch training loss without a Validator) into
+// the Problem's parameters and runs the AtEnd hooks.
+//
+// Each epoch: the batches (from the Problem's Batcher, or shuffled
+// indices), for each a LossGrad and an optimizer step (StepProblem when the
+// optimizer is a ProblemStepper); the validation loss; best-parameter
+// tracking; the schedule, then a drop if Patience epochs passed without
+// improvement; the epoch hooks (metrics, checkpoint, progress, the
+// caller's).
+//
+// Run returns a Result even with an error, describing the completed
+// epochs. After a NonFiniteError the parameters are the last finite ones
+// (see NonFiniteError); after another error they are as the failure left
+// them, not the best.
+func (t *Trainer) Run() (*Result, error) {
+	r, err := t.run()
+	if err != nil && t.progress != nil {
+		t.progress.finish()
+	}
+	return r, err
+}
+
+func (t *Trainer) run() (*Result, error) {
+	start := time.Now()
+	base := t.elapsed
+	t.cur = curState{clock: func() float64 { return base + time.Since(start).Seconds() }}
+	t.lastGood.CopyFrom(t.params) // layouts match since NewTrainer
+	if !t.begun {
+		if err := t.initialValidation(); err != nil {
+			return t.result(), err
+		}
+		t.begun = true
+	}
+	for !t.done() {
+		if err := t.runEpoch(); err != nil {
+			var nf *NonFiniteError
+			if errors.As(err, &nf) {
+				t.params.CopyFrom(t.lastGood)
+			}
+			return t.result(), err
+		}
+	}
+	if err := t.params.CopyFrom(t.best); err != nil {
+		return t.result(), errors.Wrap(err, "optim: restoring the best parameters")
+	}
+	if err := t.runHooks(EndEvent, nil); err != nil {
+		return t.result(), err
+	}
+	return t.result(), nil
+}
+
+// initialValidation sets the initial parameters as the best ones, with
+// their validation loss when there is a Validator (so that training that
+// only makes things worse gives back its starting point, BestEpoch 0).
+func (t *Trainer) initialValidation() error {
+	t.best.CopyFrom(t.params)
+	t.bestEpoch = 0
+	t.bestValid = math.Inf(1)
+	if t.valid == nil {
+		return nil
+	}
+	v, err := t.valid.ValidationLoss()
+	if err != nil {
+		return errors.Wrap(err, "optim: validation loss of the initial parameters")
+	}
+	if !finite64(v) {
+		return &NonFiniteError{What: "validation loss", Value: v, Loss: math.NaN()}
+	}
+	t.bestValid = v
+	return nil
+}
+
+// runEpoch runs epoch t.epoch+1 and its epoch hooks.
+func (t *Trainer) runEpoch() error {
+	e := t.epoch // 0-based
+	batches, err := t.batches(e)
+	if err != nil {
+		return err
+	}
+	c := &t.cur
+	c.batch, c.batches, c.sum, c.count = 0, len(batches), 0, 0
+	c.batchLoss, c.lr, c.epochStart = math.NaN(), t.opt.LearningRate(), c.clock()
+	for i, b := range batches {
+		loss, err := t.trainStep(b)
+		if err != nil {
+			return err
+		}
+		c.batch, c.batchLoss = i+1, loss
+		c.sum += loss * float64(len(b))
+		c.count += len(b)
+		t.step++
+		if err := t.runHooks(StepEvent, nil); err != nil {
+			return err
+		}
+	}
+	st, err := t.endEpoch(e)
+	if err != nil {
+		return err
+	}
+	return t.runHooks(EpochEvent, &st)
+}
+
+// trainStep takes one optimizer step on batch b and returns the loss at
+// the parameters before the step.
+func (t *Trainer) trainStep(b []int) (float64, error) {
+	t.grads.Zero()
+	loss, err := t.p.LossGrad(b, t.grads)
+	if err != nil {
+		return 0, errors.Wrapf(err, "optim: step %d (epoch %d)", t.step+1, t.epoch+1)
+	}
+	if !finite64(loss) {
+		return 0, t.nonFinite("loss", loss, loss)
+	}
+	if name, v, bad := firstNonFinite(t.grads); bad {
+		return 0, t.nonFinite(`gradient of "`+name+`"`, v, loss)
+	}
+	t.lastGood.CopyFrom(t.params)
+	if t.stepper != nil {
+		err = t.stepper.StepProblem(t.p, b, loss, t.grads)
+	} else {
+		err = t.opt.Step(t.params, t.grads)
+	}
+	if err != nil {
+		return 0, errors.Wrapf(err, "optim: step %d (epoch %d)", t.step+1, t.epoch+1)
+	}
+	if name, v, bad := firstNonFinite(t.params); bad {
+		return 0, t.nonFinite(`parameter "`+name+`"`, v, loss)
+	}
+	return loss, nil
+}
+
+func (t *Trainer) nonFinite(what string, v, loss float64) *NonFiniteError {
+	if what == "loss" {
+		loss = v
+	}
+	return &NonFiniteError{Epoch: t.epoch + 1, Step: t.step + 1, Loss: loss, What: what, Value: v}
+}
+
+// endEpoch validates, tracks the best parameters, applies the schedule
+// and a plateau drop, and records the epoch (0-based e).
+func (t *Trainer) endEpoch(e int) (EpochStats, error) {
+	c := &t.cur
+	st := EpochStats{Epoch: e + 1, Step: t.step, TrainLoss: c.sum / float64(c.count), ValidLoss: math.NaN(), LR: c.lr}
+	metric := st.TrainLoss
+	if t.valid != nil {
+		v, err := t.valid.ValidationLoss()
+		if err != nil {
+			return st, errors.Wrapf(err, "optim: validation loss after epoch %d", e+1)
+		}
+		if !finite64(v) {
+			return st, &NonFiniteError{Epoch: e + 1, Step: t.step, Loss: math.NaN(), What: "validation loss", Value: v}
+		}
+		st.ValidLoss, metric = v, v
+	}
+	if metric < t.bestValid-t.cfg.MinDelta {
+		t.best.CopyFrom(t.params)
+		t.bestValid, t.bestEpoch, t.sinceImprove = metric, e+1, 0
+		st.Best = true
+	} else if e+1 > t.cfg.Warmup {
+		t.sinceImprove++
+	}
+	lr := t.opt.LearningRate()
+	if t.cfg.Schedule != nil {
+		lr = t.cfg.Schedule.Next(e, lr, st.ValidLoss)
+	}
+	if t.cfg.Patience > 0 && t.sinceImprove >= t.cfg.Patience {
+		t.drops++
+		t.sinceImprove = 0
+		if t.drops < t.cfg.MaxDrops {
+			if err := t.drop(); err != nil {
+				return st, err
+			}
+			lr *= t.cfg.DropFactor
+			st.Dropped = true
+		}
+	}
+	t.opt.SetLearningRate(lr)
+	t.epoch++
+	t.elapsed = c.clock()
+	st.Elapsed, st.Seconds = t.elapsed, t.elapsed-c.epochStart
+	t.history = append(t.history, st)
+	return st, nil
+}
+
+// drop applies ResetOnDrop and RestoreOnDrop.
+func (t *Trainer) drop() error {
+	if t.cfg.ResetOnDrop {
+		if err := t.opt.LoadState(graph.NewParams()); err != nil {
+			return errors.Wrap(err, "optim: resetting the optimizer at a drop")
+		}
+	}
+	if t.cfg.RestoreOnDrop {
+		t.params.CopyFrom(t.best)
+	}
+	return nil
+}
+
+// batches returns the minibatches of 0-based epoch e.
+func (t *Trainer) batches(e int) ([][]int, error) {
+	n := t.p.NumExamples()
+	size := t.cfg.BatchSize
+	if size == 0 || size > n {
+		size = n
+	}
+	rng := epochRand(t.cfg.Seed, e)
+	if b, ok := t.p.(Batcher); ok {
+		var out [][]int
+		for _, batch := range b.Batches(rng, size) {
+			for _, i := range batch {
+				if i < 0 || i >= n {
+					return nil, errors.Errorf("optim: Batcher gave example %d in epoch %d, outside [0, %d)", i, e+1, n)
+				}
+			}
+			if len(batch) > 0 {
+				out = append(out, batch)
+			}
+		}
+		if len(out) == 0 {
+			return nil, errors.Errorf("optim: Batcher gave no examples for epoch %d", e+1)
+		}
+		return out, nil
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	if !t.cfg.NoShuffle {
+		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	}
+	out := make([][]int, 0, (n+size-1)/size)
+	for i := 0; i < n; i += size {
+		out = append(out, idx[i:min(i+size, n)])
+	}
+	return out, nil
+}
+
+// epochRand returns the generator of 0-based epoch e: a PCG seeded with
+// seed and a mix of e, so that neighbouring epochs get unrelated streams.
+func epochRand(seed uint64, e int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, splitmix64(uint64(e)+0x9e3779b97f4a7c15)))
+}
+
+// splitmix64 is the finaliser of Steele et al.'s SplitMix64, a bijective
+// mixing of 64-bit words.
+func splitmix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func finite64(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// firstNonFinite returns the name and value of the first NaN or Inf in p.
+func firstNonFinite(p *graph.Params) (string, float64, bool) {
+	for _, n := range p.Names() {
+		for _, v := range p.Data(n) {
+			if !finite64(v) {
+				return n, v, true
+			}
+		}
+	}
+	return "", 0, false
+}

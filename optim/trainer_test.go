@@ -1,0 +1,876 @@
+package optim
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// trProblem is linear least squares, y ≈ W x + b with x in R^3, loss
+// 0.5 (W x + b − y)² averaged over a batch. It implements Problem,
+// Evaluator and Validator, records the batches it sees, and can be made to
+// return a NaN loss or gradient at a given LossGrad call.
+type trProblem struct {
+	params     *graph.Params
+	x, vx      [][]float64
+	y, vy      []float64
+	calls      int
+	batches    [][]int
+	seen       []*graph.Params // params at each LossGrad call, if record
+	record     bool
+	nanLossAt  int // LossGrad call (from 1) returning a NaN loss
+	nanGradAt  int // LossGrad call (from 1) returning an Inf gradient
+	validSeq   []float64
+	validCalls int
+}
+
+// trTrue are the generating weights of trProblem's data.
+var trTrue = []float64{1, -2, 0.5, 0.3} // W (3), b
+
+// newTrProblem draws n training and n/2 validation examples (noise 0.01)
+// and starts from W = 0, b = 0.
+func newTrProblem(t testing.TB, n int, seed uint64) *trProblem {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 99))
+	p := &trProblem{params: graph.NewParams()}
+	if _, err := p.params.Add("W", 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.params.Add("b", 1); err != nil {
+		t.Fatal(err)
+	}
+	draw := func(m int) ([][]float64, []float64) {
+		var xs [][]float64
+		var ys []float64
+		for i := 0; i < m; i++ {
+			x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			xs = append(xs, x)
+			ys = append(ys, trTrue[0]*x[0]+trTrue[1]*x[1]+trTrue[2]*x[2]+trTrue[3]+0.01*rng.NormFloat64())
+		}
+		return xs, ys
+	}
+	p.x, p.y = draw(n)
+	p.vx, p.vy = draw(n / 2)
+	return p
+}
+
+func (p *trProblem) Params() *graph.Params { return p.params }
+func (p *trProblem) NumExamples() int      { return len(p.x) }
+
+func (p *trProblem) residual(x []float64, y float64) float64 {
+	w, b := p.params.Data("W"), p.params.Data("b")
+	return w[0]*x[0] + w[1]*x[1] + w[2]*x[2] + b[0] - y
+}
+
+func (p *trProblem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+	p.calls++
+	p.batches = append(p.batches, append([]int(nil), batch...))
+	if p.record {
+		p.seen = append(p.seen, p.params.Clone())
+	}
+	gw, gb := grads.Data("W"), grads.Data("b")
+	loss := 0.0
+	for _, i := range batch {
+		r := p.residual(p.x[i], p.y[i])
+		loss += 0.5 * r * r
+		for j := range gw {
+			gw[j] += r * p.x[i][j] / float64(len(batch))
+		}
+		gb[0] += r / float64(len(batch))
+	}
+	loss /= float64(len(batch))
+	if p.calls == p.nanLossAt {
+		loss = math.NaN()
+	}
+	if p.calls == p.nanGradAt {
+		gw[1] = math.Inf(1)
+	}
+	return loss, nil
+}
+
+func (p *trProblem) Loss(batch []int) (float64, error) {
+	g := p.params.Like()
+	calls, rec := p.calls, p.record
+	p.record = false
+	l, err := p.LossGrad(batch, g)
+	p.calls, p.record, p.batches = calls, rec, p.batches[:len(p.batches)-1]
+	return l, err
+}
+
+// ValidationLoss is the mean loss on the validation set, or the next
+// value of validSeq when it is set.
+func (p *trProblem) ValidationLoss() (float64, error) {
+	if p.validSeq != nil {
+		v := p.validSeq[min(p.validCalls, len(p.validSeq)-1)]
+		p.validCalls++
+		return v, nil
+	}
+	s := 0.0
+	for i := range p.vx {
+		r := p.residual(p.vx[i], p.vy[i])
+		s += 0.5 * r * r
+	}
+	return s / float64(len(p.vx)), nil
+}
+
+// trNoValid hides trProblem's Validator and Evaluator.
+type trNoValid struct{ p *trProblem }
+
+func (q trNoValid) Params() *graph.Params { return q.p.Params() }
+func (q trNoValid) NumExamples() int      { return q.p.NumExamples() }
+func (q trNoValid) LossGrad(b []int, g *graph.Params) (float64, error) {
+	return q.p.LossGrad(b, g)
+}
+
+// trBatched adds a Batcher: examples sorted by their first input (length
+// bucketing stand-in), cut into batches, the batch order shuffled.
+type trBatched struct{ *trProblem }
+
+func (q trBatched) Batches(rng *rand.Rand, size int) [][]int {
+	idx := make([]int, q.NumExamples())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return q.x[idx[a]][0] < q.x[idx[b]][0] })
+	var out [][]int
+	for i := 0; i < len(idx); i += size {
+		out = append(out, idx[i:min(i+size, len(idx))])
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// testSGD is plain gradient descent, so that the trainer's tests do not
+// depend on the registered optimizers.
+type testSGD struct{ lr float64 }
+
+func (o *testSGD) Name() string               { return "testsgd" }
+func (o *testSGD) LearningRate() float64      { return o.lr }
+func (o *testSGD) SetLearningRate(lr float64) { o.lr = lr }
+func (o *testSGD) State() *graph.Params       { return graph.NewParams() }
+func (o *testSGD) LoadState(s *graph.Params) error {
+	if s.Len() != 0 {
+		return fmt.Errorf("testsgd has no state, got %v", s)
+	}
+	return nil
+}
+func (o *testSGD) Step(params, grads *graph.Params) error {
+	for _, n := range params.Names() {
+		p, g := params.Data(n), grads.Data(n)
+		for i := range p {
+			p[i] -= o.lr * g[i]
+		}
+	}
+	return nil
+}
+
+// trInfStep is testSGD whose k-th step (from 1) writes an Inf parameter.
+type trInfStep struct {
+	testSGD
+	k, n int
+}
+
+func (o *trInfStep) Step(params, grads *graph.Params) error {
+	o.n++
+	if err := o.testSGD.Step(params, grads); err != nil {
+		return err
+	}
+	if o.n == o.k {
+		params.Data("b")[0] = math.Inf(-1)
+	}
+	return nil
+}
+
+// trSameBits returns "" if a and b agree in layout and every bit, or
+// names the first difference.
+func trSameBits(a, b *graph.Params) string {
+	if err := a.SameLayout(b); err != nil {
+		return err.Error()
+	}
+	for _, n := range a.Names() {
+		x, y := a.Data(n), b.Data(n)
+		for i := range x {
+			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+				return fmt.Sprintf("%s[%d]: %v versus %v", n, i, x[i], y[i])
+			}
+		}
+	}
+	return ""
+}
+
+func mustTrainer(t testing.TB, p Problem, opt Optimizer, cfg TrainConfig) *Trainer {
+	t.Helper()
+	tr, err := NewTrainer(p, opt, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestTrainerConverges(t *testing.T) {
+	// Tolerances: the noise std is 0.01, so the validation loss at the
+	// optimum is about 0.5e-4 and the weights are within a few 1e-3.
+	const lossTol, weightTol = 2e-4, 1e-2
+	p := newTrProblem(t, 64, 1)
+	res, err := mustTrainer(t, p, &testSGD{lr: 0.1}, TrainConfig{Epochs: 30, BatchSize: 8, Seed: 3}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Epochs != 30 || res.Steps != 30*8 || len(res.History) != 30 || res.StoppedEarly {
+		t.Fatalf("result %+v", res)
+	}
+	if !(res.BestValid < lossTol) || res.BestEpoch == 0 {
+		t.Fatalf("best validation loss %v at epoch %d", res.BestValid, res.BestEpoch)
+	}
+	if res.History[29].TrainLoss >= res.History[0].TrainLoss {
+		t.Fatalf("train loss went from %v to %v", res.History[0].TrainLoss, res.History[29].TrainLoss)
+	}
+	got := append(p.params.Data("W"), p.params.Data("b")...)
+	for i, w := range trTrue {
+		if math.Abs(got[i]-w) > weightTol {
+			t.Fatalf("parameters %v, want %v", got, trTrue)
+		}
+	}
+	// The best parameters are in place: their validation loss is BestValid.
+	if v, _ := p.ValidationLoss(); v != res.BestValid {
+		t.Fatalf("restored parameters have validation loss %v, BestValid %v", v, res.BestValid)
+	}
+}
+
+// trResumeCase is one configuration of the resume test.
+type trResumeCase struct {
+	name    string
+	problem func(p *trProblem) Problem
+	opt     func(t testing.TB) Optimizer
+	sched   func(t testing.TB) Schedule
+	cfg     TrainConfig
+	drops   bool // the full run must drop the rate at least once
+}
+
+func trResumeCases() []trResumeCase {
+	plain := func(p *trProblem) Problem { return p }
+	sgd := func(testing.TB) Optimizer { return &testSGD{lr: 0.05} }
+	adam := func(t testing.TB) Optimizer {
+		o, err := New("adam", Config{LR: 0.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	plateau := func(t testing.TB) Schedule {
+		s, err := NewReduceOnPlateau(ReduceOnPlateauConfig{Patience: 1, Factor: 0.5, Threshold: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	none := func(testing.TB) Schedule { return nil }
+	return []trResumeCase{
+		{"sgd minibatches", plain, sgd, none, TrainConfig{BatchSize: 7, Seed: 11}, false},
+		{"adam plateau drops", plain, adam, plateau,
+			TrainConfig{BatchSize: 8, Seed: 12, Patience: 1, MinDelta: 0.01, MaxDrops: 20, ResetOnDrop: true}, true},
+		{"adam restore on drop", plain, adam, none,
+			TrainConfig{BatchSize: 5, Seed: 13, Patience: 1, MinDelta: 0.01, MaxDrops: 20, RestoreOnDrop: true}, true},
+		{"adam patience 2", plain, adam, none,
+			TrainConfig{BatchSize: 6, Seed: 15, Patience: 2, MinDelta: 0.1, MaxDrops: 20}, true},
+		{"batcher full batch no validator", func(p *trProblem) Problem { return trBatched{p} }, sgd, none,
+			TrainConfig{BatchSize: 16, Seed: 14}, false},
+	}
+}
+
+func TestTrainerResumeBitExact(t *testing.T) {
+	const half = 3 // epochs before the interruption; the full run has 2*half
+	for _, tc := range trResumeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			run := func(epochs int, ck, resume string) (*trProblem, *Result) {
+				p := newTrProblem(t, 40, 5)
+				if resume != "" { // a different start, which Resume must overwrite
+					p.params.Fill("W", 7)
+				}
+				cfg := tc.cfg
+				cfg.Epochs, cfg.CheckpointPath, cfg.Schedule = epochs, ck, tc.sched(t)
+				tr := mustTrainer(t, tc.problem(p), tc.opt(t), cfg)
+				if resume != "" {
+					if err := tr.Resume(resume); err != nil {
+						t.Fatal(err)
+					}
+				}
+				res, err := tr.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p, res
+			}
+			full, fullRes := run(2*half, filepath.Join(dir, "full.npz"), "")
+			_, firstRes := run(half, filepath.Join(dir, "split.npz"), "")
+			resumed, res := run(2*half, filepath.Join(dir, "split.npz"), filepath.Join(dir, "split.npz"))
+
+			if firstRes.Epochs != half || res.Epochs != 2*half || res.Steps != fullRes.Steps {
+				t.Fatalf("epochs %d then %d, steps %d versus %d", firstRes.Epochs, res.Epochs, res.Steps, fullRes.Steps)
+			}
+			if d := trSameBits(full.params, resumed.params); d != "" {
+				t.Fatalf("best parameters differ: %s", d)
+			}
+			a, err := graph.LoadNPZ(filepath.Join(dir, "full.npz"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := graph.LoadNPZ(filepath.Join(dir, "split.npz"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, set := range []string{"params", "best", "optim"} {
+				if a[set] == nil && b[set] == nil {
+					continue
+				}
+				if d := trSameBits(a[set], b[set]); d != "" {
+					t.Fatalf("checkpoint set %s differs: %s", set, d)
+				}
+			}
+			for _, n := range []string{"lr", "best_valid", "schedule"} {
+				if x, y := a["trainer"].Data(n), b["trainer"].Data(n); fmt.Sprint(x) != fmt.Sprint(y) {
+					t.Fatalf("trainer %s: %v versus %v", n, x, y)
+				}
+			}
+			dropped := false
+			for i, h := range fullRes.History {
+				g := res.History[i]
+				if math.Float64bits(h.TrainLoss) != math.Float64bits(g.TrainLoss) || math.Float64bits(h.LR) != math.Float64bits(g.LR) ||
+					h.Best != g.Best || h.Dropped != g.Dropped || h.Step != g.Step {
+					t.Fatalf("epoch %d: %+v versus %+v", i+1, h, g)
+				}
+				dropped = dropped || h.Dropped
+			}
+			if dropped != tc.drops {
+				t.Fatalf("full run dropped the rate: %v, want %v (adjust the case)", dropped, tc.drops)
+			}
+			if fullRes.BestEpoch != res.BestEpoch || fullRes.BestValid != res.BestValid || fullRes.LR != res.LR {
+				t.Fatalf("results differ: %+v versus %+v", fullRes, res)
+			}
+		})
+	}
+}
+
+func TestTrainerNonFinite(t *testing.T) {
+	// 24 examples in batches of 8: steps 1-3 are epoch 1, 4-6 epoch 2.
+	tests := []struct {
+		name    string
+		setup   func(p *trProblem) Optimizer
+		msg     string
+		step    int
+		restore int // index in p.seen of the parameters restored
+	}{
+		{"nan loss", func(p *trProblem) Optimizer { p.nanLossAt = 5; return &testSGD{lr: 0.1} },
+			"optim: loss is NaN at step 5 (epoch 2)", 5, 3},
+		{"inf gradient", func(p *trProblem) Optimizer { p.nanGradAt = 6; return &testSGD{lr: 0.1} },
+			`optim: gradient of "W" is +Inf at step 6 (epoch 2)`, 6, 4},
+		{"inf parameter", func(p *trProblem) Optimizer { return &trInfStep{testSGD{lr: 0.1}, 4, 0} },
+			`optim: parameter "b" is -Inf at step 4 (epoch 2)`, 4, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ck := filepath.Join(dir, "ck.npz")
+			p := newTrProblem(t, 24, 2)
+			p.record = true
+			opt := tc.setup(p)
+			tr := mustTrainer(t, p, opt, TrainConfig{Epochs: 3, BatchSize: 8, CheckpointPath: ck, Meta: "m"})
+			res, err := tr.Run()
+			var nf *NonFiniteError
+			if !errors.As(err, &nf) {
+				t.Fatalf("got %v, want a *NonFiniteError", err)
+			}
+			if err.Error() != tc.msg || nf.Step != tc.step || nf.Epoch != 2 {
+				t.Fatalf("error %q (%+v), want %q", err, nf, tc.msg)
+			}
+			if res == nil || res.Epochs != 1 || len(res.History) != 1 {
+				t.Fatalf("result %+v, want one completed epoch", res)
+			}
+			if d := trSameBits(p.params, p.seen[tc.restore]); d != "" {
+				t.Fatalf("parameters not restored to the last finite ones: %s", d)
+			}
+			// The checkpoint of epoch 1 is intact, loads, and resumes.
+			var m trainerMeta
+			sets, err := graph.LoadNPZ(ck, &m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Epoch != 1 || m.Step != 3 || sets["params"].Finite() != nil {
+				t.Fatalf("checkpoint at epoch %d step %d", m.Epoch, m.Step)
+			}
+			if d := trSameBits(sets["params"], p.seen[3]); d != "" {
+				t.Fatalf("checkpoint does not hold the parameters after epoch 1: %s", d)
+			}
+			tr2 := mustTrainer(t, newTrProblem(t, 24, 2), &testSGD{lr: 0.1}, TrainConfig{Epochs: 3, BatchSize: 8, Meta: "m"})
+			if err := tr2.Resume(ck); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*tmp*")); len(left) > 0 {
+				t.Fatalf("temporary files left: %v", left)
+			}
+		})
+	}
+}
+
+func TestTrainerNonFiniteValidation(t *testing.T) {
+	p := newTrProblem(t, 16, 2)
+	p.validSeq = []float64{1, 0.5, math.NaN()}
+	_, err := mustTrainer(t, p, &testSGD{lr: 0.1}, TrainConfig{Epochs: 5, BatchSize: 8}).Run()
+	if err == nil || err.Error() != "optim: validation loss is NaN at step 4 (epoch 2)" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// snapshotHook records the parameters at every epoch end.
+func snapshotHook(snaps *[]*graph.Params) Hook {
+	return Hook{Name: "snap", EveryEpoch: true, Fn: func(s *State) error {
+		*snaps = append(*snaps, s.Params.Clone())
+		return nil
+	}}
+}
+
+func TestTrainerPatience(t *testing.T) {
+	const lr = 0.01
+	// Scripted validation losses: the initial one, then one per epoch.
+	tests := []struct {
+		name      string
+		valid     []float64
+		cfg       TrainConfig
+		epochs    int // run
+		bestEpoch int
+		drops     []int // epochs after which the rate dropped
+		stopped   bool
+	}{
+		{"stop at second plateau", []float64{10, 5, 3, 4, 4, 3.5, 3.2, 1},
+			TrainConfig{Patience: 2, MaxDrops: 2}, 6, 2, []int{4}, true},
+		{"default three drops", []float64{10, 5, 6, 7, 8, 9},
+			TrainConfig{Patience: 1}, 4, 1, []int{2, 3}, true},
+		{"classic early stopping", []float64{10, 5, 6, 7, 1},
+			TrainConfig{Patience: 2, MaxDrops: 1}, 3, 1, nil, true},
+		{"warmup", []float64{10, 5, 6, 7, 8, 9, 9, 9},
+			TrainConfig{Patience: 2, MaxDrops: 1, Warmup: 3}, 5, 1, nil, true},
+		{"min delta", []float64{10, 5, 4.95, 4.9, 4.5, 1},
+			TrainConfig{Patience: 2, MaxDrops: 1, MinDelta: 0.1}, 3, 1, nil, true},
+		{"never improves: initial is best", []float64{1, 2, 3, 4},
+			TrainConfig{Patience: 1, MaxDrops: 1}, 1, 0, nil, true},
+		{"no patience", []float64{10, 11, 12, 13},
+			TrainConfig{}, 3, 0, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newTrProblem(t, 16, 3)
+			p.validSeq = tc.valid
+			initial := p.params.Clone()
+			var snaps []*graph.Params
+			cfg := tc.cfg
+			cfg.Epochs, cfg.BatchSize = 3, 8
+			if tc.stopped {
+				cfg.Epochs = 20
+			}
+			cfg.Hooks = []Hook{snapshotHook(&snaps)}
+			res, err := mustTrainer(t, p, &testSGD{lr: lr}, cfg).Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Epochs != tc.epochs || res.BestEpoch != tc.bestEpoch || res.StoppedEarly != tc.stopped {
+				t.Fatalf("epochs %d best %d stopped %v, want %d %d %v", res.Epochs, res.BestEpoch, res.StoppedEarly, tc.epochs, tc.bestEpoch, tc.stopped)
+			}
+			var drops []int
+			wantLR := lr
+			for _, h := range res.History {
+				if h.LR != wantLR {
+					t.Fatalf("epoch %d used rate %v, want %v", h.Epoch, h.LR, wantLR)
+				}
+				if h.Dropped {
+					drops = append(drops, h.Epoch)
+					wantLR *= 0.1
+				}
+			}
+			if fmt.Sprint(drops) != fmt.Sprint(tc.drops) {
+				t.Fatalf("drops after epochs %v, want %v", drops, tc.drops)
+			}
+			best := initial
+			if tc.bestEpoch > 0 {
+				best = snaps[tc.bestEpoch-1]
+			}
+			if d := trSameBits(p.params, best); d != "" {
+				t.Fatalf("best parameters not restored: %s", d)
+			}
+			if res.BestValid != tc.valid[tc.bestEpoch] {
+				t.Fatalf("BestValid %v, want %v", res.BestValid, tc.valid[tc.bestEpoch])
+			}
+		})
+	}
+}
+
+func TestTrainerRestoreOnDrop(t *testing.T) {
+	p := newTrProblem(t, 16, 3)
+	p.validSeq = []float64{10, 5, 6, 7, 8}
+	p.record = true
+	var snaps []*graph.Params
+	cfg := TrainConfig{Epochs: 3, BatchSize: 8, Patience: 1, MaxDrops: 5, RestoreOnDrop: true, Hooks: []Hook{snapshotHook(&snaps)}}
+	if _, err := mustTrainer(t, p, &testSGD{lr: 0.1}, cfg).Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Epoch 2 did not improve on epoch 1: the drop puts epoch 1's
+	// parameters back, and epoch 3's first step starts from them.
+	if d := trSameBits(p.seen[4], snaps[0]); d != "" {
+		t.Fatalf("epoch 3 did not start from the best parameters: %s", d)
+	}
+}
+
+func TestTrainerResumeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "ck.npz")
+	type meta struct {
+		Model string `json:"model"`
+		Rank  int    `json:"rank"`
+	}
+	p := newTrProblem(t, 16, 4)
+	if _, err := mustTrainer(t, p, &testSGD{lr: 0.1}, TrainConfig{Epochs: 2, BatchSize: 8, CheckpointPath: ck, Meta: meta{"lsq", 3}}).Run(); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain.npz")
+	if err := p.params.Save(plain); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(dir, "garbage.npz")
+	if err := os.WriteFile(garbage, []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wide := newTrProblem(t, 16, 4)
+	wide.params = graph.NewParams()
+	wide.params.Add("W", 1, 4)
+	wide.params.Add("b", 1)
+	adam, err := New("adam", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		prob *trProblem
+		opt  Optimizer
+		cfg  TrainConfig
+		path string
+		want string
+	}{
+		{"meta", nil, nil, TrainConfig{Meta: meta{"lsq", 4}}, ck,
+			"optim: checkpoint " + ck + " is incompatible: meta.rank is 3 in the checkpoint, 4 in this run"},
+		{"meta missing", nil, nil, TrainConfig{}, ck,
+			"optim: checkpoint " + ck + ` is incompatible: meta is {"model":"lsq","rank":3} in the checkpoint, null in this run`},
+		{"optimizer", nil, adam, TrainConfig{Meta: meta{"lsq", 3}}, ck,
+			"optim: checkpoint " + ck + ` is incompatible: optimizer is "testsgd" in the checkpoint, "adam" in this run`},
+		{"schedule", nil, nil, TrainConfig{Meta: meta{"lsq", 3}, Schedule: &StepDecay{}}, ck,
+			"optim: checkpoint " + ck + ` is incompatible: schedule is "constant" in the checkpoint`},
+		{"shapes", wide, nil, TrainConfig{Meta: meta{"lsq", 3}}, ck,
+			"optim: checkpoint " + ck + ` is incompatible: params set: parameter "W" has shape (1, 4) versus (1, 3)`},
+		{"not a training checkpoint", nil, nil, TrainConfig{}, plain, "is not a training checkpoint"},
+		{"garbage", nil, nil, TrainConfig{}, garbage, "graph: checkpoint " + garbage + ": not a valid .npz"},
+		{"missing", nil, nil, TrainConfig{}, filepath.Join(dir, "none.npz"), "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q, opt := tc.prob, tc.opt
+			if q == nil {
+				q = newTrProblem(t, 16, 4)
+			}
+			if opt == nil {
+				opt = &testSGD{lr: 0.1}
+			}
+			tc.cfg.Epochs = 4
+			tr := mustTrainer(t, q, opt, tc.cfg)
+			before := q.params.Clone()
+			err := tr.Resume(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line containing %q", err, tc.want)
+			}
+			if d := trSameBits(before, q.params); d != "" || tr.epoch != 0 {
+				t.Fatal("a refused Resume changed the trainer")
+			}
+		})
+	}
+}
+
+// readJSONL decodes every line of a JSON Lines file.
+func readJSONL(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestTrainerMetrics(t *testing.T) {
+	dir := t.TempDir()
+	metrics, ck := filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "ck.npz")
+	p := newTrProblem(t, 16, 6)
+	cfg := TrainConfig{Epochs: 2, BatchSize: 8, MetricsPath: metrics, CheckpointPath: ck}
+	if _, err := mustTrainer(t, p, &testSGD{lr: 0.1}, cfg).Run(); err != nil {
+		t.Fatal(err)
+	}
+	lines := readJSONL(t, metrics)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2", len(lines))
+	}
+	want := []string{"best", "dropped", "elapsed", "epoch", "lr", "seconds", "step", "train_loss", "valid_loss"}
+	var keys []string
+	for k := range lines[1] {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if !reflect.DeepEqual(keys, want) || lines[1]["epoch"] != 2.0 || lines[1]["step"] != 4.0 || lines[1]["lr"] != 0.1 {
+		t.Fatalf("line %v", lines[1])
+	}
+	// Resumed, with a problem without validation data: the file is
+	// rewritten from the checkpoint's history, then appended to.
+	cfg.Epochs = 4
+	tr := mustTrainer(t, trNoValid{newTrProblem(t, 16, 6)}, &testSGD{lr: 0.1}, cfg)
+	if err := tr.Resume(ck); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(); err != nil {
+		t.Fatal(err)
+	}
+	lines = readJSONL(t, metrics)
+	if len(lines) != 4 {
+		t.Fatalf("%d lines after resume, want 4", len(lines))
+	}
+	for i, l := range lines {
+		if l["epoch"] != float64(i+1) {
+			t.Fatalf("line %d is epoch %v", i, l["epoch"])
+		}
+	}
+	if lines[3]["valid_loss"] != nil || lines[1]["valid_loss"] == nil {
+		t.Fatalf("valid_loss %v, %v: want a number, then null", lines[1]["valid_loss"], lines[3]["valid_loss"])
+	}
+}
+
+func TestTrainerHooks(t *testing.T) {
+	var log []string
+	hook := func(name string, h Hook) Hook {
+		h.Name = name
+		h.Fn = func(s *State) error {
+			log = append(log, fmt.Sprintf("%s:%v:e%d:s%d:b%d/%d:done=%v:stats=%v", name, s.Event, s.Epoch, s.Step, s.Batch, s.Batches, s.Done, s.Stats != nil))
+			return nil
+		}
+		return h
+	}
+	p := newTrProblem(t, 16, 7)
+	var progress bytes.Buffer
+	cfg := TrainConfig{Epochs: 2, BatchSize: 5, Progress: &progress, Hooks: []Hook{
+		hook("s3", Hook{EverySteps: 3}),
+		hook("ep", Hook{EveryEpoch: true}),
+		hook("end", Hook{AtEnd: true}),
+	}}
+	if _, err := mustTrainer(t, p, &testSGD{lr: 0.1}, cfg).Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ // 16 examples in batches of 5: 4 steps per epoch
+		"s3:step:e1:s3:b3/4:done=false:stats=false",
+		"ep:epoch:e1:s4:b4/4:done=false:stats=true",
+		"s3:step:e2:s6:b2/4:done=false:stats=false",
+		"ep:epoch:e2:s8:b4/4:done=true:stats=true",
+		"end:end:e2:s8:b4/4:done=true:stats=false",
+	}
+	if !reflect.DeepEqual(log, want) {
+		t.Fatalf("hook calls\n%s\nwant\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+	out := progress.String()
+	if !strings.HasPrefix(out, "\repoch 1/2 [") || !strings.HasSuffix(out, "(done)\n") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("progress output %q", out)
+	}
+
+	// A failing hook stops training, named in the error.
+	boom := errors.New("disk full")
+	cfg = TrainConfig{Epochs: 3, BatchSize: 8, Progress: &progress, Hooks: []Hook{{Name: "saver", EveryEpoch: true, Fn: func(s *State) error {
+		if s.Epoch == 2 {
+			return boom
+		}
+		return nil
+	}}}}
+	progress.Reset()
+	res, err := mustTrainer(t, newTrProblem(t, 16, 7), &testSGD{lr: 0.1}, cfg).Run()
+	if err == nil || err.Error() != `optim: hook "saver": disk full` || errors.Cause(err) != boom {
+		t.Fatalf("got %v", err)
+	}
+	if res.Epochs != 2 || !strings.HasSuffix(progress.String(), "\n") {
+		t.Fatalf("%d epochs, progress %q", res.Epochs, progress.String())
+	}
+}
+
+func TestTrainerBatches(t *testing.T) {
+	const n = 13
+	batches := func(p Problem, inner *trProblem, cfg TrainConfig) [][]int {
+		t.Helper()
+		cfg.Epochs = 3
+		if _, err := mustTrainer(t, p, &testSGD{lr: 0.01}, cfg).Run(); err != nil {
+			t.Fatal(err)
+		}
+		return inner.batches
+	}
+	run := func(cfg TrainConfig) [][]int {
+		p := newTrProblem(t, n, 8)
+		return batches(p, p, cfg)
+	}
+	a, b := run(TrainConfig{BatchSize: 4, Seed: 1}), run(TrainConfig{BatchSize: 4, Seed: 1})
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("same seed, different batches")
+	}
+	if len(a) != 3*4 || len(a[3]) != 1 {
+		t.Fatalf("batches %v: want 4 per epoch, the last of one example", a)
+	}
+	for e := 0; e < 3; e++ { // each epoch is a permutation
+		var all []int
+		for _, b := range a[4*e : 4*e+4] {
+			all = append(all, b...)
+		}
+		sort.Ints(all)
+		for i, v := range all {
+			if v != i {
+				t.Fatalf("epoch %d covers %v", e+1, all)
+			}
+		}
+	}
+	if reflect.DeepEqual(a[:4], a[4:8]) {
+		t.Fatal("epochs 1 and 2 have the same order")
+	}
+	if reflect.DeepEqual(a, run(TrainConfig{BatchSize: 4, Seed: 2})) {
+		t.Fatal("different seeds, same batches")
+	}
+	if got := run(TrainConfig{BatchSize: 5, NoShuffle: true}); fmt.Sprint(got[:3]) != "[[0 1 2 3 4] [5 6 7 8 9] [10 11 12]]" {
+		t.Fatalf("unshuffled batches %v", got[:3])
+	}
+	if got := run(TrainConfig{}); len(got) != 3 || len(got[0]) != n {
+		t.Fatalf("full batches %v", got)
+	}
+	// A Batcher decides; it gets the same generator for the same seed.
+	p := newTrProblem(t, n, 8)
+	c := batches(trBatched{p}, p, TrainConfig{BatchSize: 4, Seed: 1})
+	q := newTrProblem(t, n, 8)
+	d := batches(trBatched{q}, q, TrainConfig{BatchSize: 4, Seed: 1})
+	if !reflect.DeepEqual(c, d) || reflect.DeepEqual(c, a) {
+		t.Fatal("Batcher batches not deterministic or not used")
+	}
+	x0 := func(b []int) []float64 {
+		var v []float64
+		for _, i := range b {
+			v = append(v, p.x[i][0])
+		}
+		return v
+	}
+	if !sort.Float64sAreSorted(x0(c[0])) {
+		t.Fatalf("batch %v is not one of the Batcher's", c[0])
+	}
+}
+
+// trNeedsEvaluator is an optimizer that needs Evaluator, like AcceptReject.
+type trNeedsEvaluator struct{ testSGD }
+
+func (o *trNeedsEvaluator) Check(p Problem) error {
+	if _, ok := p.(Evaluator); !ok {
+		return errors.New("needs an Evaluator")
+	}
+	return nil
+}
+
+func (o *trNeedsEvaluator) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {
+	return o.Step(p.Params(), grads)
+}
+
+// trNoReset is testSGD whose state cannot be reset.
+type trNoReset struct{ testSGD }
+
+func (o *trNoReset) LoadState(s *graph.Params) error { return errors.New("no reset") }
+
+func TestNewTrainerErrors(t *testing.T) {
+	fn := func(*State) error { return nil }
+	tests := []struct {
+		name string
+		prob Problem
+		opt  Optimizer
+		cfg  TrainConfig
+		want string
+	}{
+		{"epochs", nil, nil, TrainConfig{Epochs: -1}, "TrainConfig.Epochs must be >= 0"},
+		{"batch", nil, nil, TrainConfig{BatchSize: -2}, "TrainConfig.BatchSize must be >= 0, got -2"},
+		{"patience", nil, nil, TrainConfig{Patience: -1}, "TrainConfig.Patience"},
+		{"drop factor", nil, nil, TrainConfig{DropFactor: 2}, "TrainConfig.DropFactor must be in (0, 1], got 2"},
+		{"max drops", nil, nil, TrainConfig{MaxDrops: -1}, "TrainConfig.MaxDrops"},
+		{"min delta", nil, nil, TrainConfig{MinDelta: math.NaN()}, "TrainConfig.MinDelta"},
+		{"checkpoint every", nil, nil, TrainConfig{CheckpointEvery: -1}, "TrainConfig.CheckpointEvery"},
+		{"meta", nil, nil, TrainConfig{Meta: math.Inf(1)}, "TrainConfig.Meta cannot be encoded as JSON"},
+		{"hook fn", nil, nil, TrainConfig{Hooks: []Hook{{Name: "x", AtEnd: true}}}, `TrainConfig.Hooks[0] ("x") has no Fn`},
+		{"hook never", nil, nil, TrainConfig{Hooks: []Hook{{Fn: fn}}}, `TrainConfig.Hooks[0] ("hook 0") never runs`},
+		{"hook reserved", nil, nil, TrainConfig{Hooks: []Hook{{Name: "checkpoint", AtEnd: true, Fn: fn}}}, `reserved hook name "checkpoint"`},
+		{"stepper check", trNoValid{newTrProblem(t, 4, 1)}, &trNeedsEvaluator{}, TrainConfig{}, "needs an Evaluator"},
+		{"no examples", newTrProblem(t, 0, 1), nil, TrainConfig{}, "no training examples"},
+		{"reset unsupported", nil, &trNoReset{}, TrainConfig{ResetOnDrop: true}, "TrainConfig.ResetOnDrop"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, opt := tc.prob, tc.opt
+			if p == nil {
+				p = newTrProblem(t, 4, 1)
+			}
+			if opt == nil {
+				opt = &testSGD{lr: 0.1}
+			}
+			_, err := NewTrainer(p, opt, tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+	// A ProblemStepper's Check passes with the right problem and its
+	// StepProblem is used.
+	if _, err := mustTrainer(t, newTrProblem(t, 4, 1), &trNeedsEvaluator{testSGD{lr: 0.1}}, TrainConfig{}).Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTrainerCheckpointEvery(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "ck.npz")
+	var epochs []int
+	hook := Hook{Name: "peek", EveryEpoch: true, Fn: func(s *State) error {
+		var m trainerMeta
+		if _, err := graph.LoadNPZ(ck, &m); err == nil {
+			epochs = append(epochs, m.Epoch)
+		} else {
+			epochs = append(epochs, -1)
+		}
+		return nil
+	}}
+	cfg := TrainConfig{Epochs: 5, BatchSize: 8, CheckpointPath: ck, CheckpointEvery: 2, Hooks: []Hook{hook}}
+	if _, err := mustTrainer(t, newTrProblem(t, 16, 9), &testSGD{lr: 0.1}, cfg).Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Written after epochs 2 and 4, and after the last one.
+	if fmt.Sprint(epochs) != "[-1 2 2 4 5]" {
+		t.Fatalf("checkpoint epochs seen %v", epochs)
+	}
+}
