@@ -47,7 +47,7 @@ func runFoundation(ctx *Context) ([]Row, error) {
 		fmt.Fprintf(ctx.Log, "%s: valid %.4f nats/symbol (optimum %.4f, uniform %.4f) in %.1fs\n",
 			model, rep.ValidLoss, opt, unif, rep.Seconds)
 		rows = append(rows, Row{
-			Metric: model + " valid NLL (nats/symbol)", Paper: "n/a", Measured: rep.ValidLoss,
+			Metric: model + " valid NLL (nats/symbol)", Paper: "n/a", Measured: float64(rep.ValidLoss),
 			Note: fmt.Sprintf("%d epochs, Adam 0.01, H=32", rep.Epochs),
 		})
 		s := Series{Name: model}

@@ -113,4 +113,16 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series, refs []HLine)
 	})
 }
 
+// Float is a float64 that JSON encodes as null when it is NaN or infinite
+// (a loss on an empty split), since JSON has no such numbers.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }

@@ -68,16 +68,16 @@ type TrainSpec struct {
 // TrainReport is the outcome of a training run. Losses are mean nats per
 // predicted step (symbol or frame).
 type TrainReport struct {
-	Model     string  `json:"model"`
-	Task      string  `json:"task"`
-	Optimizer string  `json:"optimizer"`
-	Hidden    int     `json:"hidden"`
-	Params    int     `json:"params"`
-	TrainLoss float64 `json:"train_loss"`
+	Model     string `json:"model"`
+	Task      string `json:"task"`
+	Optimizer string `json:"optimizer"`
+	Hidden    int    `json:"hidden"`
+	Params    int    `json:"params"`
+	TrainLoss Float  `json:"train_loss"`
 	// ValidLoss and TestLoss are those of the returned (best) parameters.
-	ValidLoss   float64  `json:"valid_loss"`
-	TestLoss    float64  `json:"test_loss"`
-	BestValid   float64  `json:"best_valid_loss"`
+	ValidLoss   Float    `json:"valid_loss"`
+	TestLoss    Float    `json:"test_loss"`
+	BestValid   Float    `json:"best_valid_loss"`
 	OptimalLoss *float64 `json:"optimal_loss,omitempty"`
 	UniformLoss *float64 `json:"uniform_loss,omitempty"`
 	Epochs      int      `json:"epochs"`
@@ -264,16 +264,19 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	}
 	rep := &TrainReport{
 		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden,
-		Params: seq.Params.Size(), TrainLoss: res.TrainLoss, BestValid: res.BestValid, Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
+		Params: seq.Params.Size(), TrainLoss: Float(res.TrainLoss), BestValid: Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
 		History: res.History,
 	}
 	// The trainer restored the best parameters: report their losses.
-	if rep.ValidLoss, err = prob.ValidationLoss(); err != nil {
+	valid, err := prob.ValidationLoss()
+	if err != nil {
 		return nil, err
 	}
-	if rep.TestLoss, err = prob.TestLoss(); err != nil {
+	test, err := prob.TestLoss()
+	if err != nil {
 		return nil, err
 	}
+	rep.ValidLoss, rep.TestLoss = Float(valid), Float(test)
 	if !math.IsNaN(task.OptimalLoss) {
 		v := task.OptimalLoss
 		rep.OptimalLoss = &v

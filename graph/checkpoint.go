@@ -354,7 +354,7 @@ func (p *pyParser) tuple() ([]int, error) {
 // renamed over path. On any error (including a panic in write) the
 // temporary file is removed and an existing file at path is untouched. A
 // new file gets mode 0644; a replaced file keeps its mode.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/pkg/errors"
 
@@ -113,10 +114,11 @@ type EpochStats struct {
 	ValidLoss float64
 	// LR is the learning rate the epoch used.
 	LR float64
-	// Seconds is the epoch's wall time (training and validation).
+	// Seconds is the epoch's wall time: its steps (with their hooks) and
+	// validation, not the epoch hooks (checkpoints, metrics).
 	Seconds float64
-	// Elapsed is the total training time at the end of the epoch,
-	// including time before a Resume.
+	// Elapsed is the sum of Seconds over the epochs so far, including
+	// those before a Resume: the training time to plot losses against.
 	Elapsed float64
 	// Best reports whether the epoch gave the best parameters so far.
 	Best bool
@@ -144,7 +146,7 @@ type Result struct {
 	LR float64
 	// Drops is the number of plateaus met (see TrainConfig.MaxDrops).
 	Drops int
-	// Seconds is the total training time, including time before a Resume.
+	// Seconds is the total training time (the last epoch's Elapsed).
 	Seconds float64
 	// History holds one entry per completed epoch.
 	History []EpochStats
@@ -172,6 +174,8 @@ type NonFiniteError struct {
 	Value float64
 }
 
+// Error names the culprit, its value, the step and the epoch, e.g.
+// "optim: loss is NaN at step 37 (epoch 3)".
 func (e *NonFiniteError) Error() string {
 	return fmt.Sprintf("optim: %s is %v at step %d (epoch %d)", e.What, e.Value, e.Step, e.Epoch)
 }
@@ -205,7 +209,7 @@ type Trainer struct {
 	bestEpoch    int
 	drops        int
 	sinceImprove int
-	elapsed      float64 // seconds of training in completed epochs
+	elapsed      float64 // seconds spent in completed epochs
 	history      []EpochStats
 
 	// Per Run.
@@ -219,8 +223,7 @@ type curState struct {
 	sum            float64 // loss times examples
 	count          int
 	lr             float64
-	epochStart     float64 // elapsed at the start of the epoch
-	clock          func() float64
+	epochStart     time.Time
 }
 
 // NewTrainer checks cfg and the problem, and returns a Trainer that starts

@@ -144,12 +144,14 @@ func (t *Trainer) Resume(path string) error {
 	}
 	if t.cfg.Schedule != nil {
 		if err := t.cfg.Schedule.LoadState(sc.schedule); err != nil {
-			t.opt.LoadState(saved) // accepted before
+			if rerr := t.opt.LoadState(saved); rerr != nil {
+				return errors.Errorf("optim: checkpoint %s: %v (and putting back the optimizer's state failed: %v)", path, err, rerr)
+			}
 			return errors.Wrapf(err, "optim: checkpoint %s", path)
 		}
 	}
-	t.params.CopyFrom(sets["params"])
-	t.best.CopyFrom(sets["best"])
+	copyParams(t.params, sets["params"]) // layouts checked above
+	copyParams(t.best, sets["best"])
 	t.opt.SetLearningRate(sc.lr)
 	t.begun = true
 	t.epoch, t.step, t.bestEpoch, t.drops, t.sinceImprove = m.Epoch, m.Step, m.BestEpoch, m.Drops, m.SinceImprove

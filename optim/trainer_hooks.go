@@ -89,7 +89,8 @@ type State struct {
 	BestEpoch int
 	// Drops is the number of plateaus met.
 	Drops int
-	// Elapsed is the training time, including time before a Resume.
+	// Elapsed is the training time (see EpochStats.Elapsed), up to this
+	// step during an epoch.
 	Elapsed time.Duration
 	// Params are the current parameters (at the end, the restored best).
 	// A hook may read or save them; changing them breaks exact resumption.
@@ -172,7 +173,7 @@ func (t *Trainer) state(ev Event, st *EpochStats) *State {
 		Batch: c.batch, Batches: c.batches, BatchLoss: math.NaN(),
 		TrainLoss: math.NaN(), ValidLoss: math.NaN(), LR: t.opt.LearningRate(),
 		BestValid: t.bestValid, BestEpoch: t.bestEpoch, Drops: t.drops,
-		Elapsed: time.Duration(c.clock() * float64(time.Second)),
+		Elapsed: time.Duration(t.elapsed * float64(time.Second)),
 		Params:  t.params, Best: t.best, Stats: st,
 		Done: t.done(), StoppedEarly: t.stoppedEarly() && t.epoch < t.cfg.Epochs,
 	}
@@ -182,6 +183,7 @@ func (t *Trainer) state(ev Event, st *EpochStats) *State {
 	if ev == StepEvent {
 		s.Epoch, s.Done = t.epoch+1, false
 		s.BatchLoss, s.TrainLoss = c.batchLoss, c.sum/float64(c.count)
+		s.Elapsed += time.Since(c.epochStart)
 	}
 	return s
 }
@@ -248,9 +250,15 @@ type metricsLine struct {
 	Dropped   bool      `json:"dropped"`
 }
 
-func writeMetricsLine(w io.Writer, st EpochStats) error {
-	b, err := json.Marshal(metricsLine{st.Epoch, st.Step, jsonFloat(st.TrainLoss), jsonFloat(st.ValidLoss),
+// MarshalJSON writes the epoch's statistics with snake_case keys, as one
+// line of the metrics file; non-finite values become null.
+func (st EpochStats) MarshalJSON() ([]byte, error) {
+	return json.Marshal(metricsLine{st.Epoch, st.Step, jsonFloat(st.TrainLoss), jsonFloat(st.ValidLoss),
 		jsonFloat(st.LR), jsonFloat(st.Seconds), jsonFloat(st.Elapsed), st.Best, st.Dropped})
+}
+
+func writeMetricsLine(w io.Writer, st EpochStats) error {
+	b, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}

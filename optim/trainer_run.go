@@ -35,10 +35,11 @@ func (t *Trainer) Run() (*Result, error) {
 }
 
 func (t *Trainer) run() (*Result, error) {
-	start := time.Now()
-	base := t.elapsed
-	t.cur = curState{clock: func() float64 { return base + time.Since(start).Seconds() }}
-	t.lastGood.CopyFrom(t.params) // layouts match since NewTrainer
+	t.cur = curState{}
+	if t.p.Params() != t.params || t.params.SameLayout(t.best) != nil {
+		return t.result(), errors.New("optim: the problem's parameter set changed since NewTrainer")
+	}
+	copyParams(t.lastGood, t.params)
 	if !t.begun {
 		if err := t.initialValidation(); err != nil {
 			return t.result(), err
@@ -49,14 +50,12 @@ func (t *Trainer) run() (*Result, error) {
 		if err := t.runEpoch(); err != nil {
 			var nf *NonFiniteError
 			if errors.As(err, &nf) {
-				t.params.CopyFrom(t.lastGood)
+				copyParams(t.params, t.lastGood)
 			}
 			return t.result(), err
 		}
 	}
-	if err := t.params.CopyFrom(t.best); err != nil {
-		return t.result(), errors.Wrap(err, "optim: restoring the best parameters")
-	}
+	copyParams(t.params, t.best)
 	if err := t.runHooks(EndEvent, nil); err != nil {
 		return t.result(), err
 	}
@@ -67,7 +66,7 @@ func (t *Trainer) run() (*Result, error) {
 // their validation loss when there is a Validator (so that training that
 // only makes things worse gives back its starting point, BestEpoch 0).
 func (t *Trainer) initialValidation() error {
-	t.best.CopyFrom(t.params)
+	copyParams(t.best, t.params)
 	t.bestEpoch = 0
 	t.bestValid = math.Inf(1)
 	if t.valid == nil {
@@ -93,7 +92,7 @@ func (t *Trainer) runEpoch() error {
 	}
 	c := &t.cur
 	c.batch, c.batches, c.sum, c.count = 0, len(batches), 0, 0
-	c.batchLoss, c.lr, c.epochStart = math.NaN(), t.opt.LearningRate(), c.clock()
+	c.batchLoss, c.lr, c.epochStart = math.NaN(), t.opt.LearningRate(), time.Now()
 	for i, b := range batches {
 		loss, err := t.trainStep(b)
 		if err != nil {
@@ -128,7 +127,7 @@ func (t *Trainer) trainStep(b []int) (float64, error) {
 	if name, v, bad := firstNonFinite(t.grads); bad {
 		return 0, t.nonFinite(`gradient of "`+name+`"`, v, loss)
 	}
-	t.lastGood.CopyFrom(t.params)
+	copyParams(t.lastGood, t.params)
 	if t.stepper != nil {
 		err = t.stepper.StepProblem(t.p, b, loss, t.grads)
 	} else {
@@ -167,7 +166,7 @@ func (t *Trainer) endEpoch(e int) (EpochStats, error) {
 		st.ValidLoss, metric = v, v
 	}
 	if metric < t.bestValid-t.cfg.MinDelta {
-		t.best.CopyFrom(t.params)
+		copyParams(t.best, t.params)
 		t.bestValid, t.bestEpoch, t.sinceImprove = metric, e+1, 0
 		st.Best = true
 	} else if e+1 > t.cfg.Warmup {
@@ -190,8 +189,9 @@ func (t *Trainer) endEpoch(e int) (EpochStats, error) {
 	}
 	t.opt.SetLearningRate(lr)
 	t.epoch++
-	t.elapsed = c.clock()
-	st.Elapsed, st.Seconds = t.elapsed, t.elapsed-c.epochStart
+	st.Seconds = time.Since(c.epochStart).Seconds()
+	t.elapsed += st.Seconds
+	st.Elapsed = t.elapsed
 	t.history = append(t.history, st)
 	return st, nil
 }
@@ -204,7 +204,7 @@ func (t *Trainer) drop() error {
 		}
 	}
 	if t.cfg.RestoreOnDrop {
-		t.params.CopyFrom(t.best)
+		copyParams(t.params, t.best)
 	}
 	return nil
 }
@@ -260,6 +260,14 @@ func splitmix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
+}
+
+// copyParams copies src into dst, two sets the Trainer made alike (Run
+// checks that the problem's set kept its layout); a failure is a bug.
+func copyParams(dst, src *graph.Params) {
+	if err := dst.CopyFrom(src); err != nil {
+		panic(err)
+	}
 }
 
 func finite64(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

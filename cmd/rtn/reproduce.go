@@ -10,14 +10,14 @@ import (
 )
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("reproduce", stderr)
+	fs := newFlags("reproduce")
 	quick := fs.Bool("quick", true, "short settings (use -quick=false for the papers' full settings)")
 	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(experiments.Sections(), ", ")+")")
 	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if *seed == 0 {

@@ -77,21 +77,26 @@ func printUsage(w io.Writer) {
 	}
 }
 
-// newFlags returns a flag set that reports errors through parse instead of
-// exiting, and prints its usage to stderr.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+// newFlags returns a flag set that prints nothing itself: parse reports
+// errors in one line and prints the usage on -h only.
+func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("rtn "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
 }
 
-// parse parses args and turns a flag error into a usage error.
-func parse(fs *flag.FlagSet, args []string) error {
+// parse parses args and turns a flag error into a one-line usage error;
+// on -h it prints the flags to stderr.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "usage: %s [flags]\n", fs.Name())
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
 			return err
 		}
-		return usagef("%s", firstLine(err.Error()))
+		return usagef("%s (run %s -h)", firstLine(err.Error()), fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))

@@ -7,11 +7,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
 )
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("train", stderr)
+	fs := newFlags("train")
 	var (
 		spec   experiments.TrainSpec
 		quiet  bool
@@ -38,7 +39,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint to continue from")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	spec.Seed = *seed
@@ -77,6 +78,14 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 		return usagef("-lr must be >= 0, got %g", s.Optim.LR)
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
+	}
+	if _, err := rnn.ParseActivation(s.Activation); err != nil {
+		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)
+	}
+	if s.Schedule != "" {
+		if _, err := optim.ParseSchedule(s.Schedule); err != nil {
+			return usagef("-schedule: %v", err)
+		}
 	}
 	if _, err := optim.New(s.Optimizer, optim.Config{}); err != nil {
 		return usagef("-optimizer: unknown optimizer %q (known: %s)", s.Optimizer, joinNames(optim.Names()))

@@ -8,8 +8,8 @@ import (
 )
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("version", stderr)
-	if err := parse(fs, args); err != nil {
+	fs := newFlags("version")
+	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "rtn %s\n", experiments.Version)

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// invoke runs the command line as main does and returns stdout, stderr
+// and the exit status.
+func invoke(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := report(run(args, &out, &errb), &errb)
+	return out.String(), errb.String(), code
+}
+
+// TestGolden compares stdout and stderr of small runs with the files in
+// testdata (go test ./cmd/rtn -update rewrites them).
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"version", []string{"version"}, 0},
+		{"help", []string{"help"}, 0},
+		{"no-command", nil, 2},
+		{"unknown-command", []string{"fly"}, 2},
+		{"train-bad-epochs", []string{"train", "-epochs", "0"}, 2},
+		{"train-bad-optimizer", []string{"train", "-optimizer", "lbfgs"}, 2},
+		{"train-bad-flag", []string{"train", "-hiden", "3"}, 2},
+		{"train-bad-activation", []string{"train", "-model", "rnn", "-activation", "relu"}, 2},
+		{"train-bad-schedule", []string{"train", "-schedule", "cosine"}, 2},
+		{"train-help", []string{"train", "-h"}, 0},
+		{"train-missing-data", []string{"train", "-data", "no-such-file.txt"}, 1},
+		{"reproduce-bad-only", []string{"reproduce", "-only", "nope"}, 2},
+		{"train-rnn-small", []string{"train", "-model", "rnn", "-hidden", "8", "-epochs", "2", "-quiet"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := invoke(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			golden(t, tc.name+".stdout", stdout)
+			golden(t, tc.name+".stderr", stderr)
+		})
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/rtn -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// TestTrainLSTMJSON is the foundation's acceptance run: three epochs of
+// an LSTM with Adam print one JSON object whose validation loss is below
+// the uniform predictor's.
+func TestTrainLSTMJSON(t *testing.T) {
+	stdout, stderr, code := invoke("train", "-model", "lstm", "-optimizer", "adam", "-epochs", "3", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	for _, k := range []string{"train_loss", "valid_loss", "epochs", "seconds", "best_epoch", "optimal_loss"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	valid, _ := rep["valid_loss"].(float64)
+	uniform := math.Log(4) // the built-in task has 4 symbols
+	if !(valid < uniform) {
+		t.Errorf("valid_loss %v is not below the uniform loss %v", valid, uniform)
+	}
+	if opt, _ := rep["optimal_loss"].(float64); !(opt < valid) {
+		t.Errorf("optimal_loss %v is not below valid_loss %v", opt, valid)
+	}
+}
+
+// TestResumeBitExact trains 4 epochs in one run, and 2 + 2 epochs with
+// -resume, and compares the parameters bit for bit.
+func TestResumeBitExact(t *testing.T) {
+	dir := t.TempDir()
+	one, two := filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	common := []string{"train", "-model", "lstm", "-hidden", "8", "-quiet", "-schedule", "exp:0.9"}
+	mustRun(t, append(common, "-epochs", "4", "-out", one)...)
+	mustRun(t, append(common, "-epochs", "2", "-out", two)...)
+	mustRun(t, append(common, "-epochs", "4", "-resume", two)...)
+	for _, file := range []string{"model.npz", "checkpoint.npz"} {
+		a, err := graph.LoadNPZ(filepath.Join(one, file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := graph.LoadNPZ(filepath.Join(two, file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for set, pa := range a {
+			if set == "trainer" {
+				continue // holds wall-clock times
+			}
+			pb := b[set]
+			if pb == nil {
+				t.Fatalf("%s: set %q missing after resume", file, set)
+			}
+			for _, n := range pa.Names() {
+				x, y := pa.Data(n), pb.Data(n)
+				for i := range x {
+					if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+						t.Fatalf("%s %s/%s[%d]: %v in one run, %v after resume", file, set, n, i, x[i], y[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNaNKeepsCheckpoint: a diverging run stops with exit status 1 and a
+// message naming the step, and the checkpoint already in the output
+// directory is left as it was and still loads.
+func TestNaNKeepsCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "train", "-model", "rnn", "-hidden", "8", "-epochs", "1", "-quiet", "-out", dir)
+	ckpt := filepath.Join(dir, "checkpoint.npz")
+	before, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := invoke("train", "-model", "rnn", "-activation", "identity", "-hidden", "8",
+		"-optimizer", "sgd", "-lr", "1e6", "-epochs", "2", "-quiet", "-out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr, "NaN at step") && !strings.Contains(stderr, "Inf at step") {
+		t.Errorf("stderr %q does not name the step of the NaN", stderr)
+	}
+	if strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("the error is not one line: %q", stderr)
+	}
+	after, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the checkpoint changed")
+	}
+	if _, err := graph.LoadNPZ(ckpt, nil); err != nil {
+		t.Errorf("the checkpoint no longer loads: %v", err)
+	}
+	// A resume into a different model is refused with one line.
+	_, stderr, code = invoke("train", "-model", "lstm", "-hidden", "8", "-epochs", "2", "-quiet", "-resume", dir)
+	if code != 1 || !strings.Contains(stderr, "rtn:") {
+		t.Errorf("resume into another model: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func mustRun(t *testing.T, args ...string) {
+	t.Helper()
+	if _, stderr, code := invoke(args...); code != 0 {
+		t.Fatalf("rtn %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+}
