@@ -20,9 +20,9 @@ func init() {
 // PFA next-symbol task and compares their validation loss with the exact
 // optimum (the true automaton's loss) and the uniform predictor.
 func runFoundation(ctx *Context) ([]Row, error) {
-	epochs := 20
+	epochs := 30
 	if ctx.Quick {
-		epochs = 6
+		epochs = 10
 	}
 	var (
 		rows   []Row
@@ -52,9 +52,9 @@ func runFoundation(ctx *Context) ([]Row, error) {
 		})
 		s := Series{Name: model}
 		for _, h := range rep.History {
-			s.X = append(s.X, float64(h.Epoch+1))
+			s.X = append(s.X, float64(h.Epoch))
 			s.Y = append(s.Y, h.ValidLoss)
-			csv = append(csv, []string{model, strconv.Itoa(h.Epoch + 1), ftoa(h.TrainLoss), ftoa(h.ValidLoss)})
+			csv = append(csv, []string{model, strconv.Itoa(h.Epoch), ftoa(h.TrainLoss), ftoa(h.ValidLoss)})
 		}
 		curves = append(curves, s)
 	}

@@ -103,6 +103,8 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series, refs []HLine)
 		p.Add(l)
 		p.Legend.Add(r.Name, l)
 	}
+	// Headroom above the lines for the legend.
+	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
 	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
 	if err != nil {
 		return err

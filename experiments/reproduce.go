@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -180,14 +179,4 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Section, r.Metric, r.Paper, m, r.Note)
 	}
 	return tw.Flush()
-}
-
-// sortedKeys returns a map's keys in order (for deterministic output).
-func sortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for n := range m {
-		k = append(k, n)
-	}
-	sort.Strings(k)
-	return k
 }

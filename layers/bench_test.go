@@ -18,7 +18,7 @@ import (
 func BenchmarkTrainStep(b *testing.B) {
 	const batch, in, steps = 32, 88, 100
 	for _, model := range []string{"rnn", "lstm"} {
-		for _, hidden := range []int{100} {
+		for _, hidden := range []int{32, 100} {
 			b.Run(fmt.Sprintf("%s/H=%d", model, hidden), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 2))
 				task := &datasets.Task{Name: "bench", In: in, Out: in, Kind: datasets.Binary}
