@@ -1,0 +1,132 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func init() {
+	Register(Section{Name: "test-section", Title: "a fixed section for the tests", Run: func(ctx *Context) ([]Row, error) {
+		return []Row{{Metric: "answer", Paper: "42", Measured: 41.5, Note: "seed " + string(rune('0'+ctx.Seed))}}, nil
+	}})
+}
+
+func TestReproduceWritesSummary(t *testing.T) {
+	dir := t.TempDir()
+	sum, err := Reproduce(ReproduceConfig{Quick: true, Only: []string{"test-section"}, Out: dir, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Rows) != 1 || sum.Rows[0].Section != "test-section" || sum.Rows[0].Note != "seed 3" {
+		t.Fatalf("rows %+v", sum.Rows)
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "section,metric,paper,measured,note\ntest-section,answer,42,41.5,seed 3\n"; string(csv) != want {
+		t.Errorf("summary.csv:\n%s\nwant\n%s", csv, want)
+	}
+	var back Summary
+	js, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &back); err != nil || len(back.Rows) != 1 || back.Rows[0].Measured != 41.5 {
+		t.Errorf("summary.json: %v %+v", err, back)
+	}
+	var tab bytes.Buffer
+	if err := sum.WriteTable(&tab); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tab.String(), "test-section  answer  42     41.5000") {
+		t.Errorf("table:\n%s", tab.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "test-section")); err != nil {
+		t.Errorf("section directory: %v", err)
+	}
+}
+
+func TestReproduceUnknownSection(t *testing.T) {
+	if _, err := Reproduce(ReproduceConfig{Only: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "unknown section") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLinePlotPNG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.png")
+	err := LinePlot(path, "t", "x", "y",
+		[]Series{{Name: "a", X: []float64{1, 2, 3}, Y: []float64{3, math.NaN(), 1}}}, []HLine{{"ref", 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+		t.Errorf("image is %v", b)
+	}
+}
+
+func TestFloatJSON(t *testing.T) {
+	b, err := json.Marshal([]Float{1.5, Float(math.NaN()), Float(math.Inf(1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "[1.5,null,null]" {
+		t.Errorf("got %s", b)
+	}
+}
+
+func TestTrainSpecErrors(t *testing.T) {
+	for _, spec := range []TrainSpec{
+		{Model: "gru"},
+		{Hidden: -1},
+		{Task: "nope"},
+		{Optimizer: "nope"},
+		{Schedule: "nope"},
+	} {
+		if _, err := Train(spec); err == nil {
+			t.Errorf("Train(%+v) succeeded", spec)
+		}
+	}
+}
+
+// TestTrainTextFile trains briefly on a text file and checks the output
+// directory.
+func TestTrainTextFile(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "abc.txt")
+	var lines []string
+	for i := 0; i < 40; i++ {
+		lines = append(lines, strings.Repeat("ab", 3+i%5)+"c")
+	}
+	if err := os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	rep, err := Train(TrainSpec{Model: "rnn", Hidden: 8, DataFile: data, Epochs: 2, Batch: 8, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Task != "abc.txt" || rep.OptimalLoss != nil || rep.UniformLoss == nil || math.Abs(*rep.UniformLoss-math.Log(3)) > 1e-12 {
+		t.Errorf("report %+v", rep)
+	}
+	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "result.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
