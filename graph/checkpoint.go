@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -585,7 +586,7 @@ func LoadParamsInto(path string, p *Params) error {
 		switch {
 		case got == nil:
 			return errors.Errorf("graph: checkpoint %s: no parameter %q", path, n)
-		case !sameInts(got, want):
+		case !slices.Equal(got, want):
 			return errors.Errorf("graph: checkpoint %s: parameter %q has shape %v, model wants %v", path, n, got, want)
 		}
 	}
@@ -598,16 +599,4 @@ func LoadParamsInto(path string, p *Params) error {
 		copy(p.Data(n), src.Data(n))
 	}
 	return nil
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

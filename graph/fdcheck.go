@@ -33,6 +33,7 @@ type GradientMismatch struct {
 // GradientError lists the mismatches found by CheckGradients.
 type GradientError struct{ Mismatches []GradientMismatch }
 
+// Error lists the first few mismatches.
 func (e *GradientError) Error() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "graph: %d gradient entries disagree with finite differences", len(e.Mismatches))

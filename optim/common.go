@@ -2,6 +2,7 @@ package optim
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -154,10 +155,10 @@ func (b *base) check(names []string, params, grads *graph.Params) error {
 		if gt == nil {
 			return errors.Errorf("optim: %s: no gradient for parameter %q", b.name, n)
 		}
-		if gs := []int(gt.Shape()); !sameShape(ps, gs) {
+		if gs := []int(gt.Shape()); !slices.Equal(ps, gs) {
 			return errors.Errorf("optim: %s: parameter %q has shape %v but its gradient %v", b.name, n, ps, gs)
 		}
-		if ss := b.stateShape(n); ss != nil && !sameShape(ss, ps) {
+		if ss := b.stateShape(n); ss != nil && !slices.Equal(ss, ps) {
 			return errors.Errorf("optim: %s: parameter %q has shape %v but the optimizer state holds %v", b.name, n, ps, ss)
 		}
 	}
@@ -355,7 +356,7 @@ func (b *base) checkParamState(s *graph.Params, p string) error {
 		if sh == nil {
 			return errors.Errorf("optim: %s: state lacks %q (state of another optimizer or configuration?)", b.name, slot+"/"+p)
 		}
-		if shape != nil && !sameShape(sh, shape) {
+		if shape != nil && !slices.Equal(sh, shape) {
 			return errors.Errorf("optim: %s: state tensor %q has shape %v, other slots of %q have %v", b.name, slot+"/"+p, sh, p, shape)
 		}
 		shape = sh
@@ -374,17 +375,4 @@ func (b *base) checkParamState(s *graph.Params, p string) error {
 		return errors.Errorf("optim: %s: step counter %q is %v, want a non-negative integer", b.name, key, d[0])
 	}
 	return nil
-}
-
-// sameShape reports whether two shapes are equal.
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

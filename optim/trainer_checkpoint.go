@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,7 +194,7 @@ func readTrainerSet(tr *graph.Params, m trainerMeta) (trainerScalars, error) {
 	}
 	sc.schedule = tr.Data("schedule")
 	h, shape := tr.Data("history"), tr.Shape("history")
-	if want := []int{m.Epoch, len(historyCols)}; (m.Epoch > 0 || h != nil) && !sameShape(shape, want) {
+	if want := []int{m.Epoch, len(historyCols)}; (m.Epoch > 0 || h != nil) && !slices.Equal(shape, want) {
 		return sc, errors.Errorf("history has shape %v, want %v", shape, want)
 	}
 	for i := 0; i < m.Epoch; i++ {
