@@ -153,7 +153,14 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		return datasets.NextSymbol(filepath.Base(dataFile), syms, 0.1, 0.1, rng)
+		t, err := datasets.NextSymbol(filepath.Base(dataFile), syms, 0.1, 0.1, rng)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.Valid) == 0 || len(t.Test) == 0 {
+			return nil, errors.Errorf("%s has %d sequences: too few for 10%% validation and test splits (need at least 5)", dataFile, syms.Len())
+		}
+		return t, nil
 	}
 	switch name {
 	case "pfa":
