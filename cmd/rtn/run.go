@@ -42,6 +42,7 @@ var commands = map[string]command{
 	"train":     {"train an RNN or LSTM on a built-in task or a text file", runTrain},
 	"reproduce": {"run the papers' headline experiments and write a summary", runReproduce},
 	"version":   {"print the version", runVersion},
+	"bench":     {"time training steps of the built-in models", runBench},
 }
 
 // run is the whole program: main only calls it and maps its error to an
