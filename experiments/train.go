@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -58,8 +60,11 @@ type TrainSpec struct {
 	// Out is a directory for checkpoint.npz, metrics.jsonl, model.npz (the
 	// best parameters) and result.json; nothing is written when empty.
 	Out string
-	// Resume is a directory holding a checkpoint.npz of the same model to
-	// continue from. When Out is empty it is set to Resume.
+	// Resume is a directory holding a checkpoint.npz to continue from. The
+	// checkpoint must come from the same spec (model, data, seed, batch,
+	// chunk, patience, optimizer settings, schedule) except Epochs: a
+	// mismatch is refused, naming the first differing field. When Out is
+	// empty it is set to Resume.
 	Resume string
 	// Progress receives a progress bar (nil: none).
 	Progress io.Writer
@@ -83,20 +88,30 @@ type TrainReport struct {
 	Epochs      int      `json:"epochs"`
 	BestEpoch   int      `json:"best_epoch"`
 	Steps       int      `json:"steps"`
-	Seconds     float64  `json:"seconds"`
+	// Seconds is the wall time of this invocation (after a resume, only
+	// the resumed part); History's elapsed field sums all epochs.
+	Seconds float64 `json:"seconds"`
 	// History holds one entry per epoch (train and validation loss, rate).
 	History []optim.EpochStats `json:"history"`
 }
 
 // modelMeta identifies a model in checkpoints: a checkpoint is only
 // resumed into a model with the same meta.
+// Everything that changes the data or the training trajectory is in it, so
+// that a resumed run is the continuation of the same run.
 type modelMeta struct {
-	Model      string `json:"model"`
-	Activation string `json:"activation,omitempty"`
-	Hidden     int    `json:"hidden"`
-	Task       string `json:"task"`
-	In         int    `json:"in"`
-	Out        int    `json:"out"`
+	Model      string       `json:"model"`
+	Activation string       `json:"activation,omitempty"`
+	Hidden     int          `json:"hidden"`
+	Task       string       `json:"task"`
+	DataSHA256 string       `json:"data_sha256,omitempty"`
+	In         int          `json:"in"`
+	Out        int          `json:"out"`
+	Seed       uint64       `json:"seed"`
+	Batch      int          `json:"batch"`
+	Chunk      int          `json:"chunk"`
+	Patience   int          `json:"patience"`
+	Optim      optim.Config `json:"optim"`
 }
 
 func (s *TrainSpec) defaults() error {
@@ -235,7 +250,13 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 			return nil, err
 		}
 	}
-	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out}
+	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
+		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim}
+	if spec.DataFile != "" {
+		if meta.DataSHA256, err = fileSHA256(spec.DataFile); err != nil {
+			return nil, err
+		}
+	}
 	if spec.Model == "rnn" {
 		meta.Activation = spec.Activation
 	}
@@ -302,4 +323,18 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// fileSHA256 is the hex SHA-256 of a file's contents.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", errors.Wrap(err, "reading the data file")
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", errors.Wrapf(err, "reading %s", path)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

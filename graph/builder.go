@@ -19,7 +19,7 @@ import (
 type Builder struct {
 	g      *G.ExprGraph
 	err    error
-	params map[string]*G.Node // parameter name -> node
+	params map[string]boundParam // parameter name -> binding
 	bound  []boundParam
 	seq    int
 	watch  map[*G.Node]*G.Value
@@ -33,7 +33,7 @@ type boundParam struct {
 
 // NewBuilder returns a Builder over a new, empty graph.
 func NewBuilder() *Builder {
-	return &Builder{g: G.NewGraph(), params: map[string]*G.Node{}, watch: map[*G.Node]*G.Value{}}
+	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}}
 }
 
 // Watch marks n so that Machine.Value can read it after a run. Only
@@ -115,13 +115,18 @@ func (b *Builder) binary(op string, f func(x, y *G.Node) (*G.Node, error), x, y 
 // Param returns the node bound to the tensor called name in p, creating it
 // on first use. The node shares p's memory: optimizers update p in place and
 // the graph sees the new values. Calling Param twice with the same name
-// returns the same node.
+// returns the same node. Names are unique within a graph: binding a name
+// from two different sets is an error (gorgonia would merge the two nodes).
 func (b *Builder) Param(p *Params, name string) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	if n, ok := b.params[name]; ok {
-		return n
+	if bp, ok := b.params[name]; ok {
+		if bp.set != p {
+			b.err = errors.Errorf("graph: parameter %q is bound from two different parameter sets", name)
+			return nil
+		}
+		return bp.node
 	}
 	t := p.Get(name)
 	if t == nil {
@@ -129,8 +134,9 @@ func (b *Builder) Param(p *Params, name string) *G.Node {
 		return nil
 	}
 	n := G.NewTensor(b.g, tensor.Float64, t.Dims(), G.WithShape(t.Shape()...), G.WithName(name), G.WithValue(t))
-	b.params[name] = n
-	b.bound = append(b.bound, boundParam{set: p, name: name, node: n})
+	bp := boundParam{set: p, name: name, node: n}
+	b.params[name] = bp
+	b.bound = append(b.bound, bp)
 	return n
 }
 
@@ -183,7 +189,7 @@ func (b *Builder) AddRow(x, y *G.Node) *G.Node {
 		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[1] != y.Shape()[0] {
 			return nil, errors.Errorf("want (m, n) + (n), got %v + %v", x.Shape(), y.Shape())
 		}
-		r, err := G.Reshape(y, tensor.Shape{1, y.Shape()[0]})
+		r, err := reshape(y, 1, y.Shape()[0])
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +203,7 @@ func (b *Builder) MulRow(x, y *G.Node) *G.Node {
 		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[1] != y.Shape()[0] {
 			return nil, errors.Errorf("want (m, n) * (n), got %v * %v", x.Shape(), y.Shape())
 		}
-		r, err := G.Reshape(y, tensor.Shape{1, y.Shape()[0]})
+		r, err := reshape(y, 1, y.Shape()[0])
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +218,7 @@ func (b *Builder) MulCol(x, y *G.Node) *G.Node {
 		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[0] != y.Shape()[0] {
 			return nil, errors.Errorf("want (m, n) * (m), got %v * %v", x.Shape(), y.Shape())
 		}
-		r, err := G.Reshape(y, tensor.Shape{y.Shape()[0], 1})
+		r, err := reshape(y, y.Shape()[0], 1)
 		if err != nil {
 			return nil, err
 		}
@@ -266,11 +272,11 @@ func (b *Builder) Mean(x *G.Node, axes ...int) *G.Node {
 	return b.unary("Mean", func(x *G.Node) (*G.Node, error) { return G.Mean(x, axes...) }, x)
 }
 
-// Reshape returns x viewed with a new shape. See notes on Reshape and
-// in-place scheduling in the package documentation of layers: prefer
-// reducing over the original node.
+// Reshape returns x with a new shape (same number of elements). Unlike
+// gorgonia's Reshape it copies, so in-place ops downstream cannot write
+// into x (see TestDefectReshapeWritesThrough).
 func (b *Builder) Reshape(x *G.Node, shape ...int) *G.Node {
-	return b.unary("Reshape", func(x *G.Node) (*G.Node, error) { return G.Reshape(x, tensor.Shape(shape)) }, x)
+	return b.unary("Reshape", func(x *G.Node) (*G.Node, error) { return reshape(x, shape...) }, x)
 }
 
 // Transpose swaps the axes of a matrix (or permutes them when given).

@@ -89,3 +89,22 @@ func TestCheckHashesCleanGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestParamFromTwoSets: one name bound from two sets would give two input
+// nodes that gorgonia merges (same name, type and shape); Param refuses.
+func TestParamFromTwoSets(t *testing.T) {
+	p1, p2 := NewParams(), NewParams()
+	for _, p := range []*Params{p1, p2} {
+		if _, err := p.Add("W", 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := NewBuilder()
+	b.Param(p1, "W")
+	if b.Param(p1, "W") == nil || b.Err() != nil {
+		t.Fatalf("binding a name twice from one set failed: %v", b.Err())
+	}
+	if n := b.Param(p2, "W"); n != nil || b.Err() == nil {
+		t.Error("a name bound from a second set was accepted")
+	}
+}

@@ -62,7 +62,13 @@ func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
 	if err := CheckHashes(b.g); err != nil {
 		return nil, err
 	}
-	m.vm = G.NewTapeMachine(b.g)
+	// G.NewTapeMachine panics when compilation fails; compile first so a
+	// graph gorgonia cannot compile is an error, not a crash.
+	prog, locMap, err := G.Compile(b.g)
+	if err != nil {
+		return nil, errors.Wrap(err, "graph: compiling")
+	}
+	m.vm = G.NewTapeMachine(b.g, G.WithPrecompiled(prog, locMap))
 	return m, nil
 }
 

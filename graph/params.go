@@ -21,6 +21,11 @@ type Params struct {
 	vals  []*tensor.Dense
 }
 
+// MaxParamSize is the largest number of values one tensor of a Params set
+// may hold (2^31, 16 GiB of float64): a larger request is an error, not an
+// out-of-memory crash.
+const MaxParamSize = 1 << 31
+
 // NewParams returns an empty parameter set.
 func NewParams() *Params { return &Params{} }
 
@@ -41,6 +46,9 @@ func (p *Params) Add(name string, shape ...int) (*tensor.Dense, error) {
 	for _, d := range shape {
 		if d <= 0 {
 			return nil, errors.Errorf("graph: parameter %q has non-positive dimension in shape %v", name, shape)
+		}
+		if n > MaxParamSize/d {
+			return nil, errors.Errorf("graph: parameter %q of shape %v has more than %d values", name, shape, MaxParamSize)
 		}
 		n *= d
 	}

@@ -91,12 +91,18 @@ func (p *Problem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
 	return p.run(p.task.Train, batch, grads)
 }
 
-// Loss implements optim.Evaluator.
-func (p *Problem) Loss(batch []int) (float64, error) { return p.evalIdx(p.task.Train, batch) }
+// Loss implements optim.Evaluator: the loss LossGrad would return for the
+// same batch, computed the same way (one batch, not split), without the
+// gradient.
+func (p *Problem) Loss(batch []int) (float64, error) { return p.run(p.task.Train, batch, nil) }
 
 // ValidationLoss implements optim.Validator: the mean per-step loss on the
 // task's validation set (NaN when it has none).
 func (p *Problem) ValidationLoss() (float64, error) { return p.Evaluate(p.task.Valid) }
+
+// HasValidation implements optim.ValidationChecker: whether the task has
+// validation examples.
+func (p *Problem) HasValidation() bool { return len(p.task.Valid) > 0 }
 
 // TestLoss is the mean per-step loss on the task's test set.
 func (p *Problem) TestLoss() (float64, error) { return p.Evaluate(p.task.Test) }

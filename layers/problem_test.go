@@ -8,6 +8,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/rnn"
+	"github.com/rtnlab/rtn/optim"
 )
 
 const (
@@ -197,5 +198,32 @@ func TestProblemErrors(t *testing.T) {
 	}
 	if _, err := NewSequence(graph.NewParams(), cell, 0, datasets.Real); err == nil {
 		t.Error("output width 0 accepted")
+	}
+}
+
+// TestNoValidationSet: a task without validation examples still trains,
+// the best parameters chosen by training loss.
+func TestNoValidationSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	task := randomTask(datasets.Real, 2, 2, 6, 5, rng)
+	task.Valid = nil
+	prob := newLSTMProblem(t, task, 3, ProblemConfig{}, 2)
+	if prob.HasValidation() {
+		t.Fatal("HasValidation is true without validation examples")
+	}
+	opt, err := optim.New("adam", optim.Config{LR: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: 2, BatchSize: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Epochs != 2 || math.IsNaN(res.BestValid) {
+		t.Errorf("result %+v", res)
 	}
 }

@@ -114,7 +114,9 @@ func (a *AcceptReject) Check(p Problem) error {
 }
 
 // StepProblem implements ProblemStepper: one inner step on batch, kept if
-// the loss on batch did not go up from loss, undone otherwise (then tried
+// the loss on batch did not go up (an unchanged loss counts as success, so
+// that the rate does not halve down to zero once the minimum is reached
+// exactly), undone otherwise (then tried
 // again up to Retries times at the reduced rate). An error from the inner
 // step or the evaluation leaves the parameters and state as they were.
 func (a *AcceptReject) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {

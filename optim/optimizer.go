@@ -57,6 +57,14 @@ type Validator interface {
 	ValidationLoss() (float64, error)
 }
 
+// ValidationChecker is implemented by problems that are Validators only
+// for some data (a task may have an empty validation split). When
+// HasValidation reports false the Trainer treats the problem as having no
+// Validator and selects the best parameters by training loss.
+type ValidationChecker interface {
+	HasValidation() bool
+}
+
 // ProblemStepper is the optional interface of optimizers that need more
 // than a gradient: a loss re-evaluation, a metric or preconditioner. The
 // training loop calls StepProblem instead of Step when an optimizer
@@ -79,24 +87,25 @@ type Config struct {
 	// LR is the learning rate. If LR is 0, it will be defaulted to the
 	// optimizer's customary value (sgd 0.01, adam 0.001, adamax 0.002,
 	// rmsprop 0.001, adagrad 0.01).
-	LR float64
+	LR float64 `json:"lr,omitempty"`
 	// Momentum for sgd (0 = plain SGD). RMSProp uses it as well.
-	Momentum float64
+	Momentum float64 `json:"momentum,omitempty"`
 	// Nesterov selects Nesterov momentum for sgd.
-	Nesterov bool
+	Nesterov bool `json:"nesterov,omitempty"`
 	// Beta1, Beta2 are Adam/Adamax moment decay rates. If 0, they will be
 	// defaulted to 0.9 and 0.999.
-	Beta1, Beta2 float64
+	Beta1 float64 `json:"beta1,omitempty"`
+	Beta2 float64 `json:"beta2,omitempty"`
 	// Rho is RMSProp's squared-gradient decay. If 0, it will be defaulted to 0.9.
-	Rho float64
+	Rho float64 `json:"rho,omitempty"`
 	// Eps is the denominator guard. If 0, it will be defaulted to 1e-8.
-	Eps float64
+	Eps float64 `json:"eps,omitempty"`
 	// WeightDecay adds WeightDecay*param to the gradient (L2; for adam it
 	// is the coupled form, the decoupled one is AdamW-style and not offered).
-	WeightDecay float64
+	WeightDecay float64 `json:"weight_decay,omitempty"`
 	// ClipNorm rescales the gradient so that its global norm is at most
 	// ClipNorm. If ClipNorm is 0, gradients are not clipped.
-	ClipNorm float64
+	ClipNorm float64 `json:"clip_norm,omitempty"`
 }
 
 // Factory builds an optimizer from a Config.

@@ -256,6 +256,9 @@ func NewTrainer(p Problem, opt Optimizer, cfg TrainConfig) (*Trainer, error) {
 		t.stepper = ps
 	}
 	t.valid, _ = p.(Validator)
+	if vc, ok := p.(ValidationChecker); ok && !vc.HasValidation() {
+		t.valid = nil
+	}
 	if cfg.ResetOnDrop {
 		if err := checkResettable(opt); err != nil {
 			return nil, err

@@ -40,6 +40,10 @@ func TestGolden(t *testing.T) {
 		{"train-bad-flag", []string{"train", "-hiden", "3"}, 2},
 		{"train-bad-activation", []string{"train", "-model", "rnn", "-activation", "relu"}, 2},
 		{"train-bad-schedule", []string{"train", "-schedule", "cosine"}, 2},
+		{"train-huge-hidden", []string{"train", "-hidden", "100000000"}, 2},
+		{"train-nan-lr", []string{"train", "-lr", "NaN"}, 2},
+		{"train-momentum-adam", []string{"train", "-momentum", "0.9"}, 2},
+		{"train-bad-momentum", []string{"train", "-optimizer", "sgd", "-momentum", "1.5"}, 2},
 		{"train-help", []string{"train", "-h"}, 0},
 		{"train-missing-data", []string{"train", "-data", "no-such-file.txt"}, 1},
 		{"reproduce-bad-only", []string{"reproduce", "-only", "nope"}, 2},
@@ -142,21 +146,19 @@ func TestResumeBitExact(t *testing.T) {
 	}
 }
 
-// TestNaNKeepsCheckpoint: a diverging run stops with exit status 1 and a
-// message naming the step, and the checkpoint already in the output
-// directory is left as it was and still loads.
+// TestNaNKeepsCheckpoint: a run whose learning rate grows a hundredfold
+// per epoch diverges in epoch 2. It stops with exit status 1 and a
+// one-line message naming the step, and the checkpoint it wrote after
+// epoch 1 is intact: it loads, and equals the checkpoint of a run stopped
+// after epoch 1 bit for bit.
 func TestNaNKeepsCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	mustRun(t, "train", "-model", "rnn", "-hidden", "8", "-epochs", "1", "-quiet", "-out", dir)
-	ckpt := filepath.Join(dir, "checkpoint.npz")
-	before, err := os.ReadFile(ckpt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, stderr, code := invoke("train", "-model", "rnn", "-activation", "identity", "-hidden", "8",
-		"-optimizer", "sgd", "-lr", "1e6", "-epochs", "2", "-quiet", "-out", dir)
+	diverging := []string{"train", "-model", "rnn", "-activation", "identity", "-hidden", "8",
+		"-optimizer", "sgd", "-lr", "0.05", "-schedule", "exp:100", "-quiet"}
+	failed, one := filepath.Join(dir, "failed"), filepath.Join(dir, "one")
+	_, stderr, code := invoke(append(diverging, "-epochs", "5", "-out", failed)...)
 	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
+		t.Fatalf("exit %d, want 1 (stderr %q)", code, stderr)
 	}
 	if !strings.Contains(stderr, "NaN at step") && !strings.Contains(stderr, "Inf at step") {
 		t.Errorf("stderr %q does not name the step of the NaN", stderr)
@@ -164,20 +166,43 @@ func TestNaNKeepsCheckpoint(t *testing.T) {
 	if strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("the error is not one line: %q", stderr)
 	}
-	after, err := os.ReadFile(ckpt)
+	mustRun(t, append(diverging, "-epochs", "1", "-out", one)...)
+	a, err := graph.LoadNPZ(filepath.Join(failed, "checkpoint.npz"), nil)
+	if err != nil {
+		t.Fatalf("the checkpoint of the failed run does not load: %v", err)
+	}
+	b, err := graph.LoadNPZ(filepath.Join(one, "checkpoint.npz"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(before, after) {
-		t.Error("the checkpoint changed")
+	if len(a) != len(b) || a["params"] == nil || a["best"] == nil {
+		t.Fatalf("checkpoint sets differ: %d versus %d", len(a), len(b))
 	}
-	if _, err := graph.LoadNPZ(ckpt, nil); err != nil {
-		t.Errorf("the checkpoint no longer loads: %v", err)
+	for set := range a {
+		if set == "trainer" {
+			continue // holds wall-clock times
+		}
+		if b[set] == nil {
+			t.Fatalf("set %q missing", set)
+		}
+		for _, n := range a[set].Names() {
+			x, y := a[set].Data(n), b[set].Data(n)
+			for i := range x {
+				if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+					t.Fatalf("%s/%s[%d]: %v after the failed run, %v after one epoch", set, n, i, x[i], y[i])
+				}
+			}
+		}
 	}
 	// A resume into a different model is refused with one line.
-	_, stderr, code = invoke("train", "-model", "lstm", "-hidden", "8", "-epochs", "2", "-quiet", "-resume", dir)
-	if code != 1 || !strings.Contains(stderr, "rtn:") {
+	_, stderr, code = invoke("train", "-model", "lstm", "-hidden", "8", "-epochs", "2", "-quiet", "-resume", one)
+	if code != 1 || !strings.HasPrefix(stderr, "rtn: ") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("resume into another model: exit %d, stderr %q", code, stderr)
+	}
+	// So is a resume with another seed (different data).
+	_, stderr, code = invoke(append(diverging, "-epochs", "2", "-seed", "2", "-resume", one)...)
+	if code != 1 || !strings.Contains(stderr, "seed") {
+		t.Errorf("resume with another seed: exit %d, stderr %q", code, stderr)
 	}
 }
 

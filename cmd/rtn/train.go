@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/experiments"
@@ -60,12 +61,16 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	return writeTrainTable(stdout, rep)
 }
 
+// maxHidden bounds -hidden: an LSTM of that size already holds about 70
+// million weights per layer.
+const maxHidden = 1 << 12
+
 func checkTrainFlags(s *experiments.TrainSpec) error {
 	switch {
 	case s.Model != "rnn" && s.Model != "lstm":
 		return usagef("-model must be rnn or lstm, got %q", s.Model)
-	case s.Hidden <= 0:
-		return usagef("-hidden must be >= 1, got %d", s.Hidden)
+	case s.Hidden <= 0 || s.Hidden > maxHidden:
+		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
 	case s.Epochs <= 0:
 		return usagef("-epochs must be >= 1, got %d", s.Epochs)
 	case s.Batch <= 0:
@@ -74,8 +79,14 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 		return usagef("-chunk must be >= 1, got %d", s.Chunk)
 	case s.Patience < 0:
 		return usagef("-patience must be >= 0, got %d", s.Patience)
-	case s.Optim.LR < 0:
-		return usagef("-lr must be >= 0, got %g", s.Optim.LR)
+	case !(s.Optim.LR >= 0) || math.IsInf(s.Optim.LR, 0):
+		return usagef("-lr must be a finite number >= 0, got %g", s.Optim.LR)
+	case !(s.Optim.ClipNorm >= 0) || math.IsInf(s.Optim.ClipNorm, 0):
+		return usagef("-clip must be a finite number >= 0, got %g", s.Optim.ClipNorm)
+	case !(s.Optim.WeightDecay >= 0) || math.IsInf(s.Optim.WeightDecay, 0):
+		return usagef("-weight-decay must be a finite number >= 0, got %g", s.Optim.WeightDecay)
+	case (s.Optim.Momentum != 0 || s.Optim.Nesterov) && s.Optimizer != "sgd" && s.Optimizer != "rmsprop":
+		return usagef("-momentum and -nesterov apply to sgd and rmsprop, not %s", s.Optimizer)
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
 	}
@@ -87,8 +98,11 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 			return usagef("-schedule: %v", err)
 		}
 	}
-	if _, err := optim.New(s.Optimizer, optim.Config{}); err != nil {
+	if !contains(optim.Names(), s.Optimizer) {
 		return usagef("-optimizer: unknown optimizer %q (known: %s)", s.Optimizer, joinNames(optim.Names()))
+	}
+	if _, err := optim.New(s.Optimizer, s.Optim); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }
