@@ -1,6 +1,6 @@
 package datasets
 
-import "fmt"
+import "github.com/pkg/errors"
 
 // Batch is a padded minibatch of B examples in step-major layout, ready to
 // feed to a recurrent model one step at a time. Examples shorter than T are
@@ -31,24 +31,24 @@ type Batch struct {
 // of range, or an empty selection.
 func MakeBatch(t *Task, exs []Example, idx []int) (Batch, error) {
 	if t == nil {
-		return Batch{}, fmt.Errorf("datasets: MakeBatch with a nil task")
+		return Batch{}, errors.Errorf("datasets: MakeBatch with a nil task")
 	}
 	if t.In < 1 || t.Out < 1 || t.Kind < Categorical || t.Kind > Real {
-		return Batch{}, fmt.Errorf("datasets: task %q: In = %d, Out = %d, kind %s: not a valid task", t.Name, t.In, t.Out, t.Kind)
+		return Batch{}, errors.Errorf("datasets: task %q: In = %d, Out = %d, kind %s: not a valid task", t.Name, t.In, t.Out, t.Kind)
 	}
 	if idx == nil {
 		idx = Shuffle(nil, len(exs))
 	}
 	if len(idx) == 0 {
-		return Batch{}, fmt.Errorf("datasets: task %q: empty batch", t.Name)
+		return Batch{}, errors.Errorf("datasets: task %q: empty batch", t.Name)
 	}
 	T := 0
 	for _, j := range idx {
 		if j < 0 || j >= len(exs) {
-			return Batch{}, fmt.Errorf("datasets: task %q: batch index %d out of range [0, %d)", t.Name, j, len(exs))
+			return Batch{}, errors.Errorf("datasets: task %q: batch index %d out of range [0, %d)", t.Name, j, len(exs))
 		}
 		if err := t.checkExample(exs[j]); err != nil {
-			return Batch{}, fmt.Errorf("datasets: task %q: example %d: %v", t.Name, j, err)
+			return Batch{}, errors.Errorf("datasets: task %q: example %d: %v", t.Name, j, err)
 		}
 		T = max(T, exs[j].T)
 	}

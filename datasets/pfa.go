@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/pkg/errors"
 )
 
 // PDFA is a probabilistic deterministic finite automaton over V symbols
@@ -47,17 +49,17 @@ func (a *PDFA) NumSymbols() int {
 func (a *PDFA) Validate() error {
 	q, v := a.NumStates(), a.NumSymbols()
 	if q < 1 || v < 1 {
-		return fmt.Errorf("datasets: PDFA with %d states and %d symbols", q, v)
+		return errors.Errorf("datasets: PDFA with %d states and %d symbols", q, v)
 	}
 	if len(a.Next) != q {
-		return fmt.Errorf("datasets: PDFA has %d emission rows but %d transition rows", q, len(a.Next))
+		return errors.Errorf("datasets: PDFA has %d emission rows but %d transition rows", q, len(a.Next))
 	}
 	if a.Start < 0 || a.Start >= q {
-		return fmt.Errorf("datasets: PDFA start state %d out of range [0, %d)", a.Start, q)
+		return errors.Errorf("datasets: PDFA start state %d out of range [0, %d)", a.Start, q)
 	}
 	if a.Alphabet != nil {
 		if len(a.Alphabet) != v {
-			return fmt.Errorf("datasets: PDFA has %d symbols but an alphabet of %d", v, len(a.Alphabet))
+			return errors.Errorf("datasets: PDFA has %d symbols but an alphabet of %d", v, len(a.Alphabet))
 		}
 		if err := checkAlphabet(a.Alphabet); err != nil {
 			return err
@@ -65,20 +67,20 @@ func (a *PDFA) Validate() error {
 	}
 	for s := range q {
 		if len(a.Emit[s]) != v || len(a.Next[s]) != v {
-			return fmt.Errorf("datasets: PDFA state %d has %d emissions and %d transitions, want %d", s, len(a.Emit[s]), len(a.Next[s]), v)
+			return errors.Errorf("datasets: PDFA state %d has %d emissions and %d transitions, want %d", s, len(a.Emit[s]), len(a.Next[s]), v)
 		}
 		sum := 0.0
 		for c, p := range a.Emit[s] {
 			if !(p >= 0 && p <= 1) {
-				return fmt.Errorf("datasets: PDFA state %d symbol %d: probability %g", s, c, p)
+				return errors.Errorf("datasets: PDFA state %d symbol %d: probability %g", s, c, p)
 			}
 			if n := a.Next[s][c]; n < 0 || n >= q {
-				return fmt.Errorf("datasets: PDFA state %d symbol %d: next state %d out of range [0, %d)", s, c, n, q)
+				return errors.Errorf("datasets: PDFA state %d symbol %d: next state %d out of range [0, %d)", s, c, n, q)
 			}
 			sum += p
 		}
 		if math.Abs(sum-1) > emitTol {
-			return fmt.Errorf("datasets: PDFA state %d: emission probabilities sum to %.12g", s, sum)
+			return errors.Errorf("datasets: PDFA state %d: emission probabilities sum to %.12g", s, sum)
 		}
 	}
 	return nil
@@ -94,13 +96,13 @@ func (a *PDFA) Validate() error {
 // reachable from every other and the stationary distribution is unique.
 func RandomPDFA(states, symbols int, concentration, smoothing float64, rng *rand.Rand) (*PDFA, error) {
 	if states < 1 || symbols < 1 {
-		return nil, fmt.Errorf("datasets: RandomPDFA with %d states and %d symbols, want both >= 1", states, symbols)
+		return nil, errors.Errorf("datasets: RandomPDFA with %d states and %d symbols, want both >= 1", states, symbols)
 	}
 	if !(concentration > 0) || math.IsInf(concentration, 0) {
-		return nil, fmt.Errorf("datasets: RandomPDFA concentration %g, want > 0", concentration)
+		return nil, errors.Errorf("datasets: RandomPDFA concentration %g, want > 0", concentration)
 	}
 	if !(smoothing >= 0 && smoothing <= 1) {
-		return nil, fmt.Errorf("datasets: RandomPDFA smoothing %g, want in [0, 1]", smoothing)
+		return nil, errors.Errorf("datasets: RandomPDFA smoothing %g, want in [0, 1]", smoothing)
 	}
 	a := &PDFA{Emit: make([][]float64, states), Next: make([][]int, states), Alphabet: symbolNames(symbols)}
 	for q := range states {
@@ -154,7 +156,7 @@ func (a *PDFA) Run(seq []int) ([]int, error) {
 	v := a.NumSymbols()
 	for t, c := range seq {
 		if c < 0 || c >= v {
-			return nil, fmt.Errorf("datasets: PDFA: symbol id %d at step %d out of range [0, %d)", c, t, v)
+			return nil, errors.Errorf("datasets: PDFA: symbol id %d at step %d out of range [0, %d)", c, t, v)
 		}
 		states[t] = q
 		q = a.Next[q][c]
@@ -187,13 +189,13 @@ func (a *PDFA) NLL(seqs [][]int) (float64, error) {
 	for i, seq := range seqs {
 		lp, err := a.LogProb(seq)
 		if err != nil {
-			return 0, fmt.Errorf("datasets: sequence %d: %w", i, err)
+			return 0, errors.Wrapf(err, "datasets: sequence %d", i)
 		}
 		sum -= lp
 		n += len(seq)
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("datasets: PDFA NLL of no symbols")
+		return 0, errors.Errorf("datasets: PDFA NLL of no symbols")
 	}
 	return sum / float64(n), nil
 }
@@ -237,7 +239,7 @@ func (a *PDFA) Stationary() ([]float64, error) {
 	m[n-1][n] = 1
 	x, err := solve(m)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: PDFA stationary distribution is not unique (more than one closed class of states)")
+		return nil, errors.Errorf("datasets: PDFA stationary distribution is not unique (more than one closed class of states)")
 	}
 	pi := make([]float64, q)
 	for i, s := range reach {
@@ -251,7 +253,7 @@ func (a *PDFA) Stationary() ([]float64, error) {
 	}
 	for s := range pi {
 		if d := math.Abs(next[s] - pi[s]); d > stationaryTol {
-			return nil, fmt.Errorf("datasets: PDFA stationary distribution residual %.3g at state %d exceeds %g", d, s, stationaryTol)
+			return nil, errors.Errorf("datasets: PDFA stationary distribution residual %.3g at state %d exceeds %g", d, s, stationaryTol)
 		}
 	}
 	return pi, nil

@@ -1,9 +1,10 @@
 package datasets
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/pkg/errors"
 )
 
 // PFAConfig configures PFATask. The zero value is the built-in task of
@@ -76,7 +77,7 @@ func (c PFAConfig) withDefaults() PFAConfig {
 func PFATask(cfg PFAConfig, rng *rand.Rand) (*Task, *PDFA, error) {
 	c := cfg.withDefaults()
 	if c.States < 1 || c.Symbols < 1 || c.MinLen < 1 || c.MaxLen < c.MinLen || c.Train < 1 {
-		return nil, nil, fmt.Errorf("datasets: PFAConfig with States %d, Symbols %d, MinLen %d, MaxLen %d, Train %d: want States, Symbols, MinLen, Train >= 1 and MaxLen >= MinLen",
+		return nil, nil, errors.Errorf("datasets: PFAConfig with States %d, Symbols %d, MinLen %d, MaxLen %d, Train %d: want States, Symbols, MinLen, Train >= 1 and MaxLen >= MinLen",
 			c.States, c.Symbols, c.MinLen, c.MaxLen, c.Train)
 	}
 	a, err := RandomPDFA(c.States, c.Symbols, c.Concentration, c.Smoothing, rng)

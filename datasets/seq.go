@@ -1,9 +1,10 @@
 package datasets
 
 import (
-	"fmt"
 	"math"
 	"strings"
+
+	"github.com/pkg/errors"
 )
 
 // Symbols is a collection of discrete symbol sequences over one alphabet.
@@ -24,11 +25,11 @@ func (s Symbols) Validate() error {
 	v := len(s.Alphabet)
 	for i, seq := range s.Seqs {
 		if len(seq) == 0 {
-			return fmt.Errorf("datasets: symbol sequence %d is empty", i)
+			return errors.Errorf("datasets: symbol sequence %d is empty", i)
 		}
 		for t, id := range seq {
 			if id < 0 || id >= v {
-				return fmt.Errorf("datasets: symbol sequence %d step %d: id %d out of range [0, %d)", i, t, id, v)
+				return errors.Errorf("datasets: symbol sequence %d step %d: id %d out of range [0, %d)", i, t, id, v)
 			}
 		}
 	}
@@ -64,12 +65,12 @@ func (s Symbols) Format(seq []int, sep string) string {
 // checkAlphabet rejects an empty alphabet and duplicated names.
 func checkAlphabet(alpha []string) error {
 	if len(alpha) == 0 {
-		return fmt.Errorf("datasets: empty alphabet")
+		return errors.Errorf("datasets: empty alphabet")
 	}
 	seen := make(map[string]int, len(alpha))
 	for i, a := range alpha {
 		if j, ok := seen[a]; ok {
-			return fmt.Errorf("datasets: alphabet entries %d and %d are both %q", j, i, a)
+			return errors.Errorf("datasets: alphabet entries %d and %d are both %q", j, i, a)
 		}
 		seen[a] = i
 	}
@@ -134,18 +135,18 @@ func (f Frames) Frame(i, t int) []float64 { return f.Seqs[i][t*f.Width : (t+1)*f
 // values must satisfy ok.
 func checkFlat(kind string, w int, seqs [][]float64, ok func(float64) bool, bad string) error {
 	if w < 1 {
-		return fmt.Errorf("datasets: %s width %d, want >= 1", kind, w)
+		return errors.Errorf("datasets: %s width %d, want >= 1", kind, w)
 	}
 	for i, seq := range seqs {
 		if len(seq) == 0 {
-			return fmt.Errorf("datasets: %s sequence %d is empty", kind, i)
+			return errors.Errorf("datasets: %s sequence %d is empty", kind, i)
 		}
 		if len(seq)%w != 0 {
-			return fmt.Errorf("datasets: %s sequence %d has %d values, not a multiple of width %d", kind, i, len(seq), w)
+			return errors.Errorf("datasets: %s sequence %d has %d values, not a multiple of width %d", kind, i, len(seq), w)
 		}
 		for j, x := range seq {
 			if !ok(x) {
-				return fmt.Errorf("datasets: %s sequence %d step %d unit %d: value %g %s", kind, i, j/w, j%w, x, bad)
+				return errors.Errorf("datasets: %s sequence %d step %d unit %d: value %g %s", kind, i, j/w, j%w, x, bad)
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/pkg/errors"
 )
 
 // Shuffle returns a permutation of 0..n-1 drawn from rng (Fisher-Yates).
@@ -28,12 +30,12 @@ func Shuffle(rng *rand.Rand, n int) []int {
 // train is the first part, then validation, then test.
 func Split(n int, validFrac, testFrac float64, rng *rand.Rand) (train, valid, test []int, err error) {
 	if !(validFrac >= 0 && testFrac >= 0 && validFrac+testFrac < 1) {
-		return nil, nil, nil, fmt.Errorf("datasets: split fractions valid %g, test %g: want each >= 0 and a sum < 1", validFrac, testFrac)
+		return nil, nil, nil, errors.Errorf("datasets: split fractions valid %g, test %g: want each >= 0 and a sum < 1", validFrac, testFrac)
 	}
 	nv := int(math.Round(validFrac * float64(n)))
 	nt := int(math.Round(testFrac * float64(n)))
 	if n-nv-nt < 1 {
-		return nil, nil, nil, fmt.Errorf("datasets: splitting %d items with fractions valid %g, test %g leaves no training data", n, validFrac, testFrac)
+		return nil, nil, nil, errors.Errorf("datasets: splitting %d items with fractions valid %g, test %g leaves no training data", n, validFrac, testFrac)
 	}
 	if rng == nil {
 		p := Shuffle(nil, n)

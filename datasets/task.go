@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/pkg/errors"
 )
 
 // TargetKind says how a task's targets are read.
@@ -71,16 +73,16 @@ type Task struct {
 // targets in [0, 1] (Binary). The error names the first bad example.
 func (t *Task) Validate() error {
 	if t == nil {
-		return fmt.Errorf("datasets: nil task")
+		return errors.Errorf("datasets: nil task")
 	}
 	if t.In < 1 || t.Out < 1 {
-		return fmt.Errorf("datasets: task %q: In = %d, Out = %d, want both >= 1", t.Name, t.In, t.Out)
+		return errors.Errorf("datasets: task %q: In = %d, Out = %d, want both >= 1", t.Name, t.In, t.Out)
 	}
 	if t.Kind < Categorical || t.Kind > Real {
-		return fmt.Errorf("datasets: task %q: unknown target kind %d", t.Name, int(t.Kind))
+		return errors.Errorf("datasets: task %q: unknown target kind %d", t.Name, int(t.Kind))
 	}
 	if t.Symbols != nil && (t.Kind != Categorical || len(t.Symbols) != t.Out) {
-		return fmt.Errorf("datasets: task %q: %d symbol names for a %s task with Out = %d", t.Name, len(t.Symbols), t.Kind, t.Out)
+		return errors.Errorf("datasets: task %q: %d symbol names for a %s task with Out = %d", t.Name, len(t.Symbols), t.Kind, t.Out)
 	}
 	for _, s := range []struct {
 		name string
@@ -88,7 +90,7 @@ func (t *Task) Validate() error {
 	}{{"train", t.Train}, {"valid", t.Valid}, {"test", t.Test}} {
 		for i, ex := range s.exs {
 			if err := t.checkExample(ex); err != nil {
-				return fmt.Errorf("datasets: task %q: %s example %d: %v", t.Name, s.name, i, err)
+				return errors.Errorf("datasets: task %q: %s example %d: %v", t.Name, s.name, i, err)
 			}
 		}
 	}
@@ -99,33 +101,33 @@ func (t *Task) Validate() error {
 // carries no prefix so that callers can say where the example came from.
 func (t *Task) checkExample(ex Example) error {
 	if ex.T < 1 {
-		return fmt.Errorf("T = %d, want >= 1", ex.T)
+		return errors.Errorf("T = %d, want >= 1", ex.T)
 	}
 	if len(ex.X) != ex.T*t.In {
-		return fmt.Errorf("len(X) = %d, want T*In = %d*%d = %d", len(ex.X), ex.T, t.In, ex.T*t.In)
+		return errors.Errorf("len(X) = %d, want T*In = %d*%d = %d", len(ex.X), ex.T, t.In, ex.T*t.In)
 	}
 	for j, x := range ex.X {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("X at step %d unit %d is %g", j/t.In, j%t.In, x)
+			return errors.Errorf("X at step %d unit %d is %g", j/t.In, j%t.In, x)
 		}
 	}
 	if t.Kind == Categorical {
 		if len(ex.Y) != ex.T {
-			return fmt.Errorf("len(Y) = %d, want T = %d class ids", len(ex.Y), ex.T)
+			return errors.Errorf("len(Y) = %d, want T = %d class ids", len(ex.Y), ex.T)
 		}
 		for s, y := range ex.Y {
 			if y != math.Trunc(y) || y < 0 || y >= float64(t.Out) {
-				return fmt.Errorf("class id %g at step %d is not an integer in [0, %d)", y, s, t.Out)
+				return errors.Errorf("class id %g at step %d is not an integer in [0, %d)", y, s, t.Out)
 			}
 		}
 		return nil
 	}
 	if len(ex.Y) != ex.T*t.Out {
-		return fmt.Errorf("len(Y) = %d, want T*Out = %d*%d = %d", len(ex.Y), ex.T, t.Out, ex.T*t.Out)
+		return errors.Errorf("len(Y) = %d, want T*Out = %d*%d = %d", len(ex.Y), ex.T, t.Out, ex.T*t.Out)
 	}
 	for j, y := range ex.Y {
 		if math.IsNaN(y) || math.IsInf(y, 0) || (t.Kind == Binary && (y < 0 || y > 1)) {
-			return fmt.Errorf("%s target %g at step %d unit %d is out of range", t.Kind, y, j/t.Out, j%t.Out)
+			return errors.Errorf("%s target %g at step %d unit %d is out of range", t.Kind, y, j/t.Out, j%t.Out)
 		}
 	}
 	return nil
@@ -220,7 +222,7 @@ func shiftExamples(kind string, w int, seqs [][]float64) ([]Example, error) {
 	for i, seq := range seqs {
 		T := len(seq)/w - 1
 		if T < 1 {
-			return nil, fmt.Errorf("datasets: %s sequence %d has %d step, want >= 2 for next-step prediction", kind, i, T+1)
+			return nil, errors.Errorf("datasets: %s sequence %d has %d step, want >= 2 for next-step prediction", kind, i, T+1)
 		}
 		exs[i] = Example{X: seq[: T*w : T*w], Y: seq[w:], T: T}
 	}

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pkg/errors"
 )
 
 // TextOptions controls LoadText. The zero value reads characters and
@@ -81,7 +82,7 @@ func LoadText(r io.Reader, opts TextOptions) (Symbols, error) {
 		}
 		for i, a := range opts.Alphabet {
 			if err := checkTextSymbol(a, opts.Tokens); err != nil {
-				return Symbols{}, fmt.Errorf("datasets: alphabet entry %d %q %v", i, a, err)
+				return Symbols{}, errors.Errorf("datasets: alphabet entry %d %q %v", i, a, err)
 			}
 			ids[a] = i
 		}
@@ -182,19 +183,19 @@ func parseLine(text string, line int, tokens bool, lookup func(string) (int, boo
 // checkTextSymbol reports why a given alphabet entry can never be read.
 func checkTextSymbol(a string, tokens bool) error {
 	if !utf8.ValidString(a) {
-		return fmt.Errorf("is not valid UTF-8")
+		return errors.Errorf("is not valid UTF-8")
 	}
 	if tokens {
 		if a == "" || strings.IndexFunc(a, unicode.IsSpace) >= 0 {
-			return fmt.Errorf("is empty or holds white space, which cannot be a token")
+			return errors.Errorf("is empty or holds white space, which cannot be a token")
 		}
 		return nil
 	}
 	if utf8.RuneCountInString(a) != 1 {
-		return fmt.Errorf("is not a single character")
+		return errors.Errorf("is not a single character")
 	}
 	if a == "\n" {
-		return fmt.Errorf("is a line break")
+		return errors.Errorf("is a line break")
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func checkTextSymbol(a string, tokens bool) error {
 func LoadTextFile(path string, opts TextOptions) (Symbols, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Symbols{}, fmt.Errorf("datasets: %w", err)
+		return Symbols{}, errors.Wrap(err, "datasets")
 	}
 	defer f.Close()
 	s, err := LoadText(f, opts)

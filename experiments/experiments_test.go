@@ -150,3 +150,41 @@ func TestRunBenchmarks(t *testing.T) {
 		t.Error("negative reps accepted")
 	}
 }
+
+func TestRowJSONNaN(t *testing.T) {
+	b, err := json.Marshal(Row{Section: "s", Metric: "m", Paper: "1", Measured: math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"section":"s","metric":"m","paper":"1","measured":null}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+}
+
+// TestFoundationSection runs the real rnn-lstm section in quick mode and
+// checks its rows and files.
+func TestFoundationSection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two models for 10 epochs")
+	}
+	dir := t.TempDir()
+	sum, err := Reproduce(ReproduceConfig{Quick: true, Only: []string{"rnn-lstm"}, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range sum.Rows {
+		got[r.Metric] = r.Measured
+	}
+	opt, unif := got["optimal NLL (true automaton)"], got["uniform NLL"]
+	for _, m := range []string{"rnn valid NLL (nats/symbol)", "lstm valid NLL (nats/symbol)"} {
+		if v, ok := got[m]; !ok || !(v > opt && v < unif) {
+			t.Errorf("%s = %v, want between the optimum %v and the uniform loss %v", m, v, opt, unif)
+		}
+	}
+	for _, f := range []string{"summary.csv", "summary.json", "rnn-lstm/curves.csv", "rnn-lstm/curves.png", "rnn-lstm/lstm/model.npz"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -21,10 +22,21 @@ type Row struct {
 	// Paper is the paper's figure as printed there ("n/a" where the paper
 	// has none, e.g. for the foundation's own checks).
 	Paper string `json:"paper"`
-	// Measured is our figure, computed by this run.
+	// Measured is our figure, computed by this run (null in JSON when it
+	// is NaN or infinite).
 	Measured float64 `json:"measured"`
 	// Note says how to read the row (units, reference values).
 	Note string `json:"note,omitempty"`
+}
+
+// MarshalJSON writes a row with a non-finite measurement as null (JSON
+// has no NaN).
+func (r Row) MarshalJSON() ([]byte, error) {
+	type plain Row
+	return json.Marshal(struct {
+		plain
+		Measured Float `json:"measured"`
+	}{plain(r), Float(r.Measured)})
 }
 
 // Context is what a section gets to run with.

@@ -122,8 +122,9 @@ func TestChunkedLossExact(t *testing.T) {
 }
 
 // TestTruncatedGradient checks that a chunk shorter than the sequences
-// truncates the gradient (it differs from the full one) while the first
-// chunk's contribution stays exact: with one-step sequences both agree.
+// truncates the gradient (the recurrent weights' gradient differs from the
+// full one) while gradients that do not flow through time (the output
+// layer's bias) are unchanged.
 func TestTruncatedGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	task := randomTask(datasets.Categorical, 2, 3, 4, 8, rng)
