@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rtnlab/rtn/experiments"
+)
+
+// maxSpectralN bounds -n: the dense methods hold an N x d^(2L+1) design
+// matrix.
+const maxSpectralN = 1_000_000
+
+func runSpectral(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("spectral")
+	var spec experiments.SpectralSpec
+	fs.StringVar(&spec.Task, "task", "random2rnn", "target: random2rnn or addition")
+	fs.IntVar(&spec.N, "n", 1000, "training examples of each length L, 2L, 2L+1")
+	fs.Float64Var(&spec.Noise, "noise", 0, "standard deviation of the output noise")
+	fs.IntVar(&spec.L, "L", 2, "prefix length L (training lengths L, 2L, 2L+1)")
+	fs.IntVar(&spec.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2)")
+	fs.StringVar(&spec.Method, "method", "tiht", "recovery method: "+strings.Join(experiments.SpectralMethods, ", "))
+	seed := fs.Uint64("seed", 1, "random seed (target and data)")
+	fs.IntVar(&spec.D, "d", 3, "input dimension of the random 2-RNN")
+	fs.IntVar(&spec.P, "p", 2, "output dimension of the random 2-RNN")
+	fs.IntVar(&spec.States, "states", 5, "states of the random 2-RNN")
+	fs.IntVar(&spec.Epochs, "epochs", 100, "maximum fine-tuning epochs of tiht+sgd")
+	sweep := fs.Bool("sweep", false, "run the paper's grid (Figures 3-5) and write CSV and PNG files to -out")
+	ns := fs.String("ns", "20,40,80,160,320,640,1280,2560,5000,10000,20000", "-sweep: training sizes")
+	noises := fs.String("noises", "0,0.1,1", "-sweep: noise levels")
+	methods := fs.String("methods", "ls,nuclear,iht,tiht,tiht+sgd,lstm", "-sweep: methods")
+	seeds := fs.Int("seeds", 5, "-sweep: seeds per point (seed, seed+1, ...)")
+	ranks := fs.String("ranks", "2,3,4,5", "-sweep: ranks of the rank mis-specification runs (addition, noise 1, tiht)")
+	out := fs.String("out", "out/spectral", "-sweep: output directory")
+	quiet := fs.Bool("quiet", false, "-sweep: no progress lines on stderr")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	spec.Seed = *seed
+	if err := checkSpectralFlags(&spec); err != nil {
+		return err
+	}
+	if *sweep {
+		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *asJSON, stdout, stderr)
+	}
+	rep, err := experiments.RunSpectral(spec)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "task\t%s (L = %d, noise std %g, N = %d per length)\n", rep.Task, spec.L, rep.Noise, rep.N)
+	fmt.Fprintf(tw, "method\t%s, rank %d\n", rep.Method, rep.Rank)
+	fmt.Fprintf(tw, "train MSE\t%.6g (length %d)\n", float64(rep.TrainMSE), 2*spec.L+1)
+	fmt.Fprintf(tw, "test MSE\t%.6g (length 6, noiseless)\n", float64(rep.TestMSE))
+	fmt.Fprintf(tw, "test output variance\t%.6g\n", float64(rep.TestOutputVar))
+	if rep.ZeroFallback {
+		fmt.Fprintf(tw, "zero fallback\tyes: %s\n", rep.Reason)
+	}
+	fmt.Fprintf(tw, "seconds\t%.2f\n", rep.Seconds)
+	return tw.Flush()
+}
+
+func checkSpectralFlags(s *experiments.SpectralSpec) error {
+	switch {
+	case s.Task != "random2rnn" && s.Task != "addition":
+		return usagef("-task must be random2rnn or addition, got %q", s.Task)
+	case !contains(experiments.SpectralMethods, s.Method):
+		return usagef("-method must be one of %s, got %q", strings.Join(experiments.SpectralMethods, ", "), s.Method)
+	case s.N < 1 || s.N > maxSpectralN:
+		return usagef("-n must be in [1, %d], got %d", maxSpectralN, s.N)
+	case !(s.Noise >= 0) || math.IsInf(s.Noise, 0):
+		return usagef("-noise must be a finite number >= 0, got %g", s.Noise)
+	case s.L < 1 || s.L > 8:
+		return usagef("-L must be in [1, 8], got %d", s.L)
+	case s.Rank < 0:
+		return usagef("-rank must be >= 1 (or 0 for the target's), got %d", s.Rank)
+	case s.D < 1 || s.P < 1 || s.States < 1:
+		return usagef("-d, -p and -states must be >= 1, got %d, %d, %d", s.D, s.P, s.States)
+	case s.Epochs < 1:
+		return usagef("-epochs must be >= 1, got %d", s.Epochs)
+	case s.Seed == 0:
+		return usagef("-seed must be >= 1")
+	}
+	if s.Task == "addition" && (s.D != 3 || s.P != 2 || s.States != 5) {
+		return usagef("-d, -p and -states apply to -task random2rnn only")
+	}
+	d := s.D
+	if s.Task == "addition" {
+		d = 3
+	}
+	if dl := math.Pow(float64(d), float64(s.L)); s.Rank > 0 && float64(s.Rank) > dl {
+		return usagef("-rank %d is larger than the Hankel matricisation allows (d^L = %g)", s.Rank, dl)
+	}
+	dense := math.Pow(float64(d), float64(2*s.L+1))
+	if s.Method != "tt-als" && s.Method != "tt-tiht" && dense*float64(s.N) > 1<<26 {
+		return usagef("the %s method needs an N x d^(2L+1) = %d x %g design matrix, too large: use -method tt-als or a smaller -n", s.Method, s.N, dense)
+	}
+	return nil
+}
+
+// sweepLists holds the comma-separated grid flags of -sweep.
+type sweepLists struct{ ns, noises, methods, ranks string }
+
+func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, out string, quiet, asJSON bool, stdout, stderr io.Writer) error {
+	if seeds < 1 {
+		return usagef("-seeds must be >= 1, got %d", seeds)
+	}
+	if out == "" {
+		return usagef("-sweep needs -out")
+	}
+	sw := experiments.SweepSpec{Tasks: []string{"random2rnn", "addition"}, Seeds: seeds, Seed: base.Seed, Epochs: base.Epochs}
+	for _, f := range strings.Split(l.ns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxSpectralN {
+			return usagef("-ns: %q is not a training size in [1, %d]", f, maxSpectralN)
+		}
+		sw.Ns = append(sw.Ns, n)
+	}
+	for _, f := range strings.Split(l.noises, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return usagef("-noises: %q is not a finite number >= 0", f)
+		}
+		sw.Noises = append(sw.Noises, v)
+	}
+	for _, f := range strings.Split(l.methods, ",") {
+		m := strings.TrimSpace(f)
+		if !contains(experiments.SpectralMethods, m) {
+			return usagef("-methods: unknown method %q (known: %s)", m, strings.Join(experiments.SpectralMethods, ", "))
+		}
+		sw.Methods = append(sw.Methods, m)
+	}
+	var rankList []int
+	for _, f := range strings.Split(l.ranks, ",") {
+		r, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || r < 1 || r > 9 {
+			return usagef("-ranks: %q is not a rank in [1, 9] (d^L for the addition task)", f)
+		}
+		rankList = append(rankList, r)
+	}
+	if !quiet {
+		sw.Log = stderr
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	reps, err := experiments.SpectralSweep(sw)
+	if err != nil {
+		return err
+	}
+	if err := experiments.WriteSweep(out, "sweep", reps, false); err != nil {
+		return err
+	}
+	// Figure 5: rank mis-specification on the addition task, noise 1.
+	rk := sw
+	rk.Tasks, rk.Noises, rk.Ranks, rk.Methods = []string{"addition"}, []float64{1}, rankList, []string{"tiht"}
+	ranks, err := experiments.SpectralSweep(rk)
+	if err != nil {
+		return err
+	}
+	if err := experiments.WriteSweep(out, "ranks", ranks, true); err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{"runs": reps, "ranks": ranks})
+	}
+	fmt.Fprintf(stdout, "%d runs and %d rank runs written under %s (sweep.csv, ranks.csv, sweep_*.png, ranks_*.png)\n", len(reps), len(ranks), out)
+	return nil
+}

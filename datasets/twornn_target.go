@@ -1,0 +1,188 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// LinearTwoRNN is a linear second-order RNN used as a data-generating
+// target (Eq. (1) of the 2-RNN spectral paper with both activations the
+// identity). With n states, d inputs and p outputs it maps x_1..x_k in R^d
+// to
+//
+//	h_0 = Alpha,  h_t[j] = sum_{i,c} h_{t-1}[i] x_t[c] A[i,c,j],  y = Omega h_k,
+//
+// i.e. h_t^T = h_{t-1}^T (sum_c x_t[c] A_c) with A_c = A[:,c,:] the n x n
+// slice of input c. Parameters are stored flat and row-major:
+// A[i,c,j] = A[(i*d+c)*n+j] and Omega[o,j] = Omega[o*n+j] (p x n).
+type LinearTwoRNN struct {
+	// States, In and Out are n, d and p.
+	States, In, Out int
+	// Alpha is h_0 (n values); A the n x d x n transition tensor; Omega
+	// the p x n output matrix.
+	Alpha, A, Omega []float64
+}
+
+// Validate checks the sizes and that every parameter is finite.
+func (m LinearTwoRNN) Validate() error {
+	n, d, p := m.States, m.In, m.Out
+	if n < 1 || d < 1 || p < 1 {
+		return fmt.Errorf("datasets: linear 2-RNN with n = %d, d = %d, p = %d, want all >= 1", n, d, p)
+	}
+	for _, f := range []struct {
+		name string
+		v    []float64
+		want int
+	}{{"Alpha", m.Alpha, n}, {"A", m.A, n * d * n}, {"Omega", m.Omega, p * n}} {
+		if len(f.v) != f.want {
+			return fmt.Errorf("datasets: linear 2-RNN %s has %d values, want %d", f.name, len(f.v), f.want)
+		}
+		for i, x := range f.v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("datasets: linear 2-RNN %s[%d] is %g", f.name, i, x)
+			}
+		}
+	}
+	return nil
+}
+
+// Eval returns the output y = f(x_1..x_k) (Out values) for the k steps of
+// x (k*In values, step-major). It panics if len(x) is not a multiple of
+// In; callers validate first.
+func (m LinearTwoRNN) Eval(x []float64) []float64 {
+	n, d := m.States, m.In
+	if len(x)%d != 0 {
+		panic(fmt.Sprintf("datasets: LinearTwoRNN.Eval with %d inputs, not a multiple of %d", len(x), d))
+	}
+	h := append([]float64(nil), m.Alpha...)
+	next := make([]float64, n)
+	for t := 0; t < len(x)/d; t++ {
+		xt := x[t*d : (t+1)*d]
+		clear(next)
+		for i, hi := range h {
+			if hi == 0 {
+				continue
+			}
+			for c, xc := range xt {
+				w := hi * xc
+				row := m.A[(i*d+c)*n : (i*d+c+1)*n]
+				for j, a := range row {
+					next[j] += w * a
+				}
+			}
+		}
+		h, next = next, h
+	}
+	y := make([]float64, m.Out)
+	for o := range y {
+		s := 0.0
+		for j, hj := range h {
+			s += m.Omega[o*n+j] * hj
+		}
+		y[o] = s
+	}
+	return y
+}
+
+// RandomTwoRNNConfig describes the random target of the paper's first
+// experiment. The zero value gives the paper's setting.
+type RandomTwoRNNConfig struct {
+	// States is n; if 0 it defaults to 5.
+	States int
+	// In is d; if 0 it defaults to 3.
+	In int
+	// Out is p; if 0 it defaults to 2.
+	Out int
+	// Std is the STANDARD DEVIATION of the Gaussian entries of Alpha, A and
+	// Omega (the paper's "N(0, 0.2)", read as a std as the authors' code
+	// does); if 0 it defaults to 0.2.
+	Std float64
+	// ScaleSeqs is the number of length-ScaleLen sequences used to measure
+	// the output scale; if 0 it defaults to 1,000.
+	ScaleSeqs int
+	// ScaleLen is their length; if 0 it defaults to 4.
+	ScaleLen int
+}
+
+func (c RandomTwoRNNConfig) withDefaults() RandomTwoRNNConfig {
+	if c.States == 0 {
+		c.States = 5
+	}
+	if c.In == 0 {
+		c.In = 3
+	}
+	if c.Out == 0 {
+		c.Out = 2
+	}
+	if c.Std == 0 {
+		c.Std = 0.2
+	}
+	if c.ScaleSeqs == 0 {
+		c.ScaleSeqs = 1000
+	}
+	if c.ScaleLen == 0 {
+		c.ScaleLen = 4
+	}
+	return c
+}
+
+// RandomTwoRNN draws the random linear 2-RNN target of the paper's first
+// experiment: every entry of Alpha, A and Omega is N(0, Std^2). The output
+// scale is then normalised as in the authors' code: with m the mean of
+// y^2 (over all outputs) on ScaleSeqs sequences of length ScaleLen with
+// N(0, I) inputs, Alpha is divided by 10 m, so that the mean of y^2 on
+// those lengths becomes 1/(100 m). Draws only from rng.
+func RandomTwoRNN(cfg RandomTwoRNNConfig, rng *rand.Rand) (LinearTwoRNN, error) {
+	c := cfg.withDefaults()
+	if c.States < 1 || c.In < 1 || c.Out < 1 || c.ScaleSeqs < 1 || c.ScaleLen < 1 {
+		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN with states %d, in %d, out %d, scale %d x %d: want all >= 1",
+			c.States, c.In, c.Out, c.ScaleSeqs, c.ScaleLen)
+	}
+	if !(c.Std > 0) || math.IsInf(c.Std, 0) {
+		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN std %g, want finite and > 0", c.Std)
+	}
+	n, d, p := c.States, c.In, c.Out
+	normal := func(k int) []float64 {
+		v := make([]float64, k)
+		for i := range v {
+			v[i] = c.Std * rng.NormFloat64()
+		}
+		return v
+	}
+	m := LinearTwoRNN{States: n, In: d, Out: p, Alpha: normal(n), A: normal(n * d * n), Omega: normal(p * n)}
+	x := make([]float64, c.ScaleLen*d)
+	ss := 0.0
+	for range c.ScaleSeqs {
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		for _, y := range m.Eval(x) {
+			ss += y * y
+		}
+	}
+	ms := ss / float64(c.ScaleSeqs*p)
+	if !(ms > 0) || math.IsInf(ms, 0) {
+		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN has output scale %g, cannot normalise", ms)
+	}
+	for i := range m.Alpha {
+		m.Alpha[i] /= 10 * ms
+	}
+	return m, nil
+}
+
+// AdditionTwoRNN returns the linear 2-RNN with 2 states computing the
+// paper's second target, f(x_1..x_k) = sum_t (x_t[1] - x_t[0]), on inputs
+// x_t = (u_t, v_t, 1) (d = 3, p = 1): the state is (running sum, 1),
+// Alpha = (0, 1), and the constant third input carries both coordinates
+// forward.
+func AdditionTwoRNN() LinearTwoRNN {
+	const n, d = 2, 3
+	a := make([]float64, n*d*n)
+	set := func(i, c, j int, v float64) { a[(i*d+c)*n+j] = v }
+	set(0, 2, 0, 1)  // sum carried by the constant input
+	set(1, 0, 0, -1) // - u_t
+	set(1, 1, 0, 1)  // + v_t
+	set(1, 2, 1, 1)  // the constant state
+	return LinearTwoRNN{States: n, In: d, Out: 1, Alpha: []float64{0, 1}, A: a, Omega: []float64{1, 0}}
+}

@@ -1,0 +1,191 @@
+package twornn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// Activation is the state nonlinearity z of Eq. (1).
+type Activation int
+
+const (
+	// Identity gives the linear 2-RNN.
+	Identity Activation = iota
+	// Tanh is the hyperbolic tangent.
+	Tanh
+	// LeakyReLU is max(z, 0) + s min(z, 0) with the cell's slope s
+	// (Cell.SetSlope); s = 1 is the identity.
+	LeakyReLU
+)
+
+// ParseActivation reads "identity" (or "linear"), "tanh" or "leakyrelu".
+func ParseActivation(s string) (Activation, error) {
+	switch s {
+	case "identity", "linear":
+		return Identity, nil
+	case "tanh":
+		return Tanh, nil
+	case "leakyrelu", "leaky-relu":
+		return LeakyReLU, nil
+	}
+	return 0, errors.Errorf("twornn: unknown activation %q (want identity, tanh or leakyrelu)", s)
+}
+
+// String names the activation as ParseActivation reads it.
+func (a Activation) String() string {
+	switch a {
+	case Identity:
+		return "identity"
+	case Tanh:
+		return "tanh"
+	case LeakyReLU:
+		return "leakyrelu"
+	}
+	return "unknown"
+}
+
+// Cell is the 2-RNN step h_t = z(A .1 h_{t-1} .2 x_t), i.e.
+// h_t[j] = z(sum_{i,c} h_{t-1}[i] x_t[c] A[i,c,j]). Its parameters are
+// <name>/A [n, d*n] (A[i,c,j] at row i, column c*n+j: the layout of
+// spectral.RNN.A) and <name>/h0 [n]. The LeakyReLU slope lives in a
+// separate, untrained set (Fixed), so changing it needs no new graph.
+type Cell struct {
+	name      string
+	in, n     int
+	act       Activation
+	params    *graph.Params
+	fixed     *graph.Params
+	spread    []float64 // d x (d n): spread[c, c*n+j] = 1
+	blockSum  []float64 // (d n) x n: blockSum[c*n+j, j] = 1
+	slopeName string
+}
+
+var _ graph.Cell = (*Cell)(nil)
+
+// NewCell adds the cell's parameters (zero) to p; in is d, states n.
+func NewCell(p *graph.Params, name string, in, states int, act Activation) (*Cell, error) {
+	if in <= 0 || states <= 0 {
+		return nil, errors.Errorf("twornn: cell sizes must be positive, got in %d, states %d", in, states)
+	}
+	if act < Identity || act > LeakyReLU {
+		return nil, errors.Errorf("twornn: unknown activation %d", int(act))
+	}
+	c := &Cell{name: name, in: in, n: states, act: act, params: p, fixed: graph.NewParams(), slopeName: name + "/slope"}
+	if _, err := p.Add(c.Name("A"), states, in*states); err != nil {
+		return nil, err
+	}
+	if _, err := p.Add(c.Name("h0"), states); err != nil {
+		return nil, err
+	}
+	if _, err := c.fixed.Add(c.slopeName, states); err != nil {
+		return nil, err
+	}
+	if err := c.fixed.Fill(c.slopeName, 1); err != nil {
+		return nil, err
+	}
+	n, d := states, in
+	c.spread = make([]float64, d*d*n)
+	c.blockSum = make([]float64, d*n*n)
+	for k := range d {
+		for j := range n {
+			c.spread[k*d*n+k*n+j] = 1
+			c.blockSum[(k*n+j)*n+j] = 1
+		}
+	}
+	return c, nil
+}
+
+// Name returns the full parameter name of "A" or "h0".
+func (c *Cell) Name(t string) string { return c.name + "/" + t }
+
+// Fixed is the untrained parameter set holding the LeakyReLU slope
+// (<name>/slope, n copies of the slope).
+func (c *Cell) Fixed() *graph.Params { return c.fixed }
+
+// SetSlope sets the LeakyReLU negative slope s (1 = linear); graphs
+// already built see the new value at their next run. A schedule moves it
+// with a training hook.
+func (c *Cell) SetSlope(s float64) error {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return errors.Errorf("twornn: slope %g is not finite", s)
+	}
+	return c.fixed.Fill(c.slopeName, s)
+}
+
+// Slope is the current LeakyReLU slope.
+func (c *Cell) Slope() float64 { return c.fixed.Data(c.slopeName)[0] }
+
+// Init draws A from N(0, std^2) with std = 1/sqrt(d n) (so that
+// h_{t-1} A x_t keeps the scale of h for unit inputs) and h0 from N(0, 1).
+func (c *Cell) Init(rng *rand.Rand) error {
+	if err := c.params.InitNormal(c.Name("A"), rng, 1/math.Sqrt(float64(c.in*c.n))); err != nil {
+		return err
+	}
+	return c.params.InitNormal(c.Name("h0"), rng, 1)
+}
+
+// InputSize implements graph.Cell.
+func (c *Cell) InputSize() int { return c.in }
+
+// StateSizes implements graph.Cell: one state, h.
+func (c *Cell) StateSizes() []int { return []int{c.n} }
+
+// Activation is the cell's nonlinearity.
+func (c *Cell) Activation() Activation { return c.act }
+
+// InitialState implements graph.Cell: h0 broadcast over the batch.
+func (c *Cell) InitialState(b *graph.Builder, batch int) []*G.Node {
+	h0 := b.Param(c.params, c.Name("h0"))
+	return []*G.Node{b.AddRow(b.Input("zeros", batch, c.n), h0)}
+}
+
+// Step implements graph.Cell: with Z = h_{t-1} A ([batch, d n]) and
+// X = x_t spread ([batch, d n], X[b, c*n+j] = x_t[b, c]),
+// h_t = z((Z . X) blockSum).
+func (c *Cell) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
+	d, n := c.in, c.n
+	z := b.Mul(state[0], b.Param(c.params, c.Name("A")))
+	xs := b.Mul(x, constant(b, c.spread, d, d*n))
+	pre := b.Mul(b.Hadamard(z, xs), constant(b, c.blockSum, d*n, n))
+	switch c.act {
+	case Tanh:
+		return []*G.Node{b.Tanh(pre)}
+	case LeakyReLU:
+		// relu(z) + s (z - relu(z)), with s a row of the fixed set.
+		r := b.Do("rectify", func() (*G.Node, error) { return G.Rectify(pre) })
+		neg := b.Sub(pre, r)
+		return []*G.Node{b.Add(r, b.MulRow(neg, b.Param(c.fixed, c.slopeName)))}
+	}
+	return []*G.Node{pre}
+}
+
+// constant is a constant rows x cols matrix node.
+func constant(b *graph.Builder, data []float64, rows, cols int) *G.Node {
+	return b.Do("constant", func() (*G.Node, error) {
+		t := tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(append([]float64(nil), data...)))
+		return G.NewConstant(t, G.WithName(fmt.Sprintf("const%dx%d", rows, cols))), nil
+	})
+}
+
+// SetFromRNN copies the linear 2-RNN m's Alpha into h0 and A into A (the
+// layouts agree); m must have the cell's d and n.
+func (c *Cell) SetFromRNN(m spectral.RNN) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if m.In != c.in || m.States != c.n {
+		return errors.Errorf("twornn: 2-RNN with d = %d, n = %d for a cell with d = %d, n = %d", m.In, m.States, c.in, c.n)
+	}
+	if err := c.params.Set(c.Name("h0"), m.Alpha); err != nil {
+		return err
+	}
+	return c.params.Set(c.Name("A"), m.A)
+}

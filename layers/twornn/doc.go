@@ -1,0 +1,23 @@
+// Package twornn is the second-order RNN (2-RNN) of Rabusseau, Li and
+// Precup (AISTATS 2019), Eq. (1):
+//
+//	h_t = z(A .1 h_{t-1} .2 x_t),  y_t = Omega h_t,  h_0 learnable,
+//
+// with A an n x d x n tensor, as a graph.Cell usable with the foundation's
+// unroller and trainer. The activation z is the identity (the linear 2-RNN
+// that spectral learns), tanh, or a LeakyReLU whose negative slope can be
+// moved during training from 1 (linear) towards a nonlinear value (the
+// paper's suggested path from a spectral initialisation to a nonlinear
+// 2-RNN).
+//
+// The bilinear step is built from matrix products and a Hadamard product
+// only (h_{t-1} A as an n x (d n) GEMM, the input spread over the d blocks
+// by a constant 0/1 matrix, a Hadamard product, and a constant block-sum
+// matrix), avoiding gorgonia's Tensordot and OuterProd whose gradients are
+// wrong (see the graph package's defect notes).
+//
+// Model adds the output matrix and Regression trains it on the
+// final-output examples of the spectral paper (datasets.TwoRNNData), the
+// "TIHT+SGD" fine-tuning when the model starts from a spectral estimate
+// (Model.SetFromRNN).
+package twornn
