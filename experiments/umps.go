@@ -1,0 +1,560 @@
+package experiments
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/optim"
+)
+
+// UMPSSpec configures the training of a u-MPS Born machine (rtn umps
+// train). The zero value of every numeric field takes the paper's setting.
+type UMPSSpec struct {
+	// Data is tomita1..tomita7, tomita3-adjacent, motzkin, or a text file
+	// (one string per line, characters as symbols, split 80/20).
+	Data string
+	// Bond is the bond dimension D. If 0, it will be defaulted to 20.
+	Bond int
+	// NTrain and NValid are the training and validation sizes for the
+	// built-in languages. If 0, they will be defaulted to 1,000 each.
+	NTrain, NValid int
+	// Epochs is the maximum number of epochs. If 0, it will be defaulted
+	// to 300. The paper's code caps training at 100 epochs; ours often
+	// needs up to about 170 before early stopping ends it (Tomita 4 at
+	// D = 20: 85% valid samples of length 16 after 100 epochs, 98.9% at
+	// length 30 when early stopping ends it at epoch 163).
+	Epochs int
+	// Init is the core initialisation (default near-identity).
+	Init umps.Init
+	// Norm is the likelihood's normalisation: per length (P_n, the
+	// default and the paper's) or over all lengths (P_*); for P_* the
+	// initial core is rescaled to a transfer-operator spectral radius of
+	// 0.5 so that Z_* exists.
+	Norm umps.Norm
+	// Seed seeds the data, the initialisations and the batches; 0 means 1.
+	Seed uint64
+	// Restarts is the number of initialisations trained on the same data;
+	// the one with the best validation NLL is kept (the paper keeps the
+	// best of five seeds). If Restarts is 0, it will be defaulted to 1.
+	Restarts int
+	// Out, if not empty, is a directory that receives model.npz,
+	// checkpoint.npz and metrics.jsonl.
+	Out string
+	// Progress receives a progress bar (nil: none).
+	Progress io.Writer
+}
+
+// UMPSMeta is stored in a u-MPS model file: what a later sample, prob,
+// complete or eval command needs to read strings over the right alphabet.
+type UMPSMeta struct {
+	Kind     string   `json:"kind"` // always "umps"
+	Data     string   `json:"data"`
+	Alphabet []string `json:"alphabet"`
+	Bond     int      `json:"bond"`
+	Norm     string   `json:"norm"` // "n" (P_n) or "star" (P_*)
+}
+
+// UMPSReport is the result of TrainUMPS.
+type UMPSReport struct {
+	Data      string  `json:"task"`
+	Bond      int     `json:"bond"`
+	NTrain    int     `json:"train"`
+	NValid    int     `json:"valid"`
+	Epochs    int     `json:"epochs"`
+	BestEpoch int     `json:"best_epoch"`
+	TrainNLL  float64 `json:"train_nll"`
+	ValidNLL  float64 `json:"valid_nll"`
+	Seconds   float64 `json:"seconds"`
+	// Params and Meta are the trained model.
+	Params *graph.Params `json:"-"`
+	Meta   UMPSMeta      `json:"-"`
+}
+
+// UMPSData returns the training and validation strings of a data name and
+// the alphabet.
+func UMPSData(name string, nTrain, nValid int, rng *rand.Rand) (train, valid [][]int, alphabet []string, err error) {
+	switch {
+	case name == "motzkin":
+		train, valid, err = datasets.MotzkinData(15, nTrain, nValid, rng)
+		return train, valid, datasets.MotzkinAlphabet, err
+	case strings.HasPrefix(name, "tomita"):
+		g, err := parseTomita(name)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		train, valid, err = datasets.TomitaData(g, 15, nTrain, nValid, rng)
+		return train, valid, datasets.TomitaAlphabet, err
+	}
+	syms, err := datasets.LoadTextFile(name, datasets.TextOptions{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p := datasets.Shuffle(rng, len(syms.Seqs))
+	nt := len(p) * 8 / 10
+	if nt < 1 || nt == len(p) {
+		return nil, nil, nil, errors.Errorf("%s: %d strings, too few to split 80/20", name, len(p))
+	}
+	for i, k := range p {
+		if i < nt {
+			train = append(train, syms.Seqs[k])
+		} else {
+			valid = append(valid, syms.Seqs[k])
+		}
+	}
+	return train, valid, syms.Alphabet, nil
+}
+
+func parseTomita(name string) (datasets.Tomita, error) {
+	rest := strings.TrimPrefix(name, "tomita")
+	adjacent := strings.HasSuffix(rest, "-adjacent")
+	k, err := strconv.Atoi(strings.TrimSuffix(rest, "-adjacent"))
+	if err != nil || (adjacent && k != 3) {
+		return datasets.Tomita{}, errors.Errorf("unknown data %q (want tomita1..tomita7, tomita3-adjacent, motzkin or a file)", name)
+	}
+	g, err := datasets.NewTomita(k)
+	g.Adjacent = adjacent
+	return g, err
+}
+
+// TrainUMPS trains spec.Restarts u-MPS initialisations with the paper's
+// settings and keeps the best by validation NLL: NLL (per length,
+// log P_n, unless spec.Norm says P_*), Adam lr 1e-2, batch 50, early stopping with warm-up 5 and
+// patience 5, the learning rate divided by 10 at each plateau with the
+// optimizer re-initialised, stop at the third plateau, best parameters by
+// validation NLL.
+func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
+	if spec.Bond == 0 {
+		spec.Bond = 20
+	}
+	if spec.NTrain == 0 {
+		spec.NTrain = 1000
+	}
+	if spec.NValid == 0 {
+		spec.NValid = 1000
+	}
+	if spec.Epochs == 0 {
+		spec.Epochs = 300
+	}
+	if spec.Seed == 0 {
+		spec.Seed = 1
+	}
+	if spec.Restarts == 0 {
+		spec.Restarts = 1
+	}
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
+	train, valid, alphabet, err := UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
+	if err != nil {
+		return nil, err
+	}
+	meta := UMPSMeta{Kind: "umps", Data: spec.Data, Alphabet: alphabet, Bond: spec.Bond, Norm: spec.Norm.String()}
+	var best *UMPSReport
+	for k := 0; k < spec.Restarts; k++ {
+		dir := spec.Out
+		if dir != "" && spec.Restarts > 1 {
+			dir = filepath.Join(dir, fmt.Sprintf("restart%d", k+1))
+		}
+		rep, err := trainOnce(spec, train, valid, meta, rand.New(rand.NewPCG(spec.Seed, 0x696e6974+uint64(k))), dir)
+		if err != nil {
+			return nil, err
+		}
+		if best == nil || rep.ValidNLL < best.ValidNLL {
+			best = rep
+		}
+	}
+	if spec.Out != "" {
+		if err := SaveUMPS(filepath.Join(spec.Out, "model.npz"), meta, best.Params); err != nil {
+			return nil, err
+		}
+	}
+	return best, nil
+}
+
+// trainOnce trains one initialisation drawn from rng; dir, if not empty,
+// receives its checkpoint and metrics.
+func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Rand, dir string) (*UMPSReport, error) {
+	p, err := umps.NewParams(spec.Bond, len(meta.Alphabet), spec.Init, rng)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Norm == umps.AllLengths {
+		m, err := umps.FromParams(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.ScaleToRadius(0.5); err != nil {
+			return nil, err
+		}
+	}
+	prob, err := umps.NewProblem(p, train, valid, spec.Norm)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{LR: 1e-2})
+	if err != nil {
+		return nil, err
+	}
+	cfg := optim.TrainConfig{
+		Epochs: spec.Epochs, BatchSize: 50, Seed: spec.Seed,
+		Patience: 5, Warmup: 5, MaxDrops: 3, ResetOnDrop: true,
+		Progress: spec.Progress, Meta: meta,
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		cfg.CheckpointPath = filepath.Join(dir, "checkpoint.npz")
+		cfg.MetricsPath = filepath.Join(dir, "metrics.jsonl")
+	}
+	tr, err := optim.NewTrainer(prob, opt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tr.Run()
+	if err != nil {
+		return nil, err
+	}
+	rep := &UMPSReport{Data: spec.Data, Bond: spec.Bond, NTrain: len(train), NValid: len(valid),
+		Epochs: res.Epochs, BestEpoch: res.BestEpoch, Seconds: res.Seconds, Params: p, Meta: meta}
+	if rep.TrainNLL, err = umps.MeanNLL(p, train, spec.Norm); err != nil {
+		return nil, err
+	}
+	if rep.ValidNLL, err = umps.MeanNLL(p, valid, spec.Norm); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// SaveUMPS writes a u-MPS model file.
+func SaveUMPS(path string, meta UMPSMeta, p *graph.Params) error {
+	return graph.SaveNPZ(path, meta, map[string]*graph.Params{"params": p})
+}
+
+// LoadUMPS reads a model file written by SaveUMPS (path may be the run
+// directory holding model.npz) and checks that it is a u-MPS over its
+// alphabet.
+func LoadUMPS(path string) (*umps.MPS, UMPSMeta, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "model.npz")
+	}
+	var meta UMPSMeta
+	sets, err := graph.LoadNPZ(path, &meta)
+	if err != nil {
+		return nil, meta, err
+	}
+	if meta.Kind != "umps" || sets["params"] == nil {
+		return nil, meta, errors.Errorf("%s is not a u-MPS model file", path)
+	}
+	m, err := umps.FromParams(sets["params"])
+	if err != nil {
+		return nil, meta, err
+	}
+	if m.Symbols != len(meta.Alphabet) {
+		return nil, meta, errors.Errorf("%s: the core has %d symbols but the alphabet %v has %d", path, m.Symbols, meta.Alphabet, len(meta.Alphabet))
+	}
+	return m, meta, nil
+}
+
+// Membership returns the exact membership test of a built-in language and
+// its alphabet.
+func Membership(data string) (func([]int) bool, []string, error) {
+	if data == "motzkin" {
+		return datasets.MotzkinContains, datasets.MotzkinAlphabet, nil
+	}
+	g, err := parseTomita(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g.Contains, datasets.TomitaAlphabet, nil
+}
+
+// CheckAlphabet returns an error when a model's alphabet is not the
+// task's, so that its symbols would be read as the wrong characters.
+func CheckAlphabet(task string, model []string) error {
+	_, alpha, err := Membership(task)
+	if err != nil {
+		return err
+	}
+	if strings.Join(alpha, "\x00") != strings.Join(model, "\x00") {
+		return errors.Errorf("the model's alphabet %q is not the alphabet %q of %s", strings.Join(model, ""), strings.Join(alpha, ""), task)
+	}
+	return nil
+}
+
+// UMPSEval is the result of EvalUMPS: the percentage of sampled strings of
+// length Len in the language, and of correct single-symbol completions.
+type UMPSEval struct {
+	Task              string   `json:"task"`
+	Bond              int      `json:"bond"`
+	Len               int      `json:"len"`
+	Samples           int      `json:"samples"`
+	ValidPercent      float64  `json:"valid_percent"`
+	CompletionPercent *float64 `json:"completion_percent"`
+	Seconds           float64  `json:"seconds,omitempty"`
+}
+
+// EvalUMPS samples count strings of length n (R = Sigma^n) and reports the
+// percentage in the language of task. For Motzkin it also masks one
+// uniformly chosen symbol of count uniformly drawn words of length n and
+// draws the missing symbol from the model's conditional distribution
+// (R = prefix Sigma suffix, as the paper's Table 3), reporting the
+// percentage of completed strings in the language.
+func EvalUMPS(m *umps.MPS, task string, n, count int, rng *rand.Rand) (*UMPSEval, error) {
+	member, alpha, err := Membership(task)
+	if err != nil {
+		return nil, err
+	}
+	if m.Symbols != len(alpha) {
+		return nil, errors.Errorf("the model has %d symbols, %s has %d", m.Symbols, task, len(alpha))
+	}
+	t, err := umps.NewTransfer(m)
+	if err != nil {
+		return nil, err
+	}
+	samples, err := t.SampleLength(n, count, rng)
+	if err != nil {
+		return nil, err
+	}
+	ok := 0
+	for _, s := range samples {
+		if member(s) {
+			ok++
+		}
+	}
+	ev := &UMPSEval{Task: task, Bond: m.Bond, Len: n, Samples: count, ValidPercent: 100 * float64(ok) / float64(count)}
+	if task != "motzkin" || n < 1 {
+		return ev, nil
+	}
+	c := datasets.NewMotzkinCounter(n)
+	ok = 0
+	for i := 0; i < count; i++ {
+		w, err := c.Sample(n, rng)
+		if err != nil {
+			return nil, err
+		}
+		k := rng.IntN(n)
+		dist, err := t.Complete(w[:k], w[k+1:])
+		if err != nil {
+			return nil, err
+		}
+		w[k] = drawFrom(dist, rng)
+		if member(w) {
+			ok++
+		}
+	}
+	pc := 100 * float64(ok) / float64(count)
+	ev.CompletionPercent = &pc
+	return ev, nil
+}
+
+// biCompletion is the percentage of uniformly drawn Motzkin words of
+// length n, one uniformly chosen symbol masked, that the BiLSTM completes
+// into a word (the missing symbol drawn from its distribution).
+func biCompletion(bi *BiLSTM, task string, n, count int, rng *rand.Rand) (float64, error) {
+	if task != "motzkin" || n < 1 {
+		return 0, errors.Errorf("completion is evaluated on motzkin words of length >= 1, not %s of length %d", task, n)
+	}
+	c := datasets.NewMotzkinCounter(n)
+	ok := 0
+	for i := 0; i < count; i++ {
+		w, err := c.Sample(n, rng)
+		if err != nil {
+			return 0, err
+		}
+		k := rng.IntN(n)
+		w[k] = drawFrom(bi.Complete(w[:k], w[k+1:]), rng)
+		if datasets.MotzkinContains(w) {
+			ok++
+		}
+	}
+	return 100 * float64(ok) / float64(count), nil
+}
+
+// drawFrom draws an index from a probability vector.
+func drawFrom(dist []float64, rng *rand.Rand) int {
+	u, c := rng.Float64(), 0
+	for c < len(dist)-1 && u >= dist[c] {
+		u -= dist[c]
+		c++
+	}
+	return c
+}
+
+// FormatSymbols renders symbols over an alphabet.
+func FormatSymbols(s []int, alphabet []string) string {
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteString(alphabet[c])
+	}
+	return b.String()
+}
+
+// ParseSymbols reads a string over an alphabet of single characters.
+func ParseSymbols(s string, alphabet []string) ([]int, error) {
+	var out []int
+	for i, r := range []rune(s) {
+		k := -1
+		for j, a := range alphabet {
+			if a == string(r) {
+				k = j
+			}
+		}
+		if k < 0 {
+			return nil, errors.Errorf("symbol %q at position %d is not in the alphabet %q", r, i, strings.Join(alphabet, ""))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func init() {
+	Register(Section{
+		Name:  "umps",
+		Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)",
+		Run:   runUMPS,
+	})
+}
+
+// umpsRun is one trained configuration of the reproduction and the
+// paper's u-MPS figures for it at each evaluation length.
+type umpsRun struct {
+	data   string
+	nTrain int
+	lens   []int
+	paper  []float64 // sampling, per length
+	comp   []float64 // completion (Motzkin only), per length
+	lstm   []float64 // the LSTM baseline's sampling, per length
+	bilstm []float64 // the BiLSTM baseline's completion (Motzkin only)
+}
+
+// umpsRuns lists Table 2 (Tomita, lengths 16 and 30) and Table 3
+// (Motzkin, lengths 1, 16, 50) with the paper's u-MPS and LSTM
+// percentages.
+var umpsRuns = []umpsRun{
+	{"tomita3", 1000, []int{16, 30}, []float64{100.0, 100.0}, nil, []float64{90.2, 85.6}, nil},
+	{"tomita4", 1000, []int{16, 30}, []float64{99.9, 99.5}, nil, []float64{85.4, 64.7}, nil},
+	{"tomita5", 1000, []int{16, 30}, []float64{50.5, 49.1}, nil, []float64{49.0, 50.2}, nil},
+	{"tomita5", 10000, []int{16, 30}, []float64{100.0, 99.9}, nil, []float64{49.9, 52.8}, nil},
+	{"tomita6", 1000, []int{16, 30}, []float64{32.1, 33.9}, nil, []float64{33.1, 34.2}, nil},
+	{"tomita6", 10000, []int{16, 30}, []float64{35.9, 33.1}, nil, []float64{33.1, 34.4}, nil},
+	{"tomita7", 1000, []int{16, 30}, []float64{99.3, 89.4}, nil, []float64{89.2, 29.1}, nil},
+	{"motzkin", 1000, []int{1, 16, 50}, []float64{89.4, 74.4, 32.5}, []float64{89.4, 69.6, 58.8}, []float64{41.7, 41.2, 0.0}, []float64{99.9, 99.5, 61.3}},
+	{"motzkin", 10000, []int{1, 16, 50}, []float64{99.3, 99.8, 91.6}, []float64{99.3, 99.8, 92.4}, []float64{35.7, 60.4, 5.4}, []float64{100.0, 100.0, 69.1}},
+}
+
+// runUMPS trains one u-MPS and one LSTM baseline per configuration and
+// evaluates fixed-length sampling (and, for Motzkin, u-MPS completion) at
+// the paper's lengths. Full mode: LSTM hidden 20, up to 300 (u-MPS)
+// and 100 (LSTM) epochs, 1,000 samples per length, every configuration,
+// and as in the paper the best of D in {20, 50} and five initialisations
+// by validation NLL (hours of computing). Quick mode: one D = 10 model,
+// hidden 20, up to 200 and 8 epochs, 500
+// samples, the 1K configurations only. The Motzkin completion rows also
+// train the bidirectional LSTM baseline.
+func runUMPS(ctx *Context) ([]Row, error) {
+	bonds, restarts, hidden, epochs, lstmEpochs, samples := []int{20, 50}, 5, 20, 300, 100, 1000
+	if ctx.Quick {
+		bonds, restarts, epochs, lstmEpochs, samples = []int{10}, 1, 200, 8, 500
+	}
+	var rows []Row
+	var csv [][]string
+	for i, r := range umpsRuns {
+		if ctx.Quick && r.nTrain > 1000 {
+			continue
+		}
+		var rep *UMPSReport
+		for _, bond := range bonds {
+			got, err := TrainUMPS(UMPSSpec{Data: r.data, Bond: bond, NTrain: r.nTrain, NValid: 1000, Restarts: restarts,
+				Epochs: epochs, Seed: ctx.Seed + uint64(i), Progress: ctx.Progress})
+			if err != nil {
+				return nil, err
+			}
+			if rep == nil || got.ValidNLL < rep.ValidNLL {
+				rep = got
+			}
+		}
+		bond, seed := rep.Bond, ctx.Seed+uint64(i)
+		m, err := umps.FromParams(rep.Params)
+		if err != nil {
+			return nil, err
+		}
+		train, valid, alphabet, err := UMPSData(r.data, r.nTrain, 1000, rand.New(rand.NewPCG(seed, 0x756d7073)))
+		if err != nil {
+			return nil, err
+		}
+		lstm, err := TrainLSTMBaseline(train, valid, len(alphabet), hidden, lstmEpochs, seed, ctx.Progress)
+		if err != nil {
+			return nil, err
+		}
+		member, _, err := Membership(r.data)
+		if err != nil {
+			return nil, err
+		}
+		var bi *BiLSTM
+		if r.bilstm != nil {
+			if bi, err = TrainBiLSTM(train, valid, len(alphabet), hidden, lstmEpochs, seed, ctx.Progress); err != nil {
+				return nil, err
+			}
+		}
+		fmt.Fprintf(ctx.Log, "%s (%d): u-MPS D=%d, %d epochs, valid NLL %.4f nats/string, %.1fs; LSTM %d epochs, %.1fs\n",
+			r.data, rep.NTrain, bond, rep.Epochs, rep.ValidNLL, rep.Seconds, lstm.result.Epochs, lstm.result.Seconds)
+		label := fmt.Sprintf("%s (%dK)", r.data, r.nTrain/1000)
+		note := fmt.Sprintf("D=%d, %d train, %d epochs, %d samples", bond, rep.NTrain, rep.Epochs, samples)
+		lnote := fmt.Sprintf("H=%d, %d epochs, %d samples", hidden, lstm.result.Epochs, samples)
+		for j, n := range r.lens {
+			rng := rand.New(rand.NewPCG(ctx.Seed, uint64(100*i+j)))
+			ev, err := EvalUMPS(m, r.data, n, samples, rng)
+			if err != nil {
+				return nil, err
+			}
+			ls, err := lstm.SampleLength(n, samples, rng)
+			if err != nil {
+				return nil, err
+			}
+			lok := 0
+			for _, s := range ls {
+				if member(s) {
+					lok++
+				}
+			}
+			lpct := 100 * float64(lok) / float64(samples)
+			rows = append(rows, Row{Metric: fmt.Sprintf("%s u-MPS sampling %% valid, len %d", label, n),
+				Paper: fmt.Sprintf("%.1f", r.paper[j]), Measured: ev.ValidPercent, Note: note},
+				Row{Metric: fmt.Sprintf("%s LSTM sampling %% valid, len %d", label, n),
+					Paper: fmt.Sprintf("%.1f", r.lstm[j]), Measured: lpct, Note: lnote})
+			comp := ""
+			if ev.CompletionPercent != nil {
+				rows = append(rows, Row{Metric: fmt.Sprintf("%s u-MPS completion %% correct, len %d", label, n),
+					Paper: fmt.Sprintf("%.1f", r.comp[j]), Measured: *ev.CompletionPercent, Note: note})
+				comp = ftoa(*ev.CompletionPercent)
+			}
+			if bi != nil {
+				pct, err := biCompletion(bi, r.data, n, samples, rng)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, Row{Metric: fmt.Sprintf("%s BiLSTM completion %% correct, len %d", label, n),
+					Paper: fmt.Sprintf("%.1f", r.bilstm[j]), Measured: pct,
+					Note: fmt.Sprintf("H=%d, %d epochs, %d words", hidden, bi.result.Epochs, samples)})
+			}
+			csv = append(csv, []string{r.data, strconv.Itoa(rep.NTrain), strconv.Itoa(bond), strconv.Itoa(n),
+				ftoa(ev.ValidPercent), comp, ftoa(rep.ValidNLL), ftoa(lpct)})
+		}
+	}
+	if ctx.Dir != "" {
+		if err := writeCSV(filepath.Join(ctx.Dir, "umps.csv"),
+			[]string{"task", "train", "bond", "len", "valid_percent", "completion_percent", "valid_nll", "lstm_valid_percent"}, csv); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}

@@ -1,0 +1,228 @@
+package umps
+
+import (
+	"fmt"
+	"hash"
+	"math"
+	"strings"
+
+	"github.com/chewxy/hm"
+	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// This file makes Z_R differentiable. With Z_R = Tr(Q_l E_R(Q_r)), the
+// adjoint of Table 1 runs down the regex with an input Q (a right
+// environment) and a cotangent G (a left environment), dZ = Tr(G dE(Q)):
+//
+//	symbol set: dZ/dA(c) = 2 G A(c) Q for each c in the set;
+//	R1 R2 ... Rk: Rk gets (Q, G_k), R(i) gets (E_{R(i+1)...Rk}(Q),
+//	    E^l_{R1...R(i-1)}(G));
+//	union: every branch gets (Q, G);
+//	S*: S gets (X, Y) with X = E_{S*}(Q), Y = E^l_{S*}(G),
+//
+// all matrices symmetric, their power-of-two exponents carried into the
+// weight of each term.
+
+// LogZGrad returns log Z_R with the model's boundary matrices and its
+// gradient with respect to (A, alpha, omega), packed as
+// [A (D, d, D) | alpha | omega].
+func (t *Transfer) LogZGrad(r *Regex) (float64, []float64, error) {
+	if err := t.checkRegex(r); err != nil {
+		return 0, nil, err
+	}
+	ql, qr := t.Boundaries()
+	x, err := t.apply(r.root, qr, true)
+	if err != nil {
+		return 0, nil, err
+	}
+	logZ := x.Log(t.m.Alpha)
+	if math.IsInf(logZ, -1) {
+		return 0, nil, errors.Errorf("umps: the model gives regex %q no mass", r.pattern)
+	}
+	D, d := t.m.Bond, t.m.Symbols
+	out := make([]float64, packedSize(D, d))
+	gA, ga, gw := split(out, D, d)
+	if err := t.adjoint(r.root, qr, ql, logZ, gA); err != nil {
+		return 0, nil, err
+	}
+	y, err := t.apply(r.root, ql, false)
+	if err != nil {
+		return 0, nil, err
+	}
+	wa := 2 * math.Exp(float64(x.Exp)*ln2-logZ)
+	wo := 2 * math.Exp(float64(y.Exp)*ln2-logZ)
+	for i := 0; i < D; i++ {
+		ga[i] = wa * dot(x.Data[i*D:(i+1)*D], t.m.Alpha)
+		gw[i] = wo * dot(y.Data[i*D:(i+1)*D], t.m.Omega)
+	}
+	return logZ, out, nil
+}
+
+// adjoint adds d log Z / dA for node n with input q and cotangent g.
+func (t *Transfer) adjoint(n *node, q, g Mat, logZ float64, gA []float64) error {
+	if q.Zero || g.Zero {
+		return nil
+	}
+	switch n.kind {
+	case kindEps:
+		return nil
+	case kindSym:
+		D, d := t.m.Bond, t.m.Symbols
+		w := 2 * math.Exp(float64(q.Exp+g.Exp)*ln2-logZ)
+		t1 := make([]float64, D*D)
+		t2 := make([]float64, D*D)
+		for _, c := range n.syms {
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, g.Data), gen(D, t.mats[c]), 0, gen(D, t1))
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, w, gen(D, t1), gen(D, q.Data), 0, gen(D, t2))
+			for i := 0; i < D; i++ {
+				row := gA[(i*d+c)*D : (i*d+c+1)*D]
+				for j := range row {
+					row[j] += t2[i*D+j]
+				}
+			}
+		}
+		return nil
+	case kindCat:
+		env := make([]Mat, len(n.subs))
+		env[len(n.subs)-1] = q
+		for i := len(n.subs) - 2; i >= 0; i-- {
+			var err error
+			if env[i], err = t.apply(n.subs[i+1], env[i+1], true); err != nil {
+				return err
+			}
+		}
+		for i, s := range n.subs {
+			if err := t.adjoint(s, env[i], g, logZ, gA); err != nil {
+				return err
+			}
+			if i+1 < len(n.subs) {
+				var err error
+				if g, err = t.apply(s, g, false); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case kindAlt:
+		for _, s := range n.subs {
+			if err := t.adjoint(s, q, g, logZ, gA); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	x, err := t.apply(n, q, true)
+	if err != nil {
+		return err
+	}
+	y, err := t.apply(n, g, false)
+	if err != nil {
+		return err
+	}
+	return t.adjoint(n.subs[0], x, y, logZ, gA)
+}
+
+// LogZRegex adds the fused op log Z_R (Section 4, Table 1) to b, so that a
+// regex-conditioned likelihood, log P(s in R) = log Z_R - log Z_*, can be
+// trained on. A: [D, d, D], alpha, omega: [D]; r must be over d symbols.
+// Returns [1], nats. Running the graph fails when a closure of r diverges.
+func LogZRegex(b *graph.Builder, A, alpha, omega *G.Node, r *Regex) *G.Node {
+	D, d, ok := checkParams(b, "LogZRegex", A, alpha, omega)
+	if !ok {
+		return nil
+	}
+	if r == nil || len(r.alphabet) != d {
+		b.Fail(errors.Errorf("regex must be over the model's %d symbols", d), "umps: LogZRegex")
+		return nil
+	}
+	op := &zRegexOp{D: D, d: d, r: r}
+	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, alpha, omega) })
+}
+
+// zRegexOp is the fused LogZRegex; grad selects the packed-gradient variant.
+type zRegexOp struct {
+	D, d int
+	r    *Regex
+	grad bool
+}
+
+var _ G.SDOp = (*zRegexOp)(nil)
+
+func (op *zRegexOp) Arity() int {
+	if op.grad {
+		return 4
+	}
+	return 3
+}
+func (op *zRegexOp) Type() hm.Type {
+	if op.grad {
+		return fnType([]int{3, 1, 1, 1}, 1)
+	}
+	return fnType([]int{3, 1, 1}, 1)
+}
+func (op *zRegexOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	if op.grad {
+		return tensor.Shape{packedSize(op.D, op.d)}, nil
+	}
+	return tensor.Shape{1}, nil
+}
+func (op *zRegexOp) ReturnsPtr() bool      { return false }
+func (op *zRegexOp) CallsExtern() bool     { return false }
+func (op *zRegexOp) OverwritesInput() int  { return -1 }
+func (op *zRegexOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
+func (op *zRegexOp) Hashcode() uint32      { return hashString(op.String()) }
+func (op *zRegexOp) String() string {
+	return fmt.Sprintf("umps.LogZRegex{D=%d,d=%d,grad=%v,alphabet=%q,regex=%q}",
+		op.D, op.d, op.grad, string(op.r.alphabet), strings.ReplaceAll(op.r.pattern, "\n", `\n`))
+}
+func (op *zRegexOp) DiffWRT(int) []bool { return []bool{true, true, true} }
+
+func (op *zRegexOp) Do(vals ...G.Value) (G.Value, error) {
+	sizes := []int{op.D * op.d * op.D, op.D, op.D}
+	if op.grad {
+		sizes = append(sizes, 1)
+	}
+	in, err := opValues(op, vals, sizes...)
+	if err != nil {
+		return nil, err
+	}
+	t, err := NewTransfer(&MPS{Bond: op.D, Symbols: op.d, A: in[0], Alpha: in[1], Omega: in[2]})
+	if err != nil {
+		return nil, err
+	}
+	if !op.grad {
+		lz, err := t.LogZ(op.r)
+		if err != nil {
+			return nil, err
+		}
+		if math.IsInf(lz, -1) {
+			return nil, errors.Errorf("umps: the model gives regex %q no mass", op.r.pattern)
+		}
+		return vector([]float64{lz}), nil
+	}
+	_, g, err := t.LogZGrad(op.r)
+	if err != nil {
+		return nil, err
+	}
+	for i := range g {
+		g[i] *= in[3][0]
+	}
+	return vector(g), nil
+}
+
+func (op *zRegexOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if op.grad {
+		return nil, errors.New("umps: no second derivative of LogZRegex")
+	}
+	packed, err := G.ApplyOp(&zRegexOp{D: op.D, d: op.d, r: op.r, grad: true}, in[0], in[1], in[2], grad)
+	if err != nil {
+		return nil, err
+	}
+	return unpackAll(packed, op.D, op.d, 3)
+}
