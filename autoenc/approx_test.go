@@ -1,0 +1,148 @@
+package autoenc
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// angleTol bounds the sine of the largest principal angle between the
+// approximate and exact singular subspaces when nothing is dropped (the
+// issue's 1e-6 target).
+const angleTol = 1e-6
+
+// subspaceSine is the sine of the largest principal angle between the
+// column spans of a and b (both with orthonormal columns):
+// ||(I - b b^T) a||_2.
+func subspaceSine(a, b *mat.Dense) float64 {
+	var bta, proj, res mat.Dense
+	bta.Mul(b.T(), a)
+	proj.Mul(b, &bta)
+	res.Sub(a, &proj)
+	var svd mat.SVD
+	svd.Factorize(&res, mat.SVDNone)
+	return svd.Values(nil)[0]
+}
+
+// TestApproxSVDMatchesExact checks Algorithms 1-3 against the exact SVD of
+// Xi: with p = rank(Xi) (no nonzero singular value dropped) the subspaces
+// agree to angleTol and the singular values to rounding, through both the
+// kernel route (few active rows) and the covariance route.
+func TestApproxSVDMatchesExact(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		k       int
+		lengths []int
+	}{
+		{"tall", 2, []int{6, 5, 3, 6, 2, 4}}, // 26 x 12
+		{"wide", 3, []int{7, 2}},             // 9 x 21
+		{"k=1", 1, []int{9, 8, 3, 5}},        // 25 x 9
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(6, uint64(c.k)))
+			seqs := randomSeqs(rng, c.k, c.lengths...)
+			d, err := newData(seqs, c.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ve, le, rank, err := exactSVD(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			va, la, err := ApproxSVD(seqs, c.k, rank)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sin := subspaceSine(va, ve.Slice(0, d.rows, 0, rank).(*mat.Dense))
+			t.Logf("rank %d: subspace sine %.3g", rank, sin)
+			if sin > angleTol {
+				t.Errorf("subspace sine %.3g > %g", sin, angleTol)
+			}
+			for j := range rank {
+				if math.Abs(la[j]-le[j]) > 1e-9*le[0] {
+					t.Errorf("singular value %d: approx %.12g, exact %.12g", j, la[j], le[j])
+				}
+			}
+			// The approximate model reconstructs exactly too.
+			m, err := Approximate(seqs, c.k, rank)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for _, s := range seqs {
+				r, err := m.Reconstruct(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range s {
+					worst = max(worst, math.Abs(r[i]-s[i]))
+				}
+			}
+			if worst > exactTol {
+				t.Errorf("approximate model: worst reconstruction error %.3g > %g", worst, exactTol)
+			}
+		})
+	}
+}
+
+// TestApproxSVDTruncated checks the approximation for p < rank(Xi): the
+// singular values cannot exceed the exact ones (interlacing), the leading
+// ones are close, and the subspace is close but not equal to the exact one.
+func TestApproxSVDTruncated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	// Sequences from a 3-state linear system plus small noise: Xi has a
+	// dominant rank-3-per-step structure, like real data.
+	seqs := make([][]float64, 8)
+	for q := range seqs {
+		T := 10 + rng.IntN(10)
+		s := make([]float64, T*4)
+		h := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		for t := range T {
+			h = []float64{0.9*h[0] - 0.3*h[1], 0.3*h[0] + 0.9*h[1], 0.5 * h[2]}
+			for j := range 4 {
+				s[t*4+j] = h[j%3] + 0.01*rng.NormFloat64()
+			}
+		}
+		seqs[q] = s
+	}
+	d, _ := newData(seqs, 4)
+	ve, le, _, err := exactSVD(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = 6
+	va, la, err := ApproxSVD(seqs, 4, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range p {
+		if la[j] > le[j]*(1+1e-12) {
+			t.Errorf("approx singular value %d = %g exceeds exact %g", j, la[j], le[j])
+		}
+	}
+	if rel := math.Abs(la[0]-le[0]) / le[0]; rel > 1e-3 {
+		t.Errorf("leading singular value off by %.3g relative", rel)
+	}
+	sin := subspaceSine(va.Slice(0, d.rows, 0, 2).(*mat.Dense), ve.Slice(0, d.rows, 0, p).(*mat.Dense))
+	t.Logf("leading approx directions vs exact p-subspace: sine %.3g; lambda approx %v exact %v", sin, la[:3], le[:3])
+	if sin > 0.05 {
+		t.Errorf("leading approximate directions far from the exact subspace: sine %.3g", sin)
+	}
+}
+
+func TestApproxSVDBadP(t *testing.T) {
+	seqs := randomSeqs(rand.New(rand.NewPCG(9, 9)), 2, 3, 2)
+	for _, p := range []int{0, 7, 100} {
+		if _, _, err := ApproxSVD(seqs, 2, p); err == nil {
+			t.Errorf("p = %d: no error", p)
+		} else {
+			t.Logf("p = %d: %v", p, err)
+		}
+	}
+	// Rank-deficient data: two identical one-step sequences have rank 1.
+	if _, err := Approximate([][]float64{{1, 2}, {1, 2}}, 2, 2); err == nil {
+		t.Error("p = 2 > rank 1: no error")
+	}
+}
