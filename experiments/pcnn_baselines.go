@@ -1,0 +1,126 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os/exec"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/pcnn"
+)
+
+// PCNNBaselineSpec is a sanity check of Table 1: a compressor or a
+// classical model scored the paper's way, the bits spent on the
+// validation stream after seeing the training stream.
+type PCNNBaselineSpec struct {
+	// Baseline is bzip2 or ctw.
+	Baseline string
+	// Task and Size as in PCNNSpec.
+	Task string
+	Size int
+	// Depth is the CTW context depth. If 0, it will be defaulted to 8.
+	Depth int
+	// States and Iterations set the HMM: its number of states (each with
+	// as many outgoing edges as the alphabet has symbols, footnote 9) and
+	// of Baum-Welch iterations. If 0, they will be defaulted to 32 and 50.
+	States, Iterations int
+	Seed               uint64
+}
+
+// ErrNoBzip2 is returned when the bzip2 program is not installed.
+var ErrNoBzip2 = errors.New("the bzip2 program is not installed")
+
+// RunPCNNBaseline scores a baseline on the task's validation stream
+// (hmm: Baum-Welch on the training stream, then the regularised filter
+// over the validation stream, predicted symbols only):
+//   - bzip2: 8 x (size of bzip2 -9 of train+valid minus that of train),
+//     over every symbol (bzip2 cannot skip unpredicted ones);
+//   - ctw: context tree weighting fed the training stream, then the
+//     validation stream (layers/pcnn.CTW), over the predicted symbols.
+func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
+	train, valid, err := PCNNStreams(spec.Task, spec.Size, spec.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Depth == 0 {
+		spec.Depth = 8
+	}
+	start := time.Now()
+	rep := &PCNNReport{Task: spec.Task, Model: spec.Baseline, TrueBits: valid.TrueBits()}
+	var bits float64
+	switch spec.Baseline {
+	case "bzip2":
+		rep.Method = "bzip2 -9"
+		bits, err = Bzip2Bits(train.String(), valid.String())
+	case "ctw":
+		rep.Method = "ctw depth " + ftoa(float64(spec.Depth))
+		bits, err = pcnn.CTWBits(seqOf(train), seqOf(valid), len(train.Alphabet), spec.Depth)
+	case "hmm":
+		if spec.States == 0 {
+			spec.States = 32
+		}
+		if spec.Iterations == 0 {
+			spec.Iterations = 50
+		}
+		rep.Method = fmt.Sprintf("hmm %d states, %d Baum-Welch iterations", spec.States, spec.Iterations)
+		rep.Units, rep.Passes = spec.States, spec.Iterations
+		bits, err = hmmBits(train, valid, spec)
+	default:
+		return nil, errors.Errorf("unknown baseline %q (want bzip2, ctw or hmm)", spec.Baseline)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	rep.ValidBits, rep.FinalValidBits, rep.RegretBits = bits, bits, valid.RegretBits(bits)
+	return rep, nil
+}
+
+// hmmBits trains an HMM on train and returns the regularised bits of the
+// predicted symbols of valid.
+func hmmBits(train, valid datasets.Stream, spec PCNNBaselineSpec) (float64, error) {
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x4d4d))
+	h, err := pcnn.NewHMM(spec.States, len(train.Alphabet), seqOf(train), len(train.Alphabet), rng)
+	if err != nil {
+		return 0, err
+	}
+	for range spec.Iterations {
+		h.BaumWelch(train.X)
+	}
+	return -h.LogLikMasked(valid.X, valid.Mask, true) / math.Ln2, nil
+}
+
+func seqOf(s datasets.Stream) pcnn.Sequence { return pcnn.Sequence{X: s.X, Mask: s.Mask} }
+
+// Bzip2Bits is 8 x (|bzip2 -9 (train + valid)| - |bzip2 -9 (train)|), the
+// paper's measure for compressors; ErrNoBzip2 without the program.
+func Bzip2Bits(train, valid string) (float64, error) {
+	path, err := exec.LookPath("bzip2")
+	if err != nil {
+		return 0, ErrNoBzip2
+	}
+	size := func(text string) (int, error) {
+		cmd := exec.Command(path, "-9", "-c")
+		cmd.Stdin = bytes.NewBufferString(text)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		if err := cmd.Run(); err != nil {
+			return 0, errors.Errorf("bzip2 failed: %v %s", err, stderr.String())
+		}
+		return out.Len(), nil
+	}
+	a, err := size(train)
+	if err != nil {
+		return 0, err
+	}
+	b, err := size(train + valid)
+	if err != nil {
+		return 0, err
+	}
+	return 8 * float64(b-a), nil
+}

@@ -1,0 +1,176 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+func init() {
+	Register(Section{
+		Name:  "pcnn",
+		Title: "persistent contextual networks with Riemannian training (Ollivier), Table 1",
+		Run:   runPCNNSection,
+	})
+}
+
+// pcnnMethod is one row of Table 1.
+type pcnnMethod struct {
+	model, writing, transition string
+	// paper holds Table 1's regrets (bits) for alphabet, music, anbn.
+	paper [3]string
+}
+
+// pcnnTable1 lists the network rows of Table 1 of the Riemannian paper.
+var pcnnTable1 = []pcnnMethod{
+	{"rnn", "dh", "fb", [3]string{"7616.8", "2898.9", "122.4"}},
+	{"cnn", "dh", "fb", [3]string{"4059.0", "2688.7", "132.0"}},
+	{"pcnn", "dh", "fb", [3]string{"5883.9", "3616.4", "74.4"}},
+	{"rnn", "qdh", "qdrutsd", [3]string{"3372.8", "1349.5", "89.5"}},
+	{"rnn", "qdh", "qdrbpm", [3]string{"3623.9", "1224.3", "106.0"}},
+	{"cnn", "qdh", "rutsd", [3]string{"1759.0", "1148.3", "71.6"}},
+	{"cnn", "qdh", "rbpm", [3]string{"2166.0", "1596.0", "115.4"}},
+	{"pcnn", "qdh", "rutsd", [3]string{"1011.9", "1055.9", "29.7"}},
+	{"pcnn", "qdh", "rbpm", [3]string{"644.2", "1055.9", "30.0"}},
+}
+
+// pcnnBaselinePaper is Table 1's sanity checks (alphabet, music, anbn).
+var pcnnBaselinePaper = map[string][3]string{
+	"bzip2": {"27206.1", "6035.7", "244.0"},
+	"ctw":   {"18272.1", "3611.0", "143.5"},
+	"hmm":   {"10212.0", "4818.1", "125.7"},
+}
+
+var pcnnTasks = []string{"alphabet", "music", "anbn"}
+
+// pcnnPlan is what a reproduce run trains: per task, the task size, the
+// network sizes and the time budget per run.
+type pcnnPlan struct {
+	task    string
+	size    int
+	units   []int
+	budget  time.Duration
+	methods []pcnnMethod
+	// hmmStates and hmmIters set the HMM baseline.
+	hmmStates, hmmIters int
+}
+
+// pcnnPlans: quick mode runs a^n b^n (30 s per network) and a 100-line
+// alphabet with insertions (20 s), PCNN QDH+RBPM against RNN DH+FB under
+// the same time budget, with CTW, bzip2 and a 16-state HMM (20
+// Baum-Welch iterations). Full mode runs every Table 1 row on the three
+// tasks at the paper's sizes with networks of 8 and 23 units (d = 3), 2
+// minutes per run (the paper: 4 to 512 units, sparse and semi-sparse, 10
+// to 30 minutes per run), and a 32-state HMM with 100 iterations.
+func pcnnPlans(quick bool) []pcnnPlan {
+	if quick {
+		pair := []pcnnMethod{pcnnTable1[0], pcnnTable1[8]}
+		return []pcnnPlan{
+			{task: "anbn", units: []int{16}, budget: 30 * time.Second, methods: pair, hmmStates: 16, hmmIters: 20},
+			{task: "alphabet", size: 100, units: []int{16}, budget: 20 * time.Second, methods: pair, hmmStates: 16, hmmIters: 20},
+		}
+	}
+	var plans []pcnnPlan
+	for _, t := range pcnnTasks {
+		plans = append(plans, pcnnPlan{task: t, units: []int{8, 23}, budget: 2 * time.Minute, methods: pcnnTable1,
+			hmmStates: 32, hmmIters: 100})
+	}
+	return plans
+}
+
+func taskIndex(task string) int {
+	for i, t := range pcnnTasks {
+		if t == task {
+			return i
+		}
+	}
+	return -1
+}
+
+// runPCNNSection trains the planned networks and baselines and reports
+// the best regret per method and task (Table 1's "best value found over
+// the hyperparameters").
+func runPCNNSection(ctx *Context) ([]Row, error) {
+	var rows []Row
+	var csv [][]string
+	for _, plan := range pcnnPlans(ctx.Quick) {
+		ti := taskIndex(plan.task)
+		sizeNote := "paper's size"
+		if plan.size > 0 {
+			sizeNote = fmt.Sprintf("%d lines (paper: 1000)", plan.size)
+		}
+		var curves []Series
+		var trueBits float64
+		for _, m := range plan.methods {
+			best := math.Inf(1)
+			var bestRep *PCNNReport
+			for _, n := range plan.units {
+				spec := PCNNSpec{Task: plan.task, Size: plan.size, Model: m.model, Writing: m.writing,
+					Transition: m.transition, Units: n, Degree: 3, Budget: plan.budget, Seed: ctx.Seed, Log: ctx.Log}
+				rep, err := RunPCNN(spec)
+				if err != nil {
+					return nil, errors.Wrapf(err, "%s %s %s+%s", plan.task, m.model, m.writing, m.transition)
+				}
+				trueBits = rep.TrueBits
+				csv = append(csv, []string{plan.task, m.model, rep.Method, fmt.Sprint(n), "3", fmt.Sprint(rep.Passes),
+					ftoa(rep.Seconds), ftoa(rep.ValidBits), ftoa(rep.TrueBits), ftoa(rep.RegretBits)})
+				if rep.RegretBits < best {
+					best, bestRep = rep.RegretBits, rep
+				}
+			}
+			s := Series{Name: fmt.Sprintf("%s %s (N=%d)", m.model, bestRep.Method, bestRep.Units)}
+			s.X, s.Y = curveXY(bestRep.Curve)
+			curves = append(curves, s)
+			paper := m.paper[ti]
+			if plan.size > 0 {
+				paper = "n/a"
+			}
+			rows = append(rows, Row{Metric: fmt.Sprintf("%s %s %s regret (bits)", plan.task, m.model, bestRep.Method),
+				Paper: paper, Measured: best,
+				Note: fmt.Sprintf("best of N in %v, d=3, %v each; %s", plan.units, plan.budget, sizeNote)})
+		}
+		for _, b := range []string{"ctw", "bzip2", "hmm"} {
+			rep, err := RunPCNNBaseline(PCNNBaselineSpec{Baseline: b, Task: plan.task, Size: plan.size, Seed: ctx.Seed,
+				States: plan.hmmStates, Iterations: plan.hmmIters})
+			if errors.Is(err, ErrNoBzip2) {
+				fmt.Fprintf(ctx.Log, "bzip2 is not installed: its row is skipped\n")
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			paper := pcnnBaselinePaper[b][ti]
+			if plan.size > 0 {
+				paper = "n/a"
+			}
+			rows = append(rows, Row{Metric: fmt.Sprintf("%s %s regret (bits)", plan.task, b), Paper: paper,
+				Measured: rep.RegretBits, Note: rep.Method + "; " + sizeNote})
+			csv = append(csv, []string{plan.task, b, rep.Method, "", "", "", ftoa(rep.Seconds), ftoa(rep.ValidBits), ftoa(rep.TrueBits), ftoa(rep.RegretBits)})
+		}
+		truePaper := map[string]string{"alphabet": "88482", "music": "n/a", "anbn": "100"}[plan.task]
+		if plan.size > 0 {
+			truePaper = "n/a"
+		}
+		rows = append(rows, Row{Metric: plan.task + " true model (bits)", Paper: truePaper,
+			Measured: trueBits, Note: "exact code length of the validation stream; " + sizeNote})
+		if ctx.Dir != "" {
+			if err := LinePlot(filepath.Join(ctx.Dir, plan.task+".png"), plan.task+": validation regret", "seconds",
+				"regret (bits)", curves, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if ctx.Dir != "" {
+		if err := writeCSV(filepath.Join(ctx.Dir, "runs.csv"), []string{"task", "model", "method", "units", "degree",
+			"passes", "seconds", "valid_bits", "true_bits", "regret_bits"}, csv); err != nil {
+			return nil, err
+		}
+	}
+	for i := range rows {
+		rows[i].Section = "pcnn"
+	}
+	return rows, nil
+}

@@ -1,0 +1,282 @@
+package pcnn
+
+import (
+	"math"
+
+	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// Trace holds the forward pass of a model over a sequence of T symbols,
+// time-major; it is reused between passes when large enough.
+type Trace struct {
+	T, N, A int
+	// V [T+1, N]: V_j^t at V[t*N + j-1].
+	V []float64
+	// Act [T+1, N+1]: a_i^t at Act[t*(N+1) + i], a_0^t = 1.
+	Act []float64
+	// Pi [T, A]: pi_t(y) (eq. 12).
+	Pi []float64
+	// LogLik is sum_t chi_t log pi_t(x_t) in nats (eq. 14).
+	LogLik float64
+	// Predicted is the number of t with chi_t = 1.
+	Predicted int
+
+	// Workspaces: tx [A, E] the transition weights symbol-major (CNN,
+	// PCNN), wp [T, N+1] = Pi W^T, d [T, A] = chi_t (e_{x_t} - pi_t) and
+	// gx [A, E] the symbol-major transition gradient.
+	tx, wp, d, gx []float64
+}
+
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// Forward runs the model over s, filling tr (allocated when nil), and
+// returns the log-likelihood sum_t chi_t log pi_t(x_t) in nats.
+// Cost O(T N (d + A)).
+func (m *Model) Forward(s Sequence, tr *Trace) (*Trace, error) {
+	if err := s.check(m.A); err != nil {
+		return nil, err
+	}
+	if tr == nil {
+		tr = &Trace{}
+	}
+	m.forward(s, tr)
+	if math.IsNaN(tr.LogLik) {
+		return tr, errors.New("pcnn: the log-likelihood is NaN")
+	}
+	return tr, nil
+}
+
+// LogLik is the log-likelihood of s in nats.
+func (m *Model) LogLik(s Sequence) (float64, error) {
+	tr, err := m.Forward(s, nil)
+	if err != nil {
+		return 0, err
+	}
+	return tr.LogLik, nil
+}
+
+// forward is the kernel of Forward (s already checked).
+func (m *Model) forward(s Sequence, tr *Trace) {
+	T, N, A := len(s.X), m.Net.N, m.A
+	tr.T, tr.N, tr.A = T, N, A
+	tr.V = grow(tr.V, (T+1)*N)
+	tr.Act = grow(tr.Act, (T+1)*(N+1))
+	tr.Pi = grow(tr.Pi, T*A)
+	tr.LogLik, tr.Predicted = 0, 0
+	tr.wp = tr.wp[:0] // Pi W^T belongs to Backward on this pass
+	// The writing weights do not act on the dynamics: run the recurrence
+	// first, then every output at once, E = Act W, as one GEMM.
+	copy(tr.V[:N], m.v0())
+	if m.Kind != RNN {
+		tr.tx = m.tauByX(tr.tx)
+	}
+	for t := 0; ; t++ {
+		v := tr.V[t*N : (t+1)*N]
+		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
+		m.activate(v, a)
+		if t == T {
+			break
+		}
+		m.advance(v, a, s.X[t], tr.tx, tr.V[(t+1)*N:(t+2)*N])
+	}
+	gemm(blas.NoTrans, blas.NoTrans, T, A, N+1, tr.Act, m.w(), tr.Pi, 0)
+	for t, x := range s.X {
+		lp := softmaxRow(tr.Pi[t*A:(t+1)*A], x)
+		if s.chi(t) {
+			tr.LogLik += lp
+			tr.Predicted++
+		}
+	}
+}
+
+// gemm sets c = beta c + op(a) op(b) for row-major a, b, c with op(a)
+// m x k and op(b) k x n.
+func gemm(ta, tb blas.Transpose, m, n, k int, a, b, c []float64, beta float64) {
+	lda, ldb := k, n
+	if ta == blas.Trans {
+		lda = m
+	}
+	if tb == blas.Trans {
+		ldb = k
+	}
+	ra, ca := m, k
+	if ta == blas.Trans {
+		ra, ca = k, m
+	}
+	rb, cb := k, n
+	if tb == blas.Trans {
+		rb, cb = n, k
+	}
+	blas64.Gemm(ta, tb, 1,
+		blas64.General{Rows: ra, Cols: ca, Stride: lda, Data: a[:ra*ca]},
+		blas64.General{Rows: rb, Cols: cb, Stride: ldb, Data: b[:rb*cb]},
+		beta, blas64.General{Rows: m, Cols: n, Stride: n, Data: c[:m*n]})
+}
+
+// softmaxRow turns the scores E in row into pi = exp(E)/sum exp(E)
+// (eq. 12) in place and returns log pi_x, computed from E so that it
+// stays finite when pi_x underflows.
+func softmaxRow(row []float64, x int) float64 {
+	mx := floats.Max(row)
+	ex := row[x]
+	var z float64
+	for y, e := range row {
+		row[y] = math.Exp(e - mx)
+		z += row[y]
+	}
+	floats.Scale(1/z, row)
+	return ex - mx - math.Log(z)
+}
+
+// activate sets a = (1, s(v_1), ..., s(v_N)).
+func (m *Model) activate(v, a []float64) {
+	a[0] = 1
+	for j := range v {
+		a[j+1] = m.Act.s(v[j])
+	}
+}
+
+// advance computes V^{t+1} into next from V^t = v, a^t = a and the symbol
+// x = x_t: eq. (80) for RNN, eq. (8) for CNN, eq. (11) for PCNN; tx is
+// tauByX's output (unused for the RNN).
+func (m *Model) advance(v, a []float64, x int, tx, next []float64) {
+	A, N, E, src := m.A, m.Net.N, len(m.src), m.src
+	if m.Kind == RNN {
+		tau, rho := m.tau(), m.rho()
+		for j := 1; j <= N; j++ {
+			sum := rho[(j-1)*A+x]
+			for e := m.Off[j-1]; e < m.Off[j]; e++ {
+				sum += tau[e] * a[src[e]]
+			}
+			next[j-1] = sum
+		}
+		return
+	}
+	row := tx[x*E : (x+1)*E]
+	for j := 1; j <= N; j++ {
+		var sum float64
+		for e := m.Off[j-1]; e < m.Off[j]; e++ {
+			sum += row[e] * a[src[e]]
+		}
+		if m.Kind == PCNN {
+			sum += v[j-1]
+		}
+		next[j-1] = sum
+	}
+}
+
+// Backward backpropagates through time over the trace tr of s: it writes
+// the gradient of the log-likelihood into grad (laid out like m.P; it is
+// overwritten) and, when B is not nil, the backpropagated values
+// B_j^t = d logLik / d V_j^t into B [T+1, N] (eq. 20 for PCNN; CNN and
+// RNN drop the persistence term B_j^{t+1}). W_iy follows eq. (15),
+// tau_{ijy} eq. (23), rho_{jy} = sum_t 1{x_t=y} B_j^{t+1}, V0_j = B_j^0.
+func (m *Model) Backward(s Sequence, tr *Trace, grad *graph.Params, B []float64) error {
+	if err := s.check(m.A); err != nil {
+		return err
+	}
+	if tr == nil || tr.T != len(s.X) || tr.N != m.Net.N || tr.A != m.A {
+		return errors.New("pcnn: Backward needs the trace of Forward on the same sequence")
+	}
+	if err := grad.SameLayout(m.P); err != nil {
+		return errors.Wrap(err, "pcnn: gradient set")
+	}
+	N := m.Net.N
+	if B == nil {
+		B = make([]float64, (tr.T+1)*N)
+	} else if len(B) != (tr.T+1)*N {
+		return errors.Errorf("pcnn: B has %d entries, want (T+1)*N = %d", len(B), (tr.T+1)*N)
+	}
+	grad.Zero()
+	m.backward(s, tr, grad, B)
+	return nil
+}
+
+// backward is the kernel of Backward. The output terms are GEMMs over
+// the whole sequence: sum_y pi_t(y) w_iy = (Pi W^T)_{ti}, and the writing
+// gradient of eq. (15) is W = Act^T D with D_t = chi_t (e_{x_t} - pi_t).
+func (m *Model) backward(s Sequence, tr *Trace, grad *graph.Params, B []float64) {
+	T, N, A := tr.T, m.Net.N, m.A
+	w, tau := m.w(), m.tau()
+	gtau, grho := grad.Data("tau"), grad.Data("rho")
+	tr.wp = grow(tr.wp, T*(N+1))
+	gemm(blas.NoTrans, blas.Trans, T, N+1, A, tr.Pi, w, tr.wp, 0)
+	back := make([]float64, N+1)
+	clear(B[T*N:])
+	E, src := len(m.src), m.src
+	if m.Kind != RNN {
+		tr.gx = grow(tr.gx, A*E)
+		clear(tr.gx)
+	}
+	for t := T - 1; t >= 0; t-- {
+		x := s.X[t]
+		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
+		bn := B[(t+1)*N : (t+2)*N]
+		clear(back)
+		// Transition terms: scatter sum_j tau_{i j x} B_j^{t+1} to the
+		// sources i, and accumulate the tau (and rho) gradients.
+		if m.Kind == RNN {
+			for j := 1; j <= N; j++ {
+				bj := bn[j-1]
+				grho[(j-1)*A+x] += bj
+				for e := m.Off[j-1]; e < m.Off[j]; e++ {
+					back[src[e]] += tau[e] * bj
+					gtau[e] += a[src[e]] * bj
+				}
+			}
+		} else {
+			row, grow := tr.tx[x*E:(x+1)*E], tr.gx[x*E:(x+1)*E]
+			for j := 1; j <= N; j++ {
+				bj := bn[j-1]
+				for e := m.Off[j-1]; e < m.Off[j]; e++ {
+					back[src[e]] += row[e] * bj
+					grow[e] += a[src[e]] * bj
+				}
+			}
+		}
+		chi := s.chi(t)
+		wp := tr.wp[t*(N+1) : (t+1)*(N+1)]
+		bt := B[t*N : (t+1)*N]
+		for i := 1; i <= N; i++ {
+			g := back[i]
+			if chi {
+				g += w[i*A+x] - wp[i]
+			}
+			bt[i-1] = m.Act.ds(a[i]) * g
+			if m.Kind == PCNN {
+				bt[i-1] += bn[i-1]
+			}
+		}
+	}
+	copy(grad.Data("V0"), B[:N])
+	if m.Kind != RNN {
+		for e := range E {
+			for x := range A {
+				gtau[e*A+x] = tr.gx[x*E+e]
+			}
+		}
+	}
+	tr.d = grow(tr.d, T*A)
+	for t, x := range s.X {
+		row := tr.d[t*A : (t+1)*A]
+		if !s.chi(t) {
+			clear(row)
+			continue
+		}
+		for y, p := range tr.Pi[t*A : (t+1)*A] {
+			row[y] = -p
+		}
+		row[x]++
+	}
+	gemm(blas.Trans, blas.NoTrans, N+1, A, T, tr.Act, tr.d, grad.Data("W"), 0)
+}

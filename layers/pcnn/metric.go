@@ -1,0 +1,297 @@
+package pcnn
+
+import (
+	"math"
+
+	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// WritingMethod is the metric used for the writing weights w.
+type WritingMethod int
+
+const (
+	// QDH is the quasi-diagonal inverse Hessian (eqs. 16-19): invariant
+	// under affine changes of each unit's activity.
+	QDH WritingMethod = iota
+	// DH is the inverse diagonal Hessian (w_iy += eta W_iy / h_ii^y), the
+	// non-invariant baseline of Table 1.
+	DH
+)
+
+// String is the flag name ("qdh", "dh").
+func (w WritingMethod) String() string {
+	if w == DH {
+		return "dh"
+	}
+	return "qdh"
+}
+
+// ParseWriting is the inverse of WritingMethod.String.
+func ParseWriting(s string) (WritingMethod, error) {
+	switch s {
+	case "qdh":
+		return QDH, nil
+	case "dh":
+		return DH, nil
+	}
+	return 0, errors.Errorf("pcnn: unknown writing metric %q (want qdh or dh)", s)
+}
+
+// TransitionMethod is the metric used for the transition weights (tau,
+// rho) and the starting values V0.
+type TransitionMethod int
+
+const (
+	// RBPM is the recurrent backpropagated metric (eqs. 22, 24-27).
+	RBPM TransitionMethod = iota
+	// RUTSD is the recurrent unitwise tensor-square differential metric
+	// (eqs. 21, 24-27).
+	RUTSD
+	// QDRBPM is the quasi-diagonal reduction of RBPM (eqs. 32-33).
+	QDRBPM
+	// QDRUTSD is the quasi-diagonal reduction of RUTSD (eqs. 32-33).
+	QDRUTSD
+	// FB is frequency-adjusted backpropagation: the plain gradient, with
+	// the parameters of symbol y divided by its frequency (Table 1).
+	FB
+)
+
+var transitionNames = []string{"rbpm", "rutsd", "qdrbpm", "qdrutsd", "fb"}
+
+// String is the flag name.
+func (t TransitionMethod) String() string {
+	if t < 0 || int(t) >= len(transitionNames) {
+		return "unknown"
+	}
+	return transitionNames[t]
+}
+
+// ParseTransition is the inverse of TransitionMethod.String.
+func ParseTransition(s string) (TransitionMethod, error) {
+	for k, n := range transitionNames {
+		if n == s {
+			return TransitionMethod(k), nil
+		}
+	}
+	return 0, errors.Errorf("pcnn: unknown transition metric %q (want rbpm, rutsd, qdrbpm, qdrutsd or fb)", s)
+}
+
+// quasiDiagonal reports whether t uses only the M_00, M_ii, M_0i terms.
+func (t TransitionMethod) quasiDiagonal() bool { return t == QDRBPM || t == QDRUTSD }
+
+// Damping scales the paper's damping terms; the zero value gives the
+// paper's values. Smaller scales make the metrics closer to invariant
+// (section 3.8, item 3).
+type Damping struct {
+	// Writing multiplies eps_y of eq. (16) (the frequency of y plus the
+	// machine epsilon). If 0, it will be defaulted to 1.
+	Writing float64
+	// Transition is the eps added to the diagonal of M~ (eq. 24) and to
+	// m~_j^0 (eq. 27). If 0, it will be defaulted to 1.
+	Transition float64
+}
+
+func (d Damping) withDefaults() Damping {
+	if d.Writing == 0 {
+		d.Writing = 1
+	}
+	if d.Transition == 0 {
+		d.Transition = 1
+	}
+	return d
+}
+
+// WritingDirection writes into dir (laid out like m.P; every tensor but
+// "W" is zeroed) the update direction of the writing weights for the
+// trace tr of s: the quasi-diagonal inverse Hessian of eqs. (16)-(19)
+// applied to the gradient W (eq. 15) for QDH, or W_iy / h_ii^y for DH.
+// w + eta*dir is the paper's update. Cost O(T N A).
+func (m *Model) WritingDirection(s Sequence, tr *Trace, method WritingMethod, damp Damping, dir *graph.Params) error {
+	if err := m.checkTrace(s, tr, dir); err != nil {
+		return err
+	}
+	damp = damp.withDefaults()
+	T, N, A := tr.T, m.Net.N, m.A
+	dir.Zero()
+	// g [N+1, A]: gradient W = Act^T D; h [N+1, A]: h_ii^y = (Act^2)^T Q;
+	// h0 [N+1, A]: h_0i^y = Act^T Q, with D_t = chi_t (e_{x_t} - pi_t) and
+	// Q_t = chi_t pi_t (1 - pi_t): three GEMMs over the sequence.
+	g, h, h0 := dir.Data("W"), make([]float64, (N+1)*A), make([]float64, (N+1)*A)
+	d, q := make([]float64, T*A), make([]float64, T*A)
+	for t, x := range s.X {
+		if !s.chi(t) {
+			continue
+		}
+		for y, p := range tr.Pi[t*A : (t+1)*A] {
+			d[t*A+y] = -p
+			q[t*A+y] = p * (1 - p)
+		}
+		d[t*A+x]++
+	}
+	sq := make([]float64, T*(N+1))
+	for k, a := range tr.Act[:T*(N+1)] {
+		sq[k] = a * a
+	}
+	gemm(blas.Trans, blas.NoTrans, N+1, A, T, tr.Act, d, g, 0)
+	gemm(blas.Trans, blas.NoTrans, N+1, A, T, sq, q, h, 0)
+	gemm(blas.Trans, blas.NoTrans, N+1, A, T, tr.Act, q, h0, 0)
+	f := freqs(s, A)
+	for y := range A {
+		eps := damp.Writing * (f[y] + 0x1p-52)
+		for i := 0; i <= N; i++ {
+			h[i*A+y] += eps
+		}
+	}
+	if method == DH {
+		for k := range g {
+			g[k] /= h[k]
+		}
+		return finite(g, "writing direction")
+	}
+	// Quasi-diagonal solve (eqs. 18-19), per symbol y.
+	for y := range A {
+		h00, g0 := h[y], g[y]
+		d0 := g0 / h00
+		for i := 1; i <= N; i++ {
+			c := h0[i*A+y] / h00
+			di := (g[i*A+y] - g0*c) / (h[i*A+y] - h0[i*A+y]*c)
+			g[i*A+y] = di
+			d0 -= c * di
+		}
+		g[y] = d0
+	}
+	return finite(g, "writing direction")
+}
+
+// finite fails on a NaN or Inf, naming what.
+func finite(x []float64, what string) error {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.Errorf("pcnn: the %s is not finite (singular metric?)", what)
+		}
+	}
+	return nil
+}
+
+// checkTrace validates the arguments shared by the direction kernels.
+func (m *Model) checkTrace(s Sequence, tr *Trace, dir *graph.Params) error {
+	if err := s.check(m.A); err != nil {
+		return err
+	}
+	if tr == nil || tr.T != len(s.X) || tr.N != m.Net.N || tr.A != m.A {
+		return errors.New("pcnn: the direction needs the trace of Forward on the same sequence")
+	}
+	if err := dir.SameLayout(m.P); err != nil {
+		return errors.Wrap(err, "pcnn: direction set")
+	}
+	return nil
+}
+
+// Moduli computes m~_j^t [T+1, N] for the transition metric: (B_j^t)^2 for
+// RUTSD (eq. 21), the backpropagated modulus of eqs. (22)/(74) for RBPM,
+// where dV_j^{t+1}/dV_i^t = [PCNN: 1{i=j}] + tau_{ijx_t} s'(V_i^t) (RNN:
+// tau_{ij} s'(V_i^t)). B is the output of Backward on the trace tr.
+// Cost O(T N (d + A)).
+func (m *Model) Moduli(s Sequence, tr *Trace, B []float64, rbpm bool) []float64 {
+	T, N, A := tr.T, m.Net.N, m.A
+	mt := make([]float64, (T+1)*N)
+	if !rbpm {
+		for k, b := range B {
+			mt[k] = b * b
+		}
+		return mt
+	}
+	w, tau := m.w(), m.tau()
+	// The output source term: s'(V_i^t)^2 Var_{pi_t}(w_i), with
+	// E_pi w_i = (Pi W^T)_{ti} and E_pi w_i^2 = (Pi (W o W)^T)_{ti}.
+	// Backward left Pi W^T in tr.wp; it is recomputed only if absent.
+	mean, msq, w2 := tr.wp, make([]float64, T*(N+1)), make([]float64, len(w))
+	if len(mean) != T*(N+1) {
+		mean = make([]float64, T*(N+1))
+		gemm(blas.NoTrans, blas.Trans, T, N+1, A, tr.Pi, w, mean, 0)
+	}
+	for k, v := range w {
+		w2[k] = v * v
+	}
+	gemm(blas.NoTrans, blas.Trans, T, N+1, A, tr.Pi, w2, msq, 0)
+	acc, ds := make([]float64, N+1), make([]float64, N+1)
+	E, src := len(m.src), m.src
+	for t := T - 1; t >= 0; t-- {
+		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
+		mn := mt[(t+1)*N : (t+2)*N]
+		clear(acc)
+		for i := 1; i <= N; i++ {
+			ds[i] = m.Act.ds(a[i])
+		}
+		// Edge weights at this step: tau_{ij} (RNN) or tau_{i j x_t}.
+		row := tau
+		if m.Kind != RNN {
+			row = tr.tx[s.X[t]*E : (s.X[t]+1)*E]
+		}
+		for j := 1; j <= N; j++ {
+			mj := mn[j-1]
+			for e := m.Off[j-1] + 1; e < m.Off[j]; e++ { // skip the bias edge
+				i := src[e]
+				c := row[e] * ds[i]
+				if m.Kind == PCNN && i == j {
+					c++
+				}
+				acc[i] += c * c * mj
+			}
+		}
+		chi := s.chi(t)
+		for i := 1; i <= N; i++ {
+			var v float64
+			if chi {
+				e := mean[t*(N+1)+i]
+				v = math.Max(msq[t*(N+1)+i]-e*e, 0)
+			}
+			mt[t*N+i-1] = ds[i]*ds[i]*v + acc[i]
+		}
+	}
+	return mt
+}
+
+// solveSPD solves M x = g in place in g for a symmetric positive
+// definite M (n x n, row-major, overwritten by its Cholesky factor);
+// false when M is not numerically positive definite. The blocks are
+// small (d+1), so a plain loop beats a general factorisation with its
+// condition estimate.
+func solveSPD(M, g []float64, n int) bool {
+	for j := range n {
+		d := M[j*n+j]
+		for k := range j {
+			d -= M[j*n+k] * M[j*n+k]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		M[j*n+j] = d
+		for i := j + 1; i < n; i++ {
+			v := M[i*n+j]
+			for k := range j {
+				v -= M[i*n+k] * M[j*n+k]
+			}
+			M[i*n+j] = v / d
+		}
+	}
+	for i := range n { // L y = g
+		v := g[i]
+		for k := range i {
+			v -= M[i*n+k] * g[k]
+		}
+		g[i] = v / M[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- { // L^T x = y
+		v := g[i]
+		for k := i + 1; k < n; k++ {
+			v -= M[k*n+i] * g[k]
+		}
+		g[i] = v / M[i*n+i]
+	}
+	return true
+}
