@@ -42,7 +42,11 @@ var commands = map[string]command{
 	"train":     {"train an RNN or LSTM on a built-in task or a text file", runTrain},
 	"reproduce": {"run the papers' headline experiments and write a summary", runReproduce},
 	"version":   {"print the version", runVersion},
+	"pcnn":      {"train RNN / CNN / PCNN models with Riemannian metrics (Ollivier)", runPCNN},
 	"bench":     {"time training steps of the built-in models", runBench},
+	"umps":      {"u-MPS Born machines: train, sample, prob, complete, eval", runUMPS},
+	"pretrain":  {"linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti)", runPretrain},
+	"spectral":  {"learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD)", runSpectral},
 }
 
 // run is the whole program: main only calls it and maps its error to an
