@@ -21,6 +21,14 @@
 //   - PDFA is a probabilistic deterministic finite automaton; PFATask turns
 //     a random one into the built-in next-symbol task of `rtn train`, with
 //     its exact optimal loss.
+//   - The papers' data: random and addition linear 2-RNN targets
+//     (RandomTwoRNN, AdditionTwoRNN, TwoRNNData); Tomita grammars 1-7 and
+//     Motzkin words with exact membership and uniform sampling (Tomita,
+//     TomitaData, MotzkinCounter, MotzkinData); the polyphonic piano rolls
+//     from MATLAB v5 MAT-files and the original pickle (LoadPiano) and a
+//     seeded synthetic piano-roll generator; the Riemannian paper's symbol
+//     streams with exact log-likelihoods (AlphabetInsertions,
+//     SyntheticMusic, DistantXOR, AnBn, Stream).
 //
 // Conventions. Every stochastic function takes a *rand.Rand from
 // math/rand/v2 and draws from nothing else, so the same seed gives the same
@@ -29,8 +37,8 @@
 // a per-step loss is the sum over all unpadded steps divided by their
 // number (Batch.Steps), not a mean of per-sequence means.
 //
-// The package depends on the standard library only; it knows nothing about
-// gorgonia.
+// The package knows nothing about gorgonia; its only dependencies outside
+// the standard library are pkg/errors and gopickle (for the pickle format).
 //
 // A typical epoch:
 //

@@ -207,16 +207,7 @@ func TrainBiLSTM(train, valid [][]int, d, hidden, epochs int, seed uint64, progr
 		return nil, err
 	}
 	prob := &biProblem{bl: bl, train: train, valid: valid, n: n, graphs: map[int]*biGraph{}}
-	opt, err := optim.New("adam", optim.Config{LR: 1e-2})
-	if err != nil {
-		return nil, err
-	}
-	tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: epochs, BatchSize: 50, Seed: seed,
-		Patience: 5, Warmup: 5, MaxDrops: 3, ResetOnDrop: true, Progress: progress})
-	if err != nil {
-		return nil, err
-	}
-	if bl.result, err = tr.Run(); err != nil {
+	if bl.result, err = trainBaseline(prob, epochs, seed, progress); err != nil {
 		return nil, err
 	}
 	return bl, nil

@@ -104,6 +104,16 @@ func TrainLSTMBaseline(train, valid [][]int, d, hidden, epochs int, seed uint64,
 	if err != nil {
 		return nil, err
 	}
+	res, err := trainBaseline(prob, epochs, seed, progress)
+	if err != nil {
+		return nil, err
+	}
+	return &LSTMBaseline{P: p, cell: cell, d: d, h: hidden, prob: prob, result: res}, nil
+}
+
+// trainBaseline trains prob as the LSTM baselines are trained: Adam at
+// 1e-2, batches of 50, early stopping with learning-rate drops.
+func trainBaseline(prob optim.Problem, epochs int, seed uint64, progress io.Writer) (*optim.Result, error) {
 	opt, err := optim.New("adam", optim.Config{LR: 1e-2})
 	if err != nil {
 		return nil, err
@@ -113,11 +123,7 @@ func TrainLSTMBaseline(train, valid [][]int, d, hidden, epochs int, seed uint64,
 	if err != nil {
 		return nil, err
 	}
-	res, err := tr.Run()
-	if err != nil {
-		return nil, err
-	}
-	return &LSTMBaseline{P: p, cell: cell, d: d, h: hidden, prob: prob, result: res}, nil
+	return tr.Run()
 }
 
 // lstmState is an LSTM's state for a batch of strings evaluated in plain
@@ -228,14 +234,7 @@ func (m *LSTMBaseline) MeanNLL(strs [][]int) float64 {
 		in := m.d + 1 + peFeatures
 		for t := 0; t < ex.T; t++ {
 			logits := m.step(st, [][]float64{ex.X[t*in : (t+1)*in]})[0]
-			mx := math.Inf(-1)
-			for _, v := range logits {
-				mx = math.Max(mx, v)
-			}
-			z := 0.0
-			for _, v := range logits {
-				z += math.Exp(v - mx)
-			}
+			mx, z := maxSumExp(logits)
 			total -= logits[int(ex.Y[t])] - mx - math.Log(z)
 			steps++
 		}
@@ -243,16 +242,22 @@ func (m *LSTMBaseline) MeanNLL(strs [][]int) float64 {
 	return total / float64(steps)
 }
 
-// sampleSoftmax draws an index with probability softmax(logits).
-func sampleSoftmax(logits []float64, rng *rand.Rand) int {
-	mx := math.Inf(-1)
+// maxSumExp returns the largest of logits, mx, and the sum of
+// exp(v - mx) over logits.
+func maxSumExp(logits []float64) (mx, z float64) {
+	mx = math.Inf(-1)
 	for _, v := range logits {
 		mx = math.Max(mx, v)
 	}
-	total := 0.0
 	for _, v := range logits {
-		total += math.Exp(v - mx)
+		z += math.Exp(v - mx)
 	}
+	return mx, z
+}
+
+// sampleSoftmax draws an index with probability softmax(logits).
+func sampleSoftmax(logits []float64, rng *rand.Rand) int {
+	mx, total := maxSumExp(logits)
 	u := rng.Float64() * total
 	for i, v := range logits {
 		u -= math.Exp(v - mx)

@@ -324,12 +324,7 @@ func projectRank(h Hankel, data []float64, rank int) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range r {
-		row := vt.RawRowView(i)
-		for j := range row {
-			row[j] *= s[i]
-		}
-	}
+	scaleRows(vt, s, r)
 	rows, cols := m.Dims()
 	out := mat.NewDense(rows, cols, nil)
 	out.Mul(u, vt)

@@ -64,12 +64,7 @@ func TTSVD(data []float64, dims []int, maxRank int, tol float64) (TT, error) {
 		t.Ranks[k+1] = r
 		t.Cores[k] = denseData(u)
 		// The remainder diag(s) V^T, reshaped to (r d_{k+1}) x rest.
-		for i := range r {
-			row := vt.RawRowView(i)
-			for j := range row {
-				row[j] *= s[i]
-			}
-		}
+		scaleRows(vt, s, r)
 		rest := denseData(vt)
 		c = mat.NewDense(r*dims[k+1], len(rest)/(r*dims[k+1]), rest)
 	}
@@ -117,6 +112,55 @@ func denseData(a *mat.Dense) []float64 {
 	return mat.DenseCopyOf(a).RawMatrix().Data
 }
 
+// scaleRows multiplies row i of a by s[i], i < r: diag(s_r) V_r^T in place.
+func scaleRows(a *mat.Dense, s []float64, r int) {
+	for i := range r {
+		row := a.RawRowView(i)
+		for j := range row {
+			row[j] *= s[i]
+		}
+	}
+}
+
+// carryRight splits core k, as (r_k d_k) x r_{k+1}, by a truncated SVD
+// U S V^T (rank at most maxRank, 0: no cap, discarded tail at most delta),
+// keeps the left-orthonormal U as core k and carries S V^T into core k+1.
+func (t *TT) carryRight(k, maxRank int, delta float64) error {
+	u, s, vt, r, err := truncSVD(t.core(k), maxRank, delta)
+	if err != nil {
+		return err
+	}
+	scaleRows(vt, s, r)
+	next := mat.NewDense(r, t.Dims[k+1]*t.Ranks[k+2], nil)
+	next.Mul(vt, mat.NewDense(t.Ranks[k+1], t.Dims[k+1]*t.Ranks[k+2], t.Cores[k+1]))
+	t.Cores[k] = denseData(u)
+	t.Cores[k+1] = next.RawMatrix().Data
+	t.Ranks[k+1] = r
+	return nil
+}
+
+// carryLeft splits core k (k >= 1), as r_k x (d_k r_{k+1}), by an SVD
+// U S V^T with V^T row-orthonormal, keeps V^T as core k and carries U S
+// into core k-1. Exact-zero directions are dropped.
+func (t *TT) carryLeft(k int) error {
+	ck := mat.NewDense(t.Ranks[k], t.Dims[k]*t.Ranks[k+1], t.Cores[k])
+	u, s, vt, r, err := truncSVD(ck, 0, 0)
+	if err != nil {
+		return err
+	}
+	for c := range r {
+		for i := range t.Ranks[k] {
+			u.Set(i, c, u.At(i, c)*s[c])
+		}
+	}
+	prev := mat.NewDense(t.Ranks[k-1]*t.Dims[k-1], r, nil)
+	prev.Mul(t.core(k-1), u)
+	t.Cores[k] = denseData(vt)
+	t.Cores[k-1] = prev.RawMatrix().Data
+	t.Ranks[k] = r
+	return nil
+}
+
 // Dense returns the full tensor, row-major.
 func (t TT) Dense() []float64 {
 	acc := mat.NewDense(t.Dims[0], t.Ranks[1], append([]float64(nil), t.Cores[0]...))
@@ -138,50 +182,20 @@ func (t TT) Round(maxRank int, tol float64) (TT, error) {
 	if maxRank < 0 || !(tol >= 0) {
 		return TT{}, fmt.Errorf("spectral: TT rounding with rank cap %d and tolerance %g, want both >= 0", maxRank, tol)
 	}
-	out := TT{Dims: append([]int(nil), t.Dims...), Ranks: append([]int(nil), t.Ranks...), Cores: make([][]float64, K)}
-	for k, c := range t.Cores {
-		out.Cores[k] = append([]float64(nil), c...)
-	}
-	for k := K - 1; k >= 1; k-- {
-		// core_k as r_k x (d_k r_{k+1}) = (U S) V^T with V^T
-		// row-orthonormal (an SVD rather than a QR so that wide and tall
-		// cores are handled alike); U S moves into core_{k-1}.
-		ck := mat.NewDense(out.Ranks[k], out.Dims[k]*out.Ranks[k+1], out.Cores[k])
-		u, s, vt, rk, err := truncSVD(ck, 0, 0)
-		if err != nil {
-			return TT{}, err
-		}
-		for j := range rk {
-			for i := range out.Ranks[k] {
-				u.Set(i, j, u.At(i, j)*s[j])
-			}
-		}
-		prev := mat.NewDense(out.Ranks[k-1]*out.Dims[k-1], rk, nil)
-		prev.Mul(out.core(k-1), u)
-		out.Cores[k] = denseData(vt)
-		out.Cores[k-1] = prev.RawMatrix().Data
-		out.Ranks[k] = rk
+	// Right-to-left orthogonalisation: SVDs rather than QRs so that wide
+	// and tall cores are handled alike.
+	out, err := t.orthRight(1)
+	if err != nil {
+		return TT{}, err
 	}
 	delta := 0.0
 	if K > 1 {
 		delta = tol * mat.Norm(mat.NewVecDense(len(out.Cores[0]), out.Cores[0]), 2) / math.Sqrt(float64(K-1))
 	}
 	for k := 0; k < K-1; k++ {
-		u, s, vt, r, err := truncSVD(out.core(k), maxRank, delta)
-		if err != nil {
+		if err := out.carryRight(k, maxRank, delta); err != nil {
 			return TT{}, err
 		}
-		for i := range r {
-			row := vt.RawRowView(i)
-			for j := range row {
-				row[j] *= s[i]
-			}
-		}
-		next := mat.NewDense(r, out.Dims[k+1]*out.Ranks[k+2], nil)
-		next.Mul(vt, mat.NewDense(out.Ranks[k+1], out.Dims[k+1]*out.Ranks[k+2], out.Cores[k+1]))
-		out.Cores[k] = denseData(u)
-		out.Cores[k+1] = next.RawMatrix().Data
-		out.Ranks[k+1] = r
 	}
 	return out, nil
 }

@@ -16,21 +16,9 @@ import (
 func (t TT) orthLeft(k int) (TT, error) {
 	out := t.clone()
 	for j := range k {
-		u, s, vt, r, err := truncSVD(out.core(j), 0, 0)
-		if err != nil {
+		if err := out.carryRight(j, 0, 0); err != nil {
 			return TT{}, err
 		}
-		for i := range r {
-			row := vt.RawRowView(i)
-			for c := range row {
-				row[c] *= s[i]
-			}
-		}
-		next := mat.NewDense(r, out.Dims[j+1]*out.Ranks[j+2], nil)
-		next.Mul(vt, mat.NewDense(out.Ranks[j+1], out.Dims[j+1]*out.Ranks[j+2], out.Cores[j+1]))
-		out.Cores[j] = denseData(u)
-		out.Cores[j+1] = next.RawMatrix().Data
-		out.Ranks[j+1] = r
 	}
 	return out, nil
 }
@@ -41,25 +29,14 @@ func (t TT) orthLeft(k int) (TT, error) {
 func (t TT) orthRight(k int) (TT, error) {
 	out := t.clone()
 	for j := len(t.Dims) - 1; j >= k; j-- {
-		cj := mat.NewDense(out.Ranks[j], out.Dims[j]*out.Ranks[j+1], out.Cores[j])
-		u, s, vt, r, err := truncSVD(cj, 0, 0)
-		if err != nil {
+		if err := out.carryLeft(j); err != nil {
 			return TT{}, err
 		}
-		for c := range r {
-			for i := range out.Ranks[j] {
-				u.Set(i, c, u.At(i, c)*s[c])
-			}
-		}
-		prev := mat.NewDense(out.Ranks[j-1]*out.Dims[j-1], r, nil)
-		prev.Mul(out.core(j-1), u)
-		out.Cores[j] = denseData(vt)
-		out.Cores[j-1] = prev.RawMatrix().Data
-		out.Ranks[j] = r
 	}
 	return out, nil
 }
 
+// clone returns a deep copy of t.
 func (t TT) clone() TT {
 	out := TT{Dims: append([]int(nil), t.Dims...), Ranks: append([]int(nil), t.Ranks...), Cores: make([][]float64, len(t.Cores))}
 	for k, c := range t.Cores {
@@ -133,12 +110,7 @@ func bootstrapTT(short TT, s datasets.TwoRNNData, a, b, rank int, rng *rand.Rand
 	if err != nil {
 		return TT{}, err
 	}
-	for i := range r {
-		row := vt.RawRowView(i)
-		for c := range row {
-			row[c] *= sv[i]
-		}
-	}
+	scaleRows(vt, sv, r)
 	t.Ranks[a+1] = r
 	t.Cores[a] = denseData(u)
 	t.Cores[a+1] = denseData(vt)

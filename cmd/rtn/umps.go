@@ -26,6 +26,10 @@ func runUMPS(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("rtn umps: want a subcommand: complete, eval, prob, sample or train")
 	}
+	if h := args[0]; h == "-h" || h == "-help" || h == "--help" || h == "help" {
+		fmt.Fprintln(stdout, "usage: rtn umps <train|sample|prob|complete|eval> [flags] (rtn umps <subcommand> -h lists its flags)")
+		return nil
+	}
 	f, ok := umpsCommands[args[0]]
 	if !ok {
 		return usagef("rtn umps: unknown subcommand %q (want complete, eval, prob, sample or train)", args[0])

@@ -100,25 +100,17 @@ func (m *Model) fbDirection(s Sequence, grad, dir *graph.Params) {
 // PCNN. If only is not nil, it restricts the solve to the (j, y) blocks
 // with only[j-1][y] set (the fallback of fullContextual).
 func (m *Model) qdContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params, only [][]bool) {
-	T, N, A := tr.T, m.Net.N, m.A
+	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
 	// diag[(o+k)*A+y] = M_kk^(jy), zero[(o+k)*A+y] = M_0k^(jy).
 	diag, zero := make([]float64, E*A), make([]float64, E*A)
-	for t := range T {
-		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
-		y := s.X[t]
-		for j := 1; j <= N; j++ {
-			c := mt[(t+1)*N+j-1]
-			if c == 0 {
-				continue
-			}
-			o := m.Off[j-1]
-			for k, i := range m.Net.In[j-1] {
-				diag[(o+k)*A+y] += c * a[i] * a[i]
-				zero[(o+k)*A+y] += c * a[i]
-			}
+	m.eachActive(s, tr, mt, func(a []float64, j, y int, c float64) {
+		o := m.Off[j-1]
+		for k, i := range m.Net.In[j-1] {
+			diag[(o+k)*A+y] += c * a[i] * a[i]
+			zero[(o+k)*A+y] += c * a[i]
 		}
-	}
+	})
 	g, d := grad.Data("tau"), dir.Data("tau")
 	for j := 1; j <= N; j++ {
 		o, L := m.Off[j-1], len(m.Net.In[j-1])
@@ -126,25 +118,54 @@ func (m *Model) qdContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Pa
 			if only != nil && !only[j-1][y] {
 				continue
 			}
-			m00 := diag[o*A+y] + eps
-			g0 := g[o*A+y]
-			d0 := g0 / m00
-			for k := 1; k < L; k++ {
-				at := (o+k)*A + y
-				c := zero[at] / m00
-				dk := (g[at] - g0*c) / (diag[at] + eps - zero[at]*c)
-				d[at] = dk
-				d0 -= c * dk
-			}
-			d[o*A+y] = d0
+			b := o*A + y
+			d[b], _, _ = qdBlock(diag, zero, g, d, b, A, L, eps)
 		}
 	}
+}
+
+// eachActive calls fn for every time t and unit j = 1..N with a non-zero
+// modulus c = mt[(t+1)*N+j-1], passing the activities a of step t (a[0]
+// the always-active bias) and the symbol y = s.X[t].
+func (m *Model) eachActive(s Sequence, tr *Trace, mt []float64, fn func(a []float64, j, y int, c float64)) {
+	N := m.Net.N
+	for t := range tr.T {
+		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
+		y := s.X[t]
+		for j := 1; j <= N; j++ {
+			c := mt[(t+1)*N+j-1]
+			if c == 0 {
+				continue
+			}
+			fn(a, j, y, c)
+		}
+	}
+}
+
+// qdBlock is the quasi-diagonal solve of one block of eqs. (32)-(33): the
+// block's L parameters sit at b, b+stride, ..., b+(L-1)*stride of diag
+// (M_kk), zero (M_0k), the gradient g and the direction d. It writes the
+// directions of parameters 1..L-1 into d and returns the direction d0 of
+// parameter 0 (not yet written, so the caller can subtract further terms)
+// with its damped diagonal m00 and its gradient g0.
+func qdBlock(diag, zero, g, d []float64, b, stride, L int, eps float64) (d0, m00, g0 float64) {
+	m00 = diag[b] + eps
+	g0 = g[b]
+	d0 = g0 / m00
+	for k := 1; k < L; k++ {
+		at := b + k*stride
+		c := zero[at] / m00
+		dk := (g[at] - g0*c) / (diag[at] + eps - zero[at]*c)
+		d[at] = dk
+		d0 -= c * dk
+	}
+	return d0, m00, g0
 }
 
 // fullContextual solves (M~^(jy) + eps I) G = G^(jy) for every block,
 // falling back to the quasi-diagonal solve where Cholesky fails.
 func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) int {
-	T, N, A := tr.T, m.Net.N, m.A
+	N, A := m.Net.N, m.A
 	// Block (j, y) of size L x L starts at base[j-1] + y*L*L.
 	base := make([]int, N)
 	size := 0
@@ -154,26 +175,18 @@ func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.
 		size += A * L * L
 	}
 	M := make([]float64, size)
-	for t := range T {
-		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
-		y := s.X[t]
-		for j := 1; j <= N; j++ {
-			c := mt[(t+1)*N+j-1]
-			if c == 0 {
-				continue
-			}
-			in := m.Net.In[j-1]
-			L := len(in)
-			blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
-			for k, i := range in {
-				ck := c * a[i]
-				row := blk[k*L : (k+1)*L]
-				for k2 := k; k2 < L; k2++ {
-					row[k2] += ck * a[in[k2]]
-				}
+	m.eachActive(s, tr, mt, func(a []float64, j, y int, c float64) {
+		in := m.Net.In[j-1]
+		L := len(in)
+		blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
+		for k, i := range in {
+			ck := c * a[i]
+			row := blk[k*L : (k+1)*L]
+			for k2 := k; k2 < L; k2++ {
+				row[k2] += ck * a[in[k2]]
 			}
 		}
-	}
+	})
 	g, d := grad.Data("tau"), dir.Data("tau")
 	var failed [][]bool
 	fallbacks := 0
@@ -217,40 +230,24 @@ func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.
 // parameters of unit j are tau_{ij} for i in In[j] (activity a_i^t, i = 0
 // the always-active bias) and rho_{jy} (activity 1{x_t = y}).
 func (m *Model) qdRNN(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) {
-	T, N, A := tr.T, m.Net.N, m.A
+	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
 	diag, zero := make([]float64, E), make([]float64, E)
 	// For rho the 0-row term equals the diagonal: sum_t 1{x_t=y} m~.
 	rdiag := make([]float64, N*A)
-	for t := range T {
-		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
-		y := s.X[t]
-		for j := 1; j <= N; j++ {
-			c := mt[(t+1)*N+j-1]
-			if c == 0 {
-				continue
-			}
-			o := m.Off[j-1]
-			for k, i := range m.Net.In[j-1] {
-				diag[o+k] += c * a[i] * a[i]
-				zero[o+k] += c * a[i]
-			}
-			rdiag[(j-1)*A+y] += c
+	m.eachActive(s, tr, mt, func(a []float64, j, y int, c float64) {
+		o := m.Off[j-1]
+		for k, i := range m.Net.In[j-1] {
+			diag[o+k] += c * a[i] * a[i]
+			zero[o+k] += c * a[i]
 		}
-	}
+		rdiag[(j-1)*A+y] += c
+	})
 	gt, gr := grad.Data("tau"), grad.Data("rho")
 	dt, dr := dir.Data("tau"), dir.Data("rho")
 	for j := 1; j <= N; j++ {
 		o, L := m.Off[j-1], len(m.Net.In[j-1])
-		m00 := diag[o] + eps
-		g0 := gt[o]
-		d0 := g0 / m00
-		for k := 1; k < L; k++ {
-			c := zero[o+k] / m00
-			dk := (gt[o+k] - g0*c) / (diag[o+k] + eps - zero[o+k]*c)
-			dt[o+k] = dk
-			d0 -= c * dk
-		}
+		d0, m00, g0 := qdBlock(diag, zero, gt, dt, o, 1, L, eps)
 		for y := range A {
 			at := (j-1)*A + y
 			c := rdiag[at] / m00

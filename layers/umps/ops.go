@@ -104,6 +104,74 @@ func hashString(s string) uint32 {
 	return h.Sum32()
 }
 
+// pureOp supplies the G.Op methods that every op in this package shares:
+// none returns a pointer into its inputs, calls outside Go or overwrites an
+// input. It defines no String, WriteHash or Hashcode, so each op still
+// spells out everything that makes it distinct.
+type pureOp struct{}
+
+func (pureOp) ReturnsPtr() bool     { return false }
+func (pureOp) CallsExtern() bool    { return false }
+func (pureOp) OverwritesInput() int { return -1 }
+
+// normOp holds what the fused normalisers LogZStar and LogZRegex share: the
+// bond dimension D, the alphabet size d and grad, which selects the
+// packed-gradient variant (a fourth input, the upstream gradient of the
+// scalar; output [A | alpha | omega]).
+type normOp struct {
+	pureOp
+	D, d int
+	grad bool
+}
+
+func (op normOp) Arity() int {
+	if op.grad {
+		return 4
+	}
+	return 3
+}
+func (op normOp) Type() hm.Type {
+	if op.grad {
+		return fnType([]int{3, 1, 1, 1}, 1)
+	}
+	return fnType([]int{3, 1, 1}, 1)
+}
+func (op normOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	if op.grad {
+		return tensor.Shape{packedSize(op.D, op.d)}, nil
+	}
+	return tensor.Shape{1}, nil
+}
+func (op normOp) DiffWRT(int) []bool { return []bool{true, true, true} }
+
+// inputs returns the data of vals (A, alpha, omega and, for the gradient
+// variant, the upstream gradient), checked for the op self.
+func (op normOp) inputs(self fmt.Stringer, vals []G.Value) ([][]float64, error) {
+	sizes := []int{op.D * op.d * op.D, op.D, op.D}
+	if op.grad {
+		sizes = append(sizes, 1)
+	}
+	return opValues(self, vals, sizes...)
+}
+
+// chain scales the packed gradient g by the upstream gradient in[3][0].
+func chain(g []float64, in [][]float64) G.Value {
+	for i := range g {
+		g[i] *= in[3][0]
+	}
+	return vector(g)
+}
+
+// symDiff applies gradOp, the packed-gradient variant of the op named name,
+// to the op's inputs and grad and unpacks the result; the gradient variant
+// itself has no derivative.
+func (op normOp) symDiff(name string, gradOp G.Op, in G.Nodes, grad *G.Node) (G.Nodes, error) {
+	if op.grad {
+		return nil, errors.New("umps: no second derivative of " + name)
+	}
+	return applyUnpacked(gradOp, op.D, op.d, 3, in[0], in[1], in[2], grad)
+}
+
 func fnType(in []int, out int) hm.Type {
 	a := hm.TypeVariable('a')
 	ts := make([]hm.Type, 0, len(in)+1)
@@ -114,16 +182,16 @@ func fnType(in []int, out int) hm.Type {
 }
 
 // ampOp is the fused LogAmp2.
-type ampOp struct{ D, d, B, T int }
+type ampOp struct {
+	pureOp
+	D, d, B, T int
+}
 
 var _ G.SDOp = (*ampOp)(nil)
 
 func (op *ampOp) Arity() int                                     { return 4 }
 func (op *ampOp) Type() hm.Type                                  { return fnType([]int{3, 1, 1, 2}, 1) }
 func (op *ampOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.B}, nil }
-func (op *ampOp) ReturnsPtr() bool                               { return false }
-func (op *ampOp) CallsExtern() bool                              { return false }
-func (op *ampOp) OverwritesInput() int                           { return -1 }
 func (op *ampOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, op.String()) }
 func (op *ampOp) Hashcode() uint32                               { return hashString(op.String()) }
 func (op *ampOp) String() string {
@@ -144,24 +212,20 @@ func (op *ampOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 func (op *ampOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	packed, err := G.ApplyOp(&ampGradOp{*op}, in[0], in[1], in[2], in[3], grad)
-	if err != nil {
-		return nil, err
-	}
-	return unpackAll(packed, op.D, op.d, 4)
+	return applyUnpacked(&ampGradOp{f: *op}, op.D, op.d, 4, in[0], in[1], in[2], in[3], grad)
 }
 
 // ampGradOp packs the gradients of LogAmp2 with respect to A, alpha, omega.
-type ampGradOp struct{ f ampOp }
+type ampGradOp struct {
+	pureOp
+	f ampOp
+}
 
 func (op *ampGradOp) Arity() int    { return 5 }
 func (op *ampGradOp) Type() hm.Type { return fnType([]int{3, 1, 1, 2, 1}, 1) }
 func (op *ampGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{packedSize(op.f.D, op.f.d)}, nil
 }
-func (op *ampGradOp) ReturnsPtr() bool      { return false }
-func (op *ampGradOp) CallsExtern() bool     { return false }
-func (op *ampGradOp) OverwritesInput() int  { return -1 }
 func (op *ampGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
 func (op *ampGradOp) Hashcode() uint32      { return hashString(op.String()) }
 func (op *ampGradOp) String() string        { return op.f.String() + "Grad" }
@@ -183,16 +247,16 @@ func (op *ampGradOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 // zOp is the fused LogZn.
-type zOp struct{ D, d, N int }
+type zOp struct {
+	pureOp
+	D, d, N int
+}
 
 var _ G.SDOp = (*zOp)(nil)
 
 func (op *zOp) Arity() int                                     { return 3 }
 func (op *zOp) Type() hm.Type                                  { return fnType([]int{3, 1, 1}, 1) }
 func (op *zOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.N + 1}, nil }
-func (op *zOp) ReturnsPtr() bool                               { return false }
-func (op *zOp) CallsExtern() bool                              { return false }
-func (op *zOp) OverwritesInput() int                           { return -1 }
 func (op *zOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, op.String()) }
 func (op *zOp) Hashcode() uint32                               { return hashString(op.String()) }
 func (op *zOp) String() string                                 { return fmt.Sprintf("umps.LogZn{D=%d,d=%d,N=%d}", op.D, op.d, op.N) }
@@ -208,24 +272,20 @@ func (op *zOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 func (op *zOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	packed, err := G.ApplyOp(&zGradOp{*op}, in[0], in[1], in[2], grad)
-	if err != nil {
-		return nil, err
-	}
-	return unpackAll(packed, op.D, op.d, 3)
+	return applyUnpacked(&zGradOp{f: *op}, op.D, op.d, 3, in[0], in[1], in[2], grad)
 }
 
 // zGradOp packs the gradients of LogZn with respect to A, alpha, omega.
-type zGradOp struct{ f zOp }
+type zGradOp struct {
+	pureOp
+	f zOp
+}
 
 func (op *zGradOp) Arity() int    { return 4 }
 func (op *zGradOp) Type() hm.Type { return fnType([]int{3, 1, 1, 1}, 1) }
 func (op *zGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{packedSize(op.f.D, op.f.d)}, nil
 }
-func (op *zGradOp) ReturnsPtr() bool      { return false }
-func (op *zGradOp) CallsExtern() bool     { return false }
-func (op *zGradOp) OverwritesInput() int  { return -1 }
 func (op *zGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
 func (op *zGradOp) Hashcode() uint32      { return hashString(op.String()) }
 func (op *zGradOp) String() string        { return op.f.String() + "Grad" }
@@ -250,9 +310,14 @@ func split(p []float64, D, d int) (gA, ga, gw []float64) {
 	return p[:n], p[n : n+D], p[n+D:]
 }
 
-// unpackAll returns the three unpacked gradient nodes, padded with nils to
-// arity inputs.
-func unpackAll(packed *G.Node, D, d, arity int) (G.Nodes, error) {
+// applyUnpacked applies gradOp, whose output is the packed gradient
+// [A | alpha | omega], to args and returns the three unpacked gradient
+// nodes, padded with nils to arity inputs.
+func applyUnpacked(gradOp G.Op, D, d, arity int, args ...*G.Node) (G.Nodes, error) {
+	packed, err := G.ApplyOp(gradOp, args...)
+	if err != nil {
+		return nil, err
+	}
 	out := make(G.Nodes, arity)
 	shapes := []tensor.Shape{{D, d, D}, {D}, {D}}
 	off := 0
@@ -271,6 +336,7 @@ func unpackAll(packed *G.Node, D, d, arity int) (G.Nodes, error) {
 // tensor of the given shape (a copy, not a view: see the Reshape defect in
 // notes/gorgonia.md).
 type unpackOp struct {
+	pureOp
 	off, total int
 	shape      tensor.Shape
 }
@@ -278,9 +344,6 @@ type unpackOp struct {
 func (op *unpackOp) Arity() int                                     { return 1 }
 func (op *unpackOp) Type() hm.Type                                  { return fnType([]int{1}, len(op.shape)) }
 func (op *unpackOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape.Clone(), nil }
-func (op *unpackOp) ReturnsPtr() bool                               { return false }
-func (op *unpackOp) CallsExtern() bool                              { return false }
-func (op *unpackOp) OverwritesInput() int                           { return -1 }
 func (op *unpackOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, op.String()) }
 func (op *unpackOp) Hashcode() uint32                               { return hashString(op.String()) }
 func (op *unpackOp) String() string {

@@ -144,15 +144,7 @@ func (t *Transfer) sample(n *node, ql, qr Mat, rng *rand.Rand, out *[]int) (Mat,
 	case kindEps:
 		return ql, nil
 	case kindSym:
-		w := make([]float64, len(n.syms))
-		for i, c := range n.syms {
-			q, err := t.right(t.symbol(c), qr)
-			if err != nil {
-				return Mat{}, err
-			}
-			w[i] = logTr(ql, q)
-		}
-		i, err := choose(w, rng)
+		i, err := t.draw(len(n.syms), func(i int) *node { return t.symbol(n.syms[i]) }, ql, qr, rng)
 		if err != nil {
 			return Mat{}, err
 		}
@@ -175,15 +167,7 @@ func (t *Transfer) sample(n *node, ql, qr Mat, rng *rand.Rand, out *[]int) (Mat,
 		}
 		return ql, nil
 	case kindAlt:
-		w := make([]float64, len(n.subs))
-		for i, s := range n.subs {
-			q, err := t.right(s, qr)
-			if err != nil {
-				return Mat{}, err
-			}
-			w[i] = logTr(ql, q)
-		}
-		i, err := choose(w, rng)
+		i, err := t.draw(len(n.subs), func(i int) *node { return n.subs[i] }, ql, qr, rng)
 		if err != nil {
 			return Mat{}, err
 		}
@@ -205,6 +189,20 @@ func (t *Transfer) sample(n *node, ql, qr Mat, rng *rand.Rand, out *[]int) (Mat,
 			return Mat{}, err
 		}
 	}
+}
+
+// draw picks one of k alternatives, alternative i (the node alt(i)) with
+// probability proportional to Tr(ql E^r_alt(i)(qr)).
+func (t *Transfer) draw(k int, alt func(int) *node, ql, qr Mat, rng *rand.Rand) (int, error) {
+	w := make([]float64, k)
+	for i := range w {
+		q, err := t.right(alt(i), qr)
+		if err != nil {
+			return 0, err
+		}
+		w[i] = logTr(ql, q)
+	}
+	return choose(w, rng)
 }
 
 // sigmaN is the regex Sigma^n as a concatenation of n single-symbol nodes
@@ -241,17 +239,24 @@ func (t *Transfer) literal(s []int, what string) (*node, error) {
 	return simplifyCat(cat), nil
 }
 
+// literals returns the concatenations of the symbols of prefix and suffix.
+func (t *Transfer) literals(prefix, suffix []int) (p, s *node, err error) {
+	if p, err = t.literal(prefix, "prefix"); err != nil {
+		return nil, nil, err
+	}
+	if s, err = t.literal(suffix, "suffix"); err != nil {
+		return nil, nil, err
+	}
+	return p, s, nil
+}
+
 // FillIn draws count completions of prefix Sigma^k suffix (fill in the
 // blank with k missing symbols) and returns the whole strings.
 func (t *Transfer) FillIn(prefix, suffix []int, k, count int, rng *rand.Rand) ([][]int, error) {
 	if k < 0 {
 		return nil, errors.Errorf("umps: %d missing symbols, want >= 0", k)
 	}
-	p, err := t.literal(prefix, "prefix")
-	if err != nil {
-		return nil, err
-	}
-	s, err := t.literal(suffix, "suffix")
+	p, s, err := t.literals(prefix, suffix)
 	if err != nil {
 		return nil, err
 	}
@@ -264,11 +269,7 @@ func (t *Transfer) FillIn(prefix, suffix []int, k, count int, rng *rand.Rand) ([
 // R = E^r_suffix(omega omega^T). The result has one probability per
 // symbol and sums to 1.
 func (t *Transfer) Complete(prefix, suffix []int) ([]float64, error) {
-	p, err := t.literal(prefix, "prefix")
-	if err != nil {
-		return nil, err
-	}
-	s, err := t.literal(suffix, "suffix")
+	p, s, err := t.literals(prefix, suffix)
 	if err != nil {
 		return nil, err
 	}

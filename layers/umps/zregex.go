@@ -6,12 +6,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/rtnlab/rtn/graph"
 )
@@ -55,12 +53,7 @@ func (t *Transfer) LogZGrad(r *Regex) (float64, []float64, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	wa := 2 * math.Exp(float64(x.Exp)*ln2-logZ)
-	wo := 2 * math.Exp(float64(y.Exp)*ln2-logZ)
-	for i := 0; i < D; i++ {
-		ga[i] = wa * dot(x.Data[i*D:(i+1)*D], t.m.Alpha)
-		gw[i] = wo * dot(y.Data[i*D:(i+1)*D], t.m.Omega)
-	}
+	boundaryGrad(x, y, t.m.Alpha, t.m.Omega, logZ, ga, gw)
 	return logZ, out, nil
 }
 
@@ -141,54 +134,27 @@ func LogZRegex(b *graph.Builder, A, alpha, omega *G.Node, r *Regex) *G.Node {
 		b.Fail(errors.Errorf("regex must be over the model's %d symbols", d), "umps: LogZRegex")
 		return nil
 	}
-	op := &zRegexOp{D: D, d: d, r: r}
+	op := &zRegexOp{normOp{D: D, d: d}, r}
 	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, alpha, omega) })
 }
 
 // zRegexOp is the fused LogZRegex; grad selects the packed-gradient variant.
 type zRegexOp struct {
-	D, d int
-	r    *Regex
-	grad bool
+	normOp
+	r *Regex
 }
 
 var _ G.SDOp = (*zRegexOp)(nil)
 
-func (op *zRegexOp) Arity() int {
-	if op.grad {
-		return 4
-	}
-	return 3
-}
-func (op *zRegexOp) Type() hm.Type {
-	if op.grad {
-		return fnType([]int{3, 1, 1, 1}, 1)
-	}
-	return fnType([]int{3, 1, 1}, 1)
-}
-func (op *zRegexOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.grad {
-		return tensor.Shape{packedSize(op.D, op.d)}, nil
-	}
-	return tensor.Shape{1}, nil
-}
-func (op *zRegexOp) ReturnsPtr() bool      { return false }
-func (op *zRegexOp) CallsExtern() bool     { return false }
-func (op *zRegexOp) OverwritesInput() int  { return -1 }
 func (op *zRegexOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
 func (op *zRegexOp) Hashcode() uint32      { return hashString(op.String()) }
 func (op *zRegexOp) String() string {
 	return fmt.Sprintf("umps.LogZRegex{D=%d,d=%d,grad=%v,alphabet=%q,regex=%q}",
 		op.D, op.d, op.grad, string(op.r.alphabet), strings.ReplaceAll(op.r.pattern, "\n", `\n`))
 }
-func (op *zRegexOp) DiffWRT(int) []bool { return []bool{true, true, true} }
 
 func (op *zRegexOp) Do(vals ...G.Value) (G.Value, error) {
-	sizes := []int{op.D * op.d * op.D, op.D, op.D}
-	if op.grad {
-		sizes = append(sizes, 1)
-	}
-	in, err := opValues(op, vals, sizes...)
+	in, err := op.inputs(op, vals)
 	if err != nil {
 		return nil, err
 	}
@@ -210,19 +176,9 @@ func (op *zRegexOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range g {
-		g[i] *= in[3][0]
-	}
-	return vector(g), nil
+	return chain(g, in), nil
 }
 
 func (op *zRegexOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.grad {
-		return nil, errors.New("umps: no second derivative of LogZRegex")
-	}
-	packed, err := G.ApplyOp(&zRegexOp{D: op.D, d: op.d, r: op.r, grad: true}, in[0], in[1], in[2], grad)
-	if err != nil {
-		return nil, err
-	}
-	return unpackAll(packed, op.D, op.d, 3)
+	return op.symDiff("LogZRegex", &zRegexOp{normOp{D: op.D, d: op.d, grad: true}, op.r}, in, grad)
 }

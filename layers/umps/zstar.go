@@ -5,12 +5,10 @@ import (
 	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/rtnlab/rtn/graph"
 )
@@ -90,13 +88,21 @@ func zStarKernel(A, alpha, omega []float64, D, d int, grad bool) (float64, []flo
 			copy(gA[(i*d+c)*D:(i*d+c+1)*D], t2[i*D:(i+1)*D])
 		}
 	}
+	boundaryGrad(x, y, alpha, omega, logZ, ga, gw)
+	return logZ, out, nil
+}
+
+// boundaryGrad writes d log Z / d alpha = 2 X alpha / Z into ga and
+// d log Z / d omega = 2 Y omega / Z into gw, where X and Y are the right and
+// left environments of the whole expression and Z = exp(logZ).
+func boundaryGrad(x, y Mat, alpha, omega []float64, logZ float64, ga, gw []float64) {
+	D := len(alpha)
 	wa := 2 * math.Exp(float64(x.Exp)*ln2-logZ)
 	wo := 2 * math.Exp(float64(y.Exp)*ln2-logZ)
 	for i := 0; i < D; i++ {
 		ga[i] = wa * dot(x.Data[i*D:(i+1)*D], alpha)
 		gw[i] = wo * dot(y.Data[i*D:(i+1)*D], omega)
 	}
-	return logZ, out, nil
 }
 
 // LogZStar adds the fused op log Z_* (Section 3.1; Table 1 for Sigma*) to
@@ -108,52 +114,23 @@ func LogZStar(b *graph.Builder, A, alpha, omega *G.Node) *G.Node {
 	if !ok {
 		return nil
 	}
-	op := &zStarOp{D: D, d: d}
+	op := &zStarOp{normOp{D: D, d: d}}
 	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, alpha, omega) })
 }
 
 // zStarOp is the fused LogZStar; grad selects the packed-gradient variant.
-type zStarOp struct {
-	D, d int
-	grad bool
-}
+type zStarOp struct{ normOp }
 
 var _ G.SDOp = (*zStarOp)(nil)
 
-func (op *zStarOp) Arity() int {
-	if op.grad {
-		return 4
-	}
-	return 3
-}
-func (op *zStarOp) Type() hm.Type {
-	if op.grad {
-		return fnType([]int{3, 1, 1, 1}, 1)
-	}
-	return fnType([]int{3, 1, 1}, 1)
-}
-func (op *zStarOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.grad {
-		return tensor.Shape{packedSize(op.D, op.d)}, nil
-	}
-	return tensor.Shape{1}, nil
-}
-func (op *zStarOp) ReturnsPtr() bool      { return false }
-func (op *zStarOp) CallsExtern() bool     { return false }
-func (op *zStarOp) OverwritesInput() int  { return -1 }
 func (op *zStarOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
 func (op *zStarOp) Hashcode() uint32      { return hashString(op.String()) }
 func (op *zStarOp) String() string {
 	return fmt.Sprintf("umps.LogZStar{D=%d,d=%d,grad=%v}", op.D, op.d, op.grad)
 }
-func (op *zStarOp) DiffWRT(int) []bool { return []bool{true, true, true} }
 
 func (op *zStarOp) Do(vals ...G.Value) (G.Value, error) {
-	sizes := []int{op.D * op.d * op.D, op.D, op.D}
-	if op.grad {
-		sizes = append(sizes, 1)
-	}
-	in, err := opValues(op, vals, sizes...)
+	in, err := op.inputs(op, vals)
 	if err != nil {
 		return nil, err
 	}
@@ -164,19 +141,9 @@ func (op *zStarOp) Do(vals ...G.Value) (G.Value, error) {
 	if !op.grad {
 		return vector([]float64{lz}), nil
 	}
-	for i := range g {
-		g[i] *= in[3][0]
-	}
-	return vector(g), nil
+	return chain(g, in), nil
 }
 
 func (op *zStarOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.grad {
-		return nil, errors.New("umps: no second derivative of LogZStar")
-	}
-	packed, err := G.ApplyOp(&zStarOp{D: op.D, d: op.d, grad: true}, in[0], in[1], in[2], grad)
-	if err != nil {
-		return nil, err
-	}
-	return unpackAll(packed, op.D, op.d, 3)
+	return op.symDiff("LogZStar", &zStarOp{normOp{D: op.D, d: op.d, grad: true}}, in, grad)
 }
