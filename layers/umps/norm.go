@@ -2,6 +2,7 @@ package umps
 
 import (
 	"math"
+	"strings"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
@@ -84,7 +85,7 @@ func (t *Transfer) LogZStar() (float64, error) {
 	_, qr := t.Boundaries()
 	q, err := t.apply(t.sigmaStar(), qr, true)
 	if err != nil {
-		return 0, err
+		return 0, errors.Errorf("umps: Z_* (the sum over all lengths) cannot be computed: %s", strings.TrimPrefix(err.Error(), "umps: "))
 	}
 	return q.Log(t.m.Alpha), nil
 }
