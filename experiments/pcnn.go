@@ -214,8 +214,9 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	best := math.Inf(1)
 	bestParams := m.P.Clone()
 	var bestErr float64
+	validTrace := &pcnn.Trace{}
 	check := func(pass int, elapsed time.Duration) error {
-		bits, errPct, err := validBits(m, valid, validS)
+		bits, errPct, err := validBits(m, valid, validS, validTrace)
 		if err != nil {
 			return err
 		}
@@ -310,8 +311,14 @@ func trainPCNN(spec PCNNSpec, prob *pcnn.Problem, check func(int, time.Duration)
 
 // validBits is the regularised code length (bits) of the predicted
 // validation symbols, and the percentage of them given probability <= 1/2.
-func validBits(m *pcnn.Model, s pcnn.Sequence, st datasets.Stream) (float64, float64, error) {
-	tr, err := m.Forward(s, nil)
+// tr is reused between calls (nil: a new trace); only the predicted
+// steps' outputs are computed.
+func validBits(m *pcnn.Model, s pcnn.Sequence, st datasets.Stream, tr *pcnn.Trace) (float64, float64, error) {
+	if tr == nil {
+		tr = &pcnn.Trace{}
+	}
+	tr.PredictedOnly = true
+	tr, err := m.Forward(s, tr)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -80,6 +80,16 @@ type ProblemStepper interface {
 	StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error
 }
 
+// GradientFree is the optional interface of problem steppers that compute
+// everything they need themselves (a metric-based direction, say) and only
+// use the loss the training loop passes them. When NeedsGradient reports
+// false and the problem implements Evaluator, the Trainer evaluates the
+// loss with Evaluator.Loss instead of LossGrad, saving a backward pass, and
+// passes a zeroed gradient set.
+type GradientFree interface {
+	NeedsGradient() bool
+}
+
 // Config holds the hyperparameters shared by the registered optimizers;
 // each ignores the fields it does not use. The zero value is usable:
 // every field's default is given in its comment.

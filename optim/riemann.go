@@ -151,6 +151,11 @@ func (r *Riemann) Check(p Problem) error {
 	return nil
 }
 
+// NeedsGradient implements GradientFree: the Riemannian steps compute
+// their directions (and the backward pass inside them) themselves, so the
+// Trainer only evaluates the loss.
+func (r *Riemann) NeedsGradient() bool { return false }
+
 // StepProblem implements ProblemStepper: one step of the next group,
 // kept if the loss on batch is finite and not above loss, undone
 // otherwise. The gradient grads is not used: the problem's direction

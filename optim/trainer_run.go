@@ -113,11 +113,30 @@ func (t *Trainer) runEpoch() error {
 	return t.runHooks(EpochEvent, &st)
 }
 
+// gradientFree returns the problem as an Evaluator when the optimizer
+// declares (GradientFree) that it needs no gradient.
+func (t *Trainer) gradientFree() (Evaluator, bool) {
+	gf, ok := t.opt.(GradientFree)
+	if !ok || t.stepper == nil || gf.NeedsGradient() {
+		return nil, false
+	}
+	ev, ok := t.p.(Evaluator)
+	return ev, ok
+}
+
 // trainStep takes one optimizer step on batch b and returns the loss at
 // the parameters before the step.
 func (t *Trainer) trainStep(b []int) (float64, error) {
 	t.grads.Zero()
-	loss, err := t.p.LossGrad(b, t.grads)
+	var (
+		loss float64
+		err  error
+	)
+	if ev, ok := t.gradientFree(); ok {
+		loss, err = ev.Loss(b)
+	} else {
+		loss, err = t.p.LossGrad(b, t.grads)
+	}
 	if err != nil {
 		return 0, errors.Wrapf(err, "optim: step %d (epoch %d)", t.step+1, t.epoch+1)
 	}

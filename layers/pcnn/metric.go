@@ -114,30 +114,27 @@ func (m *Model) WritingDirection(s Sequence, tr *Trace, method WritingMethod, da
 		return err
 	}
 	damp = damp.withDefaults()
-	T, N, A := tr.T, m.Net.N, m.A
+	N, A := m.Net.N, m.A
 	dir.Zero()
 	// g [N+1, A]: gradient W = Act^T D; h [N+1, A]: h_ii^y = (Act^2)^T Q;
-	// h0 [N+1, A]: h_0i^y = Act^T Q, with D_t = chi_t (e_{x_t} - pi_t) and
-	// Q_t = chi_t pi_t (1 - pi_t): three GEMMs over the sequence.
-	g, h, h0 := dir.Data("W"), make([]float64, (N+1)*A), make([]float64, (N+1)*A)
-	d, q := make([]float64, T*A), make([]float64, T*A)
-	for t, x := range s.X {
-		if !s.chi(t) {
-			continue
-		}
-		for y, p := range tr.Pi[t*A : (t+1)*A] {
-			d[t*A+y] = -p
-			q[t*A+y] = p * (1 - p)
-		}
-		d[t*A+x]++
+	// h0 [N+1, A]: h_0i^y = Act^T Q, with D_t = e_{x_t} - pi_t and
+	// Q_t = pi_t (1 - pi_t): three GEMMs over the predicted steps (the
+	// others add exact zeros).
+	act, pi, P := tr.predictedRows()
+	d := tr.residuals(s, pi, P)
+	tr.q, tr.sq = grow(tr.q, P*A), grow(tr.sq, P*(N+1))
+	q, sq := tr.q, tr.sq
+	for k, p := range pi[:P*A] {
+		q[k] = p * (1 - p)
 	}
-	sq := make([]float64, T*(N+1))
-	for k, a := range tr.Act[:T*(N+1)] {
+	for k, a := range act[:P*(N+1)] {
 		sq[k] = a * a
 	}
-	gemm(blas.Trans, blas.NoTrans, N+1, A, T, tr.Act, d, g, 0)
-	gemm(blas.Trans, blas.NoTrans, N+1, A, T, sq, q, h, 0)
-	gemm(blas.Trans, blas.NoTrans, N+1, A, T, tr.Act, q, h0, 0)
+	tr.h, tr.h0 = grow(tr.h, (N+1)*A), grow(tr.h0, (N+1)*A)
+	g, h, h0 := dir.Data("W"), tr.h, tr.h0
+	gemm(blas.Trans, blas.NoTrans, N+1, A, P, act, d, g, 0)
+	gemm(blas.Trans, blas.NoTrans, N+1, A, P, sq, q, h, 0)
+	gemm(blas.Trans, blas.NoTrans, N+1, A, P, act, q, h0, 0)
 	f := freqs(s, A)
 	for y := range A {
 		eps := damp.Writing * (f[y] + 0x1p-52)
@@ -196,8 +193,12 @@ func (m *Model) checkTrace(s Sequence, tr *Trace, dir *graph.Params) error {
 // tau_{ij} s'(V_i^t)). B is the output of Backward on the trace tr.
 // Cost O(T N (d + A)).
 func (m *Model) Moduli(s Sequence, tr *Trace, B []float64, rbpm bool) []float64 {
+	return m.moduli(s, tr, B, rbpm, make([]float64, (tr.T+1)*m.Net.N))
+}
+
+// moduli is Moduli writing into mt [(T+1)*N].
+func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float64) []float64 {
 	T, N, A := tr.T, m.Net.N, m.A
-	mt := make([]float64, (T+1)*N)
 	if !rbpm {
 		for k, b := range B {
 			mt[k] = b * b
@@ -206,19 +207,27 @@ func (m *Model) Moduli(s Sequence, tr *Trace, B []float64, rbpm bool) []float64 
 	}
 	w, tau := m.w(), m.tau()
 	// The output source term: s'(V_i^t)^2 Var_{pi_t}(w_i), with
-	// E_pi w_i = (Pi W^T)_{ti} and E_pi w_i^2 = (Pi (W o W)^T)_{ti}.
-	// Backward left Pi W^T in tr.wp; it is recomputed only if absent.
-	mean, msq, w2 := tr.wp, make([]float64, T*(N+1)), make([]float64, len(w))
-	if len(mean) != T*(N+1) {
-		mean = make([]float64, T*(N+1))
-		gemm(blas.NoTrans, blas.Trans, T, N+1, A, tr.Pi, w, mean, 0)
+	// E_pi w_i = (Pi W^T)_{ti} and E_pi w_i^2 = (Pi (W o W)^T)_{ti}, on
+	// the predicted steps. Backward left Pi W^T in tr.wp; it is
+	// recomputed only if absent.
+	_, pi, P := tr.predictedRows()
+	mean := tr.wp
+	if len(mean) != P*(N+1) {
+		tr.wp = grow(tr.wp, P*(N+1))
+		mean = tr.wp
+		gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w, mean, 0)
 	}
+	tr.msq, tr.h = grow(tr.msq, P*(N+1)), grow(tr.h, len(w))
+	msq, w2 := tr.msq, tr.h
 	for k, v := range w {
 		w2[k] = v * v
 	}
-	gemm(blas.NoTrans, blas.Trans, T, N+1, A, tr.Pi, w2, msq, 0)
-	acc, ds := make([]float64, N+1), make([]float64, N+1)
-	E, src := len(m.src), m.src
+	gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w2, msq, 0)
+	tr.back, tr.ds = grow(tr.back, N+1), grow(tr.ds, N+1)
+	acc, ds := tr.back, tr.ds
+	E, src, off := len(m.src), m.src, m.Off
+	clear(mt[T*N:])
+	r := P
 	for t := T - 1; t >= 0; t-- {
 		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
 		mn := mt[(t+1)*N : (t+2)*N]
@@ -233,9 +242,10 @@ func (m *Model) Moduli(s Sequence, tr *Trace, B []float64, rbpm bool) []float64 
 		}
 		for j := 1; j <= N; j++ {
 			mj := mn[j-1]
-			for e := m.Off[j-1] + 1; e < m.Off[j]; e++ { // skip the bias edge
-				i := src[e]
-				c := row[e] * ds[i]
+			lo, hi := off[j-1]+1, off[j] // skip the bias edge
+			tw := row[lo:hi]
+			for k, i := range src[lo:hi] {
+				c := tw[k] * ds[i]
 				if m.Kind == PCNN && i == j {
 					c++
 				}
@@ -243,11 +253,14 @@ func (m *Model) Moduli(s Sequence, tr *Trace, B []float64, rbpm bool) []float64 
 			}
 		}
 		chi := s.chi(t)
+		if chi {
+			r--
+		}
 		for i := 1; i <= N; i++ {
 			var v float64
 			if chi {
-				e := mean[t*(N+1)+i]
-				v = math.Max(msq[t*(N+1)+i]-e*e, 0)
+				e := mean[r*(N+1)+i]
+				v = math.Max(msq[r*(N+1)+i]-e*e, 0)
 			}
 			mt[t*N+i-1] = ds[i]*ds[i]*v + acc[i]
 		}

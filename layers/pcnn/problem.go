@@ -84,14 +84,28 @@ func (p *Problem) Params() *graph.Params { return p.Model.P }
 func (p *Problem) NumExamples() int { return 1 }
 
 // ensure makes the cached pass current, with the backward pass if back.
+// The writing weights do not act on the recurrence, so when only they
+// changed since the cached pass (a writing step) only the outputs are
+// computed again.
 func (p *Problem) ensure(back bool) error {
-	if p.at == nil || !sameValues(p.at, p.Model.P) {
-		tr, err := p.Model.Forward(p.Train, p.tr)
+	if p.at == nil || !sameValues(p.at, p.Model.P, "") {
+		var err error
+		if p.at != nil && sameValues(p.at, p.Model.P, "W") {
+			p.Model.outputs(p.Train, p.tr)
+			if math.IsNaN(p.tr.LogLik) {
+				err = errors.New("pcnn: the log-likelihood is NaN")
+			}
+		} else {
+			if p.tr == nil {
+				p.tr = &Trace{PredictedOnly: true}
+			}
+			_, err = p.Model.Forward(p.Train, p.tr)
+		}
 		if err != nil {
 			p.at = nil
 			return err
 		}
-		p.tr, p.hasB = tr, false
+		p.hasB = false
 		if p.at == nil {
 			p.at = p.Model.P.Clone()
 		} else {
@@ -108,9 +122,13 @@ func (p *Problem) ensure(back bool) error {
 	return nil
 }
 
-// sameValues reports whether two sets of one layout hold equal values.
-func sameValues(a, b *graph.Params) bool {
+// sameValues reports whether two sets of one layout hold equal values,
+// the tensor named except left out.
+func sameValues(a, b *graph.Params, except string) bool {
 	for _, name := range a.Names() {
+		if name == except {
+			continue
+		}
 		x, y := a.Data(name), b.Data(name)
 		for i := range x {
 			if x[i] != y[i] {
@@ -190,7 +208,7 @@ func (p *Problem) RiemannDirection(g int, dir *graph.Params) error {
 // pi_t is replaced by (1 - 1/(t+2)) pi_t + 1/(t+2) uniform. It also
 // returns the number of predicted symbols.
 func (m *Model) RegularizedLogLik(s Sequence) (float64, int, error) {
-	tr, err := m.Forward(s, nil)
+	tr, err := m.Forward(s, &Trace{PredictedOnly: true})
 	if err != nil {
 		return 0, 0, err
 	}

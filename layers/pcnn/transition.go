@@ -2,6 +2,8 @@ package pcnn
 
 import (
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rtnlab/rtn/graph"
 )
@@ -57,7 +59,8 @@ func (m *Model) TransitionDirection(s Sequence, tr *Trace, B []float64, grad *gr
 		m.fbDirection(s, grad, dir)
 		return 0, finite(dir.Data("tau"), "transition direction")
 	}
-	mt := m.Moduli(s, tr, B, method == RBPM || method == QDRBPM)
+	tr.mt = grow(tr.mt, (tr.T+1)*N)
+	mt := m.moduli(s, tr, B, method == RBPM || method == QDRBPM, tr.mt)
 	v0 := dir.Data("V0")
 	for j := range N {
 		v0[j] = B[j] / (mt[j] + damp.Transition)
@@ -174,19 +177,14 @@ func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.
 		base[j] = size
 		size += A * L * L
 	}
-	M := make([]float64, size)
-	m.eachActive(s, tr, mt, func(a []float64, j, y int, c float64) {
-		in := m.Net.In[j-1]
-		L := len(in)
-		blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
-		for k, i := range in {
-			ck := c * a[i]
-			row := blk[k*L : (k+1)*L]
-			for k2 := k; k2 < L; k2++ {
-				row[k2] += ck * a[in[k2]]
-			}
-		}
-	})
+	tr.blk = grow(tr.blk, size)
+	M := tr.blk
+	clear(M)
+	if m.Net.full() {
+		m.denseMetric(s, tr, mt, M, base)
+	} else {
+		m.sparseMetric(s, tr, mt, M, base)
+	}
 	g, d := grad.Data("tau"), dir.Data("tau")
 	var failed [][]bool
 	fallbacks := 0
@@ -256,5 +254,161 @@ func (m *Model) qdRNN(s Sequence, tr *Trace, mt []float64, grad *graph.Params, e
 			d0 -= c * dy
 		}
 		dt[o] = d0
+	}
+}
+
+// sparseMetric accumulates the upper triangles of the blocks M~^(jy)
+// (block (j, y) of size L x L at base[j-1] + y*L*L). The steps are taken
+// symbol by symbol (each symbol's steps in increasing t, in chunks),
+// gathered unit-major, so that every entry is a vectorised dot product
+// sum_t (m~_j^{t+1} a_k^t) a_k'^t: the same products as a loop over t,
+// summed in another order.
+func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int) {
+	N, A, T := m.Net.N, m.A, tr.T
+	N1 := N + 1
+	// Counting sort of the steps by symbol.
+	if cap(tr.xoff) < A+1 {
+		tr.xoff = make([]int, A+1)
+	}
+	xoff := tr.xoff[:A+1]
+	clear(xoff)
+	for _, x := range s.X[:T] {
+		xoff[x+1]++
+	}
+	for y := range A {
+		xoff[y+1] += xoff[y]
+	}
+	if cap(tr.byX) < T {
+		tr.byX = make([]int, T)
+	}
+	byX := tr.byX[:T]
+	for t, x := range s.X[:T] {
+		byX[xoff[x]] = t
+		xoff[x]++
+	}
+	for y := A; y > 0; y-- { // xoff[y] was advanced to the end of y
+		xoff[y] = xoff[y-1]
+	}
+	xoff[0] = 0
+	maxL := 0
+	for _, in := range m.Net.In {
+		maxL = max(maxL, len(in))
+	}
+	const chunk = 1024
+	tr.pq = grow(tr.pq, N1*chunk)
+	tr.pw = grow(tr.pw, N*chunk)
+	tr.pc = grow(tr.pc, maxL*chunk)
+	as, ms, wk := tr.pq, tr.pw, tr.pc
+	for y := range A {
+		steps := byX[xoff[y]:xoff[y+1]]
+		for lo := 0; lo < len(steps); lo += chunk {
+			st := steps[lo:min(lo+chunk, len(steps))]
+			n := len(st)
+			for r, t := range st {
+				a := tr.Act[t*N1 : (t+1)*N1]
+				for i, v := range a {
+					as[i*chunk+r] = v
+				}
+				for j, v := range mt[(t+1)*N : (t+2)*N] {
+					ms[j*chunk+r] = v
+				}
+			}
+			for j := 1; j <= N; j++ {
+				in := m.Net.In[j-1]
+				L := len(in)
+				mj := ms[(j-1)*chunk : (j-1)*chunk+n]
+				for k, i := range in {
+					w, ai := wk[k*chunk:k*chunk+n], as[i*chunk:i*chunk+n]
+					for r, c := range mj {
+						w[r] = c * ai[r]
+					}
+				}
+				blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
+				for k := range L {
+					w := wk[k*chunk : k*chunk+n]
+					for k2 := k; k2 < L; k2++ {
+						i2 := in[k2]
+						blk[k*L+k2] += floats.Dot(w, as[i2*chunk:i2*chunk+n])
+					}
+				}
+			}
+		}
+	}
+}
+
+// full reports whether every unit has every other unit as input.
+func (n *Network) full() bool {
+	for _, in := range n.In {
+		if len(in) != n.N+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// metricChunk is the number of steps of one symbol gathered before their
+// GEMM in denseMetric.
+const metricChunk = 128
+
+// denseMetric is sparseMetric for a fully connected network, where every
+// unit reads the same activities: with P_t the upper triangle of
+// a^t a^t^T (Q = (N+1)(N+2)/2 products), the blocks of symbol y are the
+// rows of C_y [N, Q] = sum_{t: x_t = y} m~^{t+1} P_t^T, a GEMM over
+// chunks of steps. The sums run over t in the same order; each term is
+// m (a_k a_k') instead of (m a_k) a_k'.
+func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int) {
+	N, A := m.Net.N, m.A
+	N1 := N + 1
+	Q := N1 * (N1 + 1) / 2
+	tr.pq = grow(tr.pq, A*metricChunk*Q)
+	tr.pw = grow(tr.pw, A*metricChunk*N)
+	tr.pc = grow(tr.pc, A*N*Q)
+	clear(tr.pc)
+	cnt := make([]int, A)
+	flush := func(y int) {
+		gemm(blas.Trans, blas.NoTrans, N, Q, cnt[y], tr.pw[y*metricChunk*N:], tr.pq[y*metricChunk*Q:], tr.pc[y*N*Q:], 1)
+		cnt[y] = 0
+	}
+	for t := range tr.T {
+		a := tr.Act[t*N1 : (t+1)*N1]
+		y := s.X[t]
+		r := cnt[y]
+		copy(tr.pw[(y*metricChunk+r)*N:(y*metricChunk+r+1)*N], mt[(t+1)*N:(t+2)*N])
+		prow := tr.pq[(y*metricChunk+r)*Q : (y*metricChunk+r+1)*Q]
+		idx := 0
+		for k, ak := range a {
+			for _, v := range a[k:] {
+				prow[idx] = ak * v
+				idx++
+			}
+		}
+		cnt[y]++
+		if cnt[y] == metricChunk {
+			flush(y)
+		}
+	}
+	for y := range A {
+		if cnt[y] > 0 {
+			flush(y)
+		}
+	}
+	pair := func(i, i2 int) int {
+		if i > i2 {
+			i, i2 = i2, i
+		}
+		return i*N1 - i*(i-1)/2 + i2 - i
+	}
+	for j := 1; j <= N; j++ {
+		in := m.Net.In[j-1]
+		L := len(in)
+		for y := range A {
+			c := tr.pc[(y*N+j-1)*Q : (y*N+j)*Q]
+			blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
+			for k, i := range in {
+				for k2 := k; k2 < L; k2++ {
+					blk[k*L+k2] = c[pair(i, in[k2])]
+				}
+			}
+		}
 	}
 }
