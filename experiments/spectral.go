@@ -1,13 +1,17 @@
 package experiments
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -317,6 +321,25 @@ type SweepSpec struct {
 	Epochs int
 	// Log receives one line per run (nil: none).
 	Log io.Writer
+	// Done holds runs of an earlier, interrupted sweep (ReadSweep): a
+	// grid point with a report here is not run again, and its report
+	// is returned in its place.
+	Done []SpectralReport
+	// After, if set, is called with the reports so far after every run
+	// (the CLI rewrites its CSV there, so a killed sweep loses at most
+	// one run).
+	After func([]SpectralReport) error
+}
+
+// sweepKey names one grid point; rank is the requested rank (0: the
+// task's default), matched against the reported rank only when a rank
+// sweep asks for it.
+type sweepKey struct {
+	task, method string
+	n            int
+	noise        float64
+	rank         int
+	seed         uint64
 }
 
 // SpectralSweep runs every combination of the grid.
@@ -328,43 +351,158 @@ func SpectralSweep(s SweepSpec) ([]SpectralReport, error) {
 	if len(ranks) == 0 {
 		ranks = []int{0}
 	}
-	var out []SpectralReport
+	var grid []sweepKey
 	for _, task := range s.Tasks {
 		for _, noise := range s.Noises {
 			for _, rank := range ranks {
 				for _, n := range s.Ns {
 					for _, method := range s.Methods {
 						for k := range s.Seeds {
-							rep, err := RunSpectral(SpectralSpec{Task: task, N: n, Noise: noise, Rank: rank, Method: method,
-								Seed: s.Seed + uint64(k), Epochs: s.Epochs})
-							if err != nil {
-								return nil, err
-							}
-							fmt.Fprintf(s.Log, "%s noise %g rank %d N %d %s seed %d: test MSE %.4g (var %.4g)%s %.1fs\n",
-								task, noise, rep.Rank, n, method, rep.Seed, float64(rep.TestMSE), float64(rep.TestOutputVar),
-								map[bool]string{true: " [zero fallback]"}[rep.ZeroFallback], rep.Seconds)
-							out = append(out, *rep)
+							grid = append(grid, sweepKey{task, method, n, noise, rank, s.Seed + uint64(k)})
 						}
 					}
 				}
 			}
 		}
 	}
-	return out, nil
+	// Earlier runs outside this grid are kept, so that sweeps over
+	// different grids can share one CSV.
+	inGrid := map[sweepKey]bool{}
+	for _, k := range grid {
+		inGrid[k] = true
+	}
+	res := map[sweepKey]SpectralReport{}
+	var extra []SpectralReport
+	for _, r := range s.Done {
+		k := sweepKey{task: r.Task, method: r.Method, n: r.N, noise: r.Noise, seed: r.Seed}
+		if len(s.Ranks) > 0 {
+			k.rank = r.Rank
+		}
+		if inGrid[k] {
+			res[k] = r
+		} else {
+			extra = append(extra, r)
+		}
+	}
+	// all lists the earlier runs outside the grid, then the grid's runs
+	// so far in grid order.
+	all := func() []SpectralReport {
+		out := slices.Clone(extra)
+		for _, g := range grid {
+			if r, ok := res[g]; ok {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for _, g := range grid {
+		if _, ok := res[g]; ok {
+			continue
+		}
+		rep, err := RunSpectral(SpectralSpec{Task: g.task, N: g.n, Noise: g.noise, Rank: g.rank, Method: g.method,
+			Seed: g.seed, Epochs: s.Epochs})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(s.Log, "%s noise %g rank %d N %d %s seed %d: test MSE %.4g (var %.4g)%s %.1fs\n",
+			g.task, g.noise, rep.Rank, g.n, g.method, rep.Seed, float64(rep.TestMSE), float64(rep.TestOutputVar),
+			map[bool]string{true: " [zero fallback]"}[rep.ZeroFallback], rep.Seconds)
+		res[g] = *rep
+		if s.After != nil {
+			if err := s.After(all()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return all(), nil
+}
+
+// sweepHeader is the column list of the sweep CSV files.
+var sweepHeader = []string{"task", "method", "n", "noise", "rank", "seed", "train_mse", "test_mse", "test_output_var", "zero_fallback", "seconds"}
+
+// WriteSweepCSV writes the runs to path atomically (the format ReadSweep
+// reads).
+func WriteSweepCSV(path string, reps []SpectralReport) error {
+	var rows [][]string
+	for _, r := range reps {
+		rows = append(rows, []string{r.Task, r.Method, strconv.Itoa(r.N), strconv.FormatFloat(r.Noise, 'g', -1, 64), strconv.Itoa(r.Rank),
+			strconv.FormatUint(r.Seed, 10), rtoa(float64(r.TrainMSE)), rtoa(float64(r.TestMSE)), rtoa(float64(r.TestOutputVar)),
+			strconv.FormatBool(r.ZeroFallback), ftoa(r.Seconds)})
+	}
+	return writeCSV(path, sweepHeader, rows)
+}
+
+// rtoa formats a result exactly, so that a resumed sweep plots the same
+// means as an uninterrupted one.
+func rtoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// ReadSweep reads a CSV written by WriteSweepCSV; a missing file is no
+// runs, a malformed one an error naming the line.
+func ReadSweep(path string) ([]SpectralReport, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], sweepHeader) {
+		return nil, fmt.Errorf("%s: not a sweep CSV (header %q)", path, strings.Join(sweepHeader, ","))
+	}
+	var reps []SpectralReport
+	for i, rec := range recs[1:] {
+		r, err := parseSweepRow(rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, i+2, err)
+		}
+		reps = append(reps, r)
+	}
+	return reps, nil
+}
+
+func parseSweepRow(rec []string) (SpectralReport, error) {
+	var r SpectralReport
+	var errs []error
+	atoi := func(s string) int {
+		v, err := strconv.Atoi(s)
+		errs = append(errs, err)
+		return v
+	}
+	atof := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		errs = append(errs, err)
+		return v
+	}
+	r.Task, r.Method = rec[0], rec[1]
+	r.N, r.Noise, r.Rank = atoi(rec[2]), atof(rec[3]), atoi(rec[4])
+	seed, err := strconv.ParseUint(rec[5], 10, 64)
+	errs = append(errs, err)
+	r.Seed = seed
+	r.TrainMSE, r.TestMSE, r.TestOutputVar = Float(atof(rec[6])), Float(atof(rec[7])), Float(atof(rec[8]))
+	fb, err := strconv.ParseBool(rec[9])
+	errs = append(errs, err)
+	r.ZeroFallback, r.Seconds = fb, atof(rec[10])
+	for _, err := range errs {
+		if err != nil {
+			return r, err
+		}
+	}
+	if !slices.Contains(SpectralMethods, r.Method) {
+		return r, fmt.Errorf("unknown method %q", r.Method)
+	}
+	return r, nil
 }
 
 // WriteSweep writes the runs to dir/name.csv and one log-log PNG per task
 // and noise level (dir/name_<task>_noise<noise>.png, the paper's panels),
 // or per task, noise and method when byRank (Figure 5: one line per rank).
 func WriteSweep(dir, name string, reps []SpectralReport, byRank bool) error {
-	var rows [][]string
-	for _, r := range reps {
-		rows = append(rows, []string{r.Task, r.Method, strconv.Itoa(r.N), ftoa(r.Noise), strconv.Itoa(r.Rank),
-			strconv.FormatUint(r.Seed, 10), ftoa(float64(r.TrainMSE)), ftoa(float64(r.TestMSE)), ftoa(float64(r.TestOutputVar)),
-			strconv.FormatBool(r.ZeroFallback), ftoa(r.Seconds)})
-	}
-	header := []string{"task", "method", "n", "noise", "rank", "seed", "train_mse", "test_mse", "test_output_var", "zero_fallback", "seconds"}
-	if err := writeCSV(filepath.Join(dir, name+".csv"), header, rows); err != nil {
+	if err := WriteSweepCSV(filepath.Join(dir, name+".csv"), reps); err != nil {
 		return err
 	}
 	type panel struct {

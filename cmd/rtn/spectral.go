@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -39,6 +40,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	ranks := fs.String("ranks", "2,3,4,5", "-sweep: ranks of the rank mis-specification runs (addition, noise 1, tiht)")
 	out := fs.String("out", "out/spectral", "-sweep: output directory")
 	quiet := fs.Bool("quiet", false, "-sweep: no progress lines on stderr")
+	resume := fs.Bool("resume", false, "-sweep: keep the runs already in -out's CSV files and run only the missing grid points")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -48,7 +50,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *sweep {
-		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *asJSON, stdout, stderr)
+		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)
 	}
 	rep, err := experiments.RunSpectral(spec)
 	if err != nil {
@@ -111,7 +113,7 @@ func checkSpectralFlags(s *experiments.SpectralSpec) error {
 // sweepLists holds the comma-separated grid flags of -sweep.
 type sweepLists struct{ ns, noises, methods, ranks string }
 
-func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, out string, quiet, asJSON bool, stdout, stderr io.Writer) error {
+func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, out string, quiet, resume, asJSON bool, stdout, stderr io.Writer) error {
 	if seeds < 1 {
 		return usagef("-seeds must be >= 1, got %d", seeds)
 	}
@@ -154,6 +156,14 @@ func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, ou
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	sweepCSV, ranksCSV := filepath.Join(out, "sweep.csv"), filepath.Join(out, "ranks.csv")
+	if resume {
+		var err error
+		if sw.Done, err = experiments.ReadSweep(sweepCSV); err != nil {
+			return err
+		}
+	}
+	sw.After = func(r []experiments.SpectralReport) error { return experiments.WriteSweepCSV(sweepCSV, r) }
 	reps, err := experiments.SpectralSweep(sw)
 	if err != nil {
 		return err
@@ -164,6 +174,13 @@ func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, ou
 	// Figure 5: rank mis-specification on the addition task, noise 1.
 	rk := sw
 	rk.Tasks, rk.Noises, rk.Ranks, rk.Methods = []string{"addition"}, []float64{1}, rankList, []string{"tiht"}
+	rk.Done = nil
+	if resume {
+		if rk.Done, err = experiments.ReadSweep(ranksCSV); err != nil {
+			return err
+		}
+	}
+	rk.After = func(r []experiments.SpectralReport) error { return experiments.WriteSweepCSV(ranksCSV, r) }
 	ranks, err := experiments.SpectralSweep(rk)
 	if err != nil {
 		return err

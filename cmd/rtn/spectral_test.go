@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/experiments"
 )
 
 // The acceptance check through the command line: noiseless least
@@ -71,5 +74,34 @@ func TestSpectralSweepFiles(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// -resume keeps every earlier run (the tiht rows lie outside the new
+	// grid, the ls rows inside it) and runs only the missing points.
+	first, err := experiments.ReadSweep(filepath.Join(dir, "sweep.csv"))
+	if err != nil || len(first) != 4 {
+		t.Fatalf("sweep.csv: %d runs, %v", len(first), err)
+	}
+	_, stderr, code = invoke("spectral", "-sweep", "-resume", "-ns", "300", "-noises", "0.1", "-methods", "ls,iht", "-ranks", "2", "-seeds", "1", "-out", dir)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, " ls seed") || strings.Contains(stderr, " tiht seed") || strings.Count(stderr, " iht seed") != 2 {
+		t.Errorf("resume ran:\n%s", stderr)
+	}
+	second, err := experiments.ReadSweep(filepath.Join(dir, "sweep.csv"))
+	if err != nil || len(second) != 6 {
+		t.Fatalf("resumed sweep.csv: %d runs, %v", len(second), err)
+	}
+	for _, r := range first {
+		if !slices.Contains(second, r) {
+			t.Errorf("run %+v lost or changed by -resume", r)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sweep.csv"), []byte("task,method\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = invoke("spectral", "-sweep", "-resume", "-ns", "300", "-noises", "0.1", "-methods", "ls", "-seeds", "1", "-quiet", "-out", dir)
+	if code != 1 || !strings.Contains(stderr, "sweep.csv") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("corrupt CSV: exit %d, %q", code, stderr)
 	}
 }
