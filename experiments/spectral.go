@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -528,6 +529,13 @@ func WriteSweep(dir, name string, reps []SpectralReport, byRank bool) error {
 		}
 		lines[key][line][r.N] = append(lines[key][line][r.N], float64(r.TestMSE))
 	}
+	if !byRank {
+		if err := graph.WriteFileAtomic(filepath.Join(dir, name+"_summary.md"), func(w io.Writer) error {
+			return SweepSummary(w, reps)
+		}); err != nil {
+			return err
+		}
+	}
 	for _, p := range panels {
 		var series []Series
 		var names []string
@@ -559,6 +567,67 @@ func WriteSweep(dir, name string, reps []SpectralReport, byRank bool) error {
 		}
 	}
 	return nil
+}
+
+// SweepSummary writes a markdown table of the mean test MSE over seeds
+// for every task, noise level and N (one column per method, with the
+// number of seeds), and the ratio of the TIHT+SGD mean to the TIHT mean
+// where both ran (below 1: fine-tuning helped).
+func SweepSummary(w io.Writer, reps []SpectralReport) error {
+	type point struct {
+		task  string
+		noise float64
+		n     int
+	}
+	mses := map[point]map[string][]float64{}
+	var points []point
+	var methods []string
+	for _, r := range reps {
+		p := point{r.Task, r.Noise, r.N}
+		if mses[p] == nil {
+			mses[p] = map[string][]float64{}
+			points = append(points, p)
+		}
+		mses[p][r.Method] = append(mses[p][r.Method], float64(r.TestMSE))
+		if !slices.Contains(methods, r.Method) {
+			methods = append(methods, r.Method)
+		}
+	}
+	slices.SortFunc(methods, func(a, b string) int { return methodOrder(a) - methodOrder(b) })
+	slices.SortFunc(points, func(a, b point) int {
+		if c := strings.Compare(a.task, b.task); c != 0 {
+			return -c // random2rnn first, as in the paper
+		}
+		if a.noise != b.noise {
+			return cmp.Compare(a.noise, b.noise)
+		}
+		return a.n - b.n
+	})
+	var b strings.Builder
+	b.WriteString("| task | noise | N |")
+	for _, m := range methods {
+		b.WriteString(" " + m + " |")
+	}
+	b.WriteString(" tiht+sgd / tiht |\n|---|---|---|")
+	b.WriteString(strings.Repeat("---|", len(methods)+1) + "\n")
+	for _, p := range points {
+		fmt.Fprintf(&b, "| %s | %s | %d |", p.task, ftoa(p.noise), p.n)
+		for _, m := range methods {
+			if v := mses[p][m]; len(v) > 0 {
+				fmt.Fprintf(&b, " %.3g (%d) |", mean(v), len(v))
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		t, ts := mses[p]["tiht"], mses[p]["tiht+sgd"]
+		if len(t) > 0 && len(ts) > 0 {
+			fmt.Fprintf(&b, " %.3f |\n", mean(ts)/mean(t))
+		} else {
+			b.WriteString(" |\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func methodOrder(m string) int {
