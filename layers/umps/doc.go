@@ -22,9 +22,11 @@
 //     any regex through its DFA (Transfer.NewExactSampler);
 //   - fused gorgonia ops for training, each with its gradient: the batched
 //     log-amplitude chain (LogAmp2), log Z_n (LogZn), log Z_* (LogZStar)
-//     and log Z_R (LogZRegex); NLL, the compiled likelihood graph; and
+//     and log Z_R (LogZRegex); NLL, the compiled likelihood graph;
 //     Problem, the likelihood as an optim.Problem for the foundation's
-//     Trainer.
+//     Trainer; and LengthBalanced, the same with minibatches holding every
+//     length equally often, which parity languages need to leave the
+//     uniform model they start at.
 //
 // Which sampler a regex takes. Algorithm 1 and Table 1 count a string once
 // per way it matches, so they are exact only for unambiguous regexes:
