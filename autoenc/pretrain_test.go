@@ -3,6 +3,7 @@ package autoenc
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -52,10 +53,11 @@ func TestPretrainReadoutExact(t *testing.T) {
 	}
 }
 
-// TestPretrainScaledStates checks the default rescaling of symmetric-
-// sigmoid weights: W = (2/s) A^T, U = 2 B^T, and in the near-linear regime
-// (inputs scaled by 1e-3) the network's states are the autoencoder's
-// divided by s.
+// TestPretrainScaledStates checks the rescaling of symmetric-sigmoid
+// weights: W = (2/s) A^T and U = 2 rho B^T with s = RMS(y^rho) / StateRMS
+// for the states y^rho of the autoencoder with recurrence rho B, and in the
+// near-linear regime (inputs scaled by 1e-4) the network's states are
+// y^rho / s. The zero config must give StateRMS 0.5 and rho 0.7.
 func TestPretrainScaledStates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 14))
 	seqs := randomSeqs(rng, 3, 8, 6, 7)
@@ -64,30 +66,100 @@ func TestPretrainScaledStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	init, err := Pretrain(m, seqs, targets, 1, PretrainConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := init.StateScale
-	var w, u mat.Dense
-	w.Scale(2/s, m.A.T())
-	u.Scale(2, m.B.T())
-	if !mat.EqualApprox(init.W, &w, 1e-14) || !mat.EqualApprox(init.U, &u, 1e-14) || s <= 1 {
-		t.Fatalf("W, U are not (2/s) A^T, 2 B^T (s = %g)", s)
-	}
-	const eps = 1e-3
-	for _, x := range seqs {
-		small := make([]float64, len(x))
-		for i, v := range x {
-			small[i] = eps * v
-		}
-		y, err := m.Encode(x)
+	for _, c := range []struct {
+		cfg      PretrainConfig
+		rms, rho float64
+	}{{PretrainConfig{}, 0.5, 0.7}, {PretrainConfig{StateRMS: 0.3, Contraction: 0.6}, 0.3, 0.6},
+		{PretrainConfig{Contraction: 1}, 0.5, 1}} {
+		init, err := Pretrain(m, seqs, targets, 1, c.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		y.Scale(eps/s, y)
-		if !mat.EqualApprox(init.States(small), y, 1e-6*eps) {
-			t.Fatal("scaled network states differ from the autoencoder's states / s")
+		disc := &Model{K: m.K, P: m.P, A: m.A, B: mat.NewDense(m.P, m.P, nil)}
+		disc.B.Scale(c.rho, m.B)
+		var states []*mat.Dense
+		sum, n := 0.0, 0
+		for _, x := range seqs {
+			y, err := disc.Encode(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			states = append(states, y)
+			for _, v := range y.RawMatrix().Data {
+				sum += v * v
+				n++
+			}
+		}
+		s := math.Sqrt(sum/float64(n)) / c.rms
+		var w, u mat.Dense
+		w.Scale(2/s, m.A.T())
+		u.Scale(2*c.rho, m.B.T())
+		if math.Abs(init.StateScale-s) > 1e-12*s || init.Contraction != c.rho ||
+			!mat.EqualApprox(init.W, &w, 1e-14) || !mat.EqualApprox(init.U, &u, 1e-14) {
+			t.Fatalf("%+v: W, U are not (2/s) A^T, 2 rho B^T (s = %g, want %g; rho = %g)", c.cfg, init.StateScale, s, init.Contraction)
+		}
+		const eps = 1e-4 // the cubic term of tanh stays below 1e-6 eps
+		for q, x := range seqs {
+			small := make([]float64, len(x))
+			for i, v := range x {
+				small[i] = eps * v
+			}
+			var y mat.Dense
+			y.Scale(eps/s, states[q])
+			if !mat.EqualApprox(init.States(small), &y, 1e-6*eps) {
+				t.Fatalf("%+v: scaled network states differ from the discounted autoencoder's states / s", c.cfg)
+			}
+		}
+	}
+}
+
+// TestPretrainRidge checks the ridge readout against the normal equations
+// (H^T H + lambda D) sol = H^T T, D = diag(1, ..., 1, 0), lambda = alpha
+// tr(H^T H) / p, solved independently on a small well-conditioned case.
+func TestPretrainRidge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	seqs := randomSeqs(rng, 3, 8, 6, 7)
+	targets := randomSeqs(rng, 2, 8, 6, 7)
+	m, err := ClosedForm(seqs, 3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const alpha, tol = 0.3, 1e-10
+	init, err := Pretrain(m, seqs, targets, 2, PretrainConfig{Ridge: alpha})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, tg []float64
+	for q, x := range seqs {
+		st := init.States(x)
+		T, _ := st.Dims()
+		for i := range T {
+			h = append(append(h, st.RawRowView(i)...), 1)
+		}
+		tg = append(tg, targets[q]...)
+	}
+	hm := mat.NewDense(len(h)/(m.P+1), m.P+1, h)
+	tm := mat.NewDense(len(tg)/2, 2, tg)
+	var hth, htt mat.Dense
+	hth.Mul(hm.T(), hm)
+	htt.Mul(hm.T(), tm)
+	tr := 0.0
+	for j := range m.P {
+		tr += hth.At(j, j)
+	}
+	for j := range m.P {
+		hth.Set(j, j, hth.At(j, j)+alpha*tr/float64(m.P))
+	}
+	var want mat.Dense
+	if err := want.Solve(&hth, &htt); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(init.Out, want.Slice(0, m.P, 0, 2), tol) {
+		t.Errorf("Out = %v, want %v", mat.Formatted(init.Out), mat.Formatted(want.Slice(0, m.P, 0, 2)))
+	}
+	for j := range 2 {
+		if math.Abs(init.OutBias[j]-want.At(m.P, j)) > tol {
+			t.Errorf("OutBias[%d] = %g, want %g", j, init.OutBias[j], want.At(m.P, j))
 		}
 	}
 }
@@ -163,6 +235,22 @@ func TestPretrainBadInput(t *testing.T) {
 		"too few steps": {[][]float64{{1, 2}}, [][]float64{{1}}, 1},
 	} {
 		if _, err := Pretrain(m, c.in, c.tg, c.out, PretrainConfig{}); err == nil {
+			t.Errorf("%s: no error", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+	// Unscaled weights reach the rank check itself (zero states).
+	if _, err := Pretrain(m, zeros, tg, 1, PretrainConfig{Literal: true}); err == nil || !strings.Contains(err.Error(), "rank-deficient") {
+		t.Errorf("singular H, literal weights: %v, want a rank-deficiency error", err)
+	}
+	for name, cfg := range map[string]PretrainConfig{
+		"negative state RMS":   {StateRMS: -1},
+		"contraction above 1":  {Contraction: 1.5},
+		"negative contraction": {Contraction: -0.5},
+		"NaN ridge":            {Ridge: math.NaN()},
+	} {
+		if _, err := Pretrain(m, seqs, [][]float64{make([]float64, 5), make([]float64, 4)}, 1, cfg); err == nil {
 			t.Errorf("%s: no error", name)
 		} else {
 			t.Logf("%s: %v", name, err)
