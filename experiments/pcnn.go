@@ -13,6 +13,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -42,6 +43,17 @@ type PCNNSpec struct {
 	// Checks is the number of validation evaluations spread over the
 	// run for the learning curve. If 0, it will be defaulted to 20.
 	Checks int
+	// Restarts is the number of independent starts (network and
+	// initialisation drawn anew) trained for a short probe each (150
+	// passes, fewer when Passes leaves less than half the run to them);
+	// the start with the lowest training loss is then trained for the
+	// rest of the run, the probes counting in its passes and time. If 0,
+	// it will be defaulted to 4 for anbn and 1 (no probe) otherwise: on
+	// a^n b^n a start either forms a counter within its first hundred or
+	// so passes or settles on independent block lengths (the paper's
+	// "cluster of runs around -230 bits"), which it does not leave once
+	// the transition rate has fallen to about 1/n.
+	Restarts int
 	// Seed seeds the data, the network and the initialisation.
 	Seed uint64
 	// Generate is the number of symbols sampled from the trained model
@@ -82,7 +94,10 @@ type PCNNReport struct {
 	ErrorPercent *float64 `json:"error_percent,omitempty"`
 	// PerPass is Seconds / Passes: wall time per pass, the validation
 	// checks included.
-	PerPass   float64     `json:"seconds_per_pass"`
+	PerPass float64 `json:"seconds_per_pass"`
+	// Restarts is the number of starts probed (PCNNSpec.Restarts; 0
+	// when none was).
+	Restarts  int         `json:"restarts,omitempty"`
 	Curve     []PCNNPoint `json:"curve"`
 	Sample    string      `json:"sample,omitempty"`
 	Fallbacks int         `json:"metric_fallbacks"`
@@ -133,6 +148,12 @@ func (s *PCNNSpec) defaults() error {
 	if s.Checks == 0 {
 		s.Checks = 20
 	}
+	if s.Restarts == 0 {
+		s.Restarts = 1
+		if s.Task == "anbn" {
+			s.Restarts = 4
+		}
+	}
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
@@ -147,6 +168,8 @@ func (s *PCNNSpec) defaults() error {
 		return errors.New("set passes or a time budget")
 	case s.Checks < 1:
 		return errors.Errorf("checks must be >= 1, got %d", s.Checks)
+	case s.Restarts < 1:
+		return errors.Errorf("restarts must be >= 1, got %d", s.Restarts)
 	}
 	return nil
 }
@@ -199,20 +222,31 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	}
 	train := pcnn.Sequence{X: trainS.X, Mask: trainS.Mask}
 	valid := pcnn.Sequence{X: validS.X, Mask: validS.Mask}
-	rng := rand.New(rand.NewPCG(spec.Seed, 0x9c78))
-	m, err := NewPCNNModel(spec, train, len(trainS.Alphabet), rng)
-	if err != nil {
-		return nil, err
-	}
 	method := pcnn.Method{Writing: wm, Transition: tm}
-	prob, err := pcnn.NewProblem(m, train, method)
+	// start r draws its network and initialisation from its own stream;
+	// start 0 is the run without restarts.
+	newStart := func(r int) (*pcnn.Model, *pcnn.Problem, *optim.Riemann, *rand.Rand, error) {
+		rng := rand.New(rand.NewPCG(spec.Seed, 0x9c78+uint64(r)))
+		m, err := NewPCNNModel(spec, train, len(trainS.Alphabet), rng)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		prob, err := pcnn.NewProblem(m, train, method)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		opt, err := optim.NewRiemann(optim.RiemannConfig{})
+		return m, prob, opt, rng, err
+	}
+	m, prob, opt, rng, err := newStart(0)
 	if err != nil {
 		return nil, err
 	}
 	rep := &PCNNReport{Task: spec.Task, Model: spec.Model, Method: method.String(), Units: spec.Units,
 		Degree: spec.Degree, TrueBits: validS.TrueBits()}
 	best := math.Inf(1)
-	bestParams := m.P.Clone()
+	var bestParams *graph.Params
+	var bestModel *pcnn.Model
 	var bestErr float64
 	validTrace := &pcnn.Trace{}
 	check := func(pass int, elapsed time.Duration) error {
@@ -223,8 +257,8 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 		rep.Curve = append(rep.Curve, PCNNPoint{Seconds: elapsed.Seconds(), Pass: pass, RegretBits: validS.RegretBits(bits)})
 		rep.FinalValidBits = bits
 		if bits < best {
-			best, bestErr = bits, errPct
-			_ = bestParams.CopyFrom(m.P)
+			best, bestErr, bestModel = bits, errPct, m
+			bestParams = m.P.Clone()
 		}
 		fmt.Fprintf(spec.Log, "%s %s %s N=%d: pass %d, %.1fs, regret %.1f bits\n",
 			spec.Task, spec.Model, rep.Method, spec.Units, pass, elapsed.Seconds(), validS.RegretBits(bits))
@@ -234,7 +268,33 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if rep.Passes, err = trainPCNN(spec, prob, check); err != nil {
+	probed := 0
+	if probe := spec.probePasses(); probe > 0 {
+		loss := math.Inf(1)
+		for r := range spec.Restarts {
+			mr, pr, or, rr, err := newStart(r)
+			if err != nil {
+				return nil, err
+			}
+			total, err := trainPCNN(spec, pr, or, probe, start, probed, nil)
+			if err != nil {
+				return nil, err
+			}
+			n := total - probed
+			probed = total
+			l, err := pr.Loss(nil)
+			if err == nil && l < loss {
+				loss, m, prob, opt, rng = l, mr, pr, or, rr
+			}
+			fmt.Fprintf(spec.Log, "%s %s %s N=%d: start %d, %d passes, training loss %.4g nats/symbol\n",
+				spec.Task, spec.Model, rep.Method, spec.Units, r, n, l)
+			if n < probe { // the budget ran out
+				break
+			}
+		}
+		rep.Restarts = spec.Restarts
+	}
+	if rep.Passes, err = trainPCNN(spec, prob, opt, spec.Passes-probed, start, probed, check); err != nil {
 		return nil, err
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -247,6 +307,7 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	if spec.Task == "xor" {
 		rep.ErrorPercent = &bestErr
 	}
+	m = bestModel
 	_ = m.P.CopyFrom(bestParams)
 	if spec.Generate > 0 {
 		xs, err := m.Generate(spec.Generate, rng)
@@ -262,38 +323,49 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	return rep, writePCNNOutputs(spec.Out, rep)
 }
 
-// trainPCNN runs optim.Riemann in the foundation's Trainer on prob until
-// spec.Passes or spec.Budget, calling check(pass, elapsed) spec.Checks
-// times along the way and at the end; it returns the passes made.
-func trainPCNN(spec PCNNSpec, prob *pcnn.Problem, check func(int, time.Duration) error) (int, error) {
-	opt, err := optim.NewRiemann(optim.RiemannConfig{})
-	if err != nil {
-		return 0, err
+// probePasses is the length of each start's probe (0: no probe): 150
+// passes, or less when Passes leaves less than half the run to the
+// probes.
+func (s *PCNNSpec) probePasses() int {
+	if s.Restarts < 2 {
+		return 0
 	}
-	epochs := spec.Passes
-	if epochs == 0 {
+	probe := 150
+	if s.Passes > 0 {
+		probe = min(probe, s.Passes/(2*s.Restarts))
+	}
+	return probe
+}
+
+// trainPCNN runs opt in the foundation's Trainer on prob for up to
+// epochs passes (0: until spec.Budget, counted from start), done passes
+// having been made before it; with a check it calls check(pass,
+// elapsed) spec.Checks times along the way and at the end. It returns
+// the passes made in all, done included.
+func trainPCNN(spec PCNNSpec, prob *pcnn.Problem, opt *optim.Riemann, epochs int, start time.Time, done int,
+	check func(int, time.Duration) error) (int, error) {
+	if epochs <= 0 {
 		epochs = math.MaxInt32
 	}
-	start := time.Now()
-	lastCheck, passes := time.Duration(0), 0
+	lastCheck, passes := time.Since(start), done
 	interval := spec.Budget / time.Duration(spec.Checks)
 	every := max(1, spec.Passes/spec.Checks)
 	hook := optim.Hook{Name: "pcnn-validation", EveryEpoch: true, Fn: func(st *optim.State) error {
-		el := time.Since(start)
+		el, pass := time.Since(start), done+st.Epoch
 		over := spec.Budget > 0 && el >= spec.Budget
 		due := st.Done || over
 		if spec.Budget > 0 {
 			due = due || el-lastCheck >= interval
 		} else {
-			due = due || st.Epoch%every == 0
+			due = due || pass%every == 0
 		}
-		if due {
+		if due && check != nil {
 			lastCheck = el
-			if err := check(st.Epoch, el); err != nil {
+			if err := check(pass, el); err != nil {
 				return err
 			}
 		}
-		passes = st.Epoch
+		passes = pass
 		if over {
 			return errBudget
 		}

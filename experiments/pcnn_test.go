@@ -15,8 +15,10 @@ func TestRunPCNNSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Passes != 20 || len(rep.Curve) != 3 || len(rep.Sample) != 30 {
-		t.Fatalf("passes %d, curve points %d, sample %q; want 20, 3, 30 symbols", rep.Passes, len(rep.Curve), rep.Sample)
+	// anbn probes 4 starts by default: 2 passes each of the 20.
+	if rep.Passes != 20 || len(rep.Curve) != 3 || len(rep.Sample) != 30 || rep.Restarts != 4 {
+		t.Fatalf("passes %d, curve points %d, sample %q, restarts %d; want 20, 3, 30 symbols, 4",
+			rep.Passes, len(rep.Curve), rep.Sample, rep.Restarts)
 	}
 	if !(rep.RegretBits < rep.Curve[0].RegretBits) || math.Abs(rep.TrueBits-2*math.Log2(1025)) > 1e-9 {
 		t.Fatalf("regret %v did not improve on the start %v (true bits %v)", rep.RegretBits, rep.Curve[0].RegretBits, rep.TrueBits)
@@ -34,11 +36,12 @@ func TestRunPCNNSmall(t *testing.T) {
 
 func TestRunPCNNErrors(t *testing.T) {
 	for name, spec := range map[string]PCNNSpec{
-		"task":    {Task: "nope", Passes: 1},
-		"budget":  {Task: "anbn"},
-		"degree":  {Task: "anbn", Units: 4, Degree: 5, Passes: 1},
-		"metric":  {Task: "anbn", Transition: "nope", Passes: 1},
-		"rnnfull": {Task: "anbn", Model: "rnn", Transition: "rbpm", Passes: 1, Size: 1},
+		"task":     {Task: "nope", Passes: 1},
+		"budget":   {Task: "anbn"},
+		"degree":   {Task: "anbn", Units: 4, Degree: 5, Passes: 1},
+		"metric":   {Task: "anbn", Transition: "nope", Passes: 1},
+		"rnnfull":  {Task: "anbn", Model: "rnn", Transition: "rbpm", Passes: 1, Size: 1},
+		"restarts": {Task: "anbn", Restarts: -1, Passes: 1},
 	} {
 		if _, err := RunPCNN(spec); err == nil {
 			t.Errorf("%s: bad spec accepted", name)

@@ -49,7 +49,7 @@ func (q *quadRiemann) RiemannDirection(g int, dir *graph.Params) error {
 
 func TestRiemannAcceptReject(t *testing.T) {
 	q := newQuadRiemann()
-	r, err := NewRiemann(RiemannConfig{})
+	r, err := NewRiemann(RiemannConfig{Retries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRiemannAcceptReject(t *testing.T) {
 	}
 	// State round trip and SetLearningRate scaling.
 	st := r.State()
-	r2, _ := NewRiemann(RiemannConfig{})
+	r2, _ := NewRiemann(RiemannConfig{Retries: -1})
 	if err := r2.LoadState(st); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,18 @@ func TestRiemannRetries(t *testing.T) {
 	// x0: 0 + 1.25 * 1 = 1.25 (the 2.5 step to 2.5 was undone).
 	if x := q.p.Data("x")[0]; x != 1.25 || r.Rejected() != 1 || r.Accepted() != 1 || r.Rates()[0] != 1.375 {
 		t.Fatalf("x0 = %v, rejected %d, accepted %d, rates %v", x, r.Rejected(), r.Accepted(), r.Rates())
+	}
+	// The zero value retries (the paper's scheme): from x0 = 0 (loss 11)
+	// the rates 10, 5 and 2.5 overshoot (x0 - 1)^2 past 1 and are undone;
+	// 1.25 is accepted within the same call.
+	d, _ := NewRiemann(RiemannConfig{LR: 10})
+	q2 := newQuadRiemann()
+	l, _ = q2.Loss(nil)
+	if err := d.StepProblem(q2, []int{0}, l, q2.p.Like()); err != nil {
+		t.Fatal(err)
+	}
+	if x := q2.p.Data("x")[0]; x != 1.25 || d.Rejected() != 3 || d.Accepted() != 1 {
+		t.Fatalf("default retries: x0 = %v, rejected %d, accepted %d", x, d.Rejected(), d.Accepted())
 	}
 }
 

@@ -34,6 +34,7 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&degree, "degree", "3", "incoming edges per unit, loop included, or full")
 	fs.Float64Var(&minutes, "minutes", 0, "training time budget in minutes (0: -passes only)")
 	fs.IntVar(&spec.Passes, "passes", 0, "gradient passes (0: -minutes only)")
+	fs.IntVar(&spec.Restarts, "restarts", 0, "starts probed for 150 passes each before training the best (0: 4 for anbn, 1 otherwise)")
 	fs.IntVar(&spec.Generate, "generate", 0, "print this many symbols sampled from the trained model")
 	fs.StringVar(&base, "baseline", "", "run a sanity baseline instead of a network: bzip2, ctw or hmm")
 	fs.IntVar(&depth, "ctw-depth", 8, "context depth of the ctw baseline")
@@ -147,6 +148,8 @@ func checkPCNNFlags(s *experiments.PCNNSpec, degree string, minutes float64) err
 		return usagef("-passes must be >= 0, got %d", s.Passes)
 	case minutes == 0 && s.Passes == 0:
 		return usagef("set -minutes or -passes")
+	case s.Restarts < 0:
+		return usagef("-restarts must be >= 0, got %d", s.Restarts)
 	case s.Generate < 0:
 		return usagef("-generate must be >= 0, got %d", s.Generate)
 	case s.Seed == 0:
@@ -165,6 +168,9 @@ func writePCNNTable(w io.Writer, r *experiments.PCNNReport) error {
 	fmt.Fprintf(tw, "task\t%s\n", r.Task)
 	fmt.Fprintf(tw, "model\t%s with %s (%d units, degree %s)\n", r.Model, r.Method, r.Units, deg)
 	fmt.Fprintf(tw, "training\t%d passes in %.1f s (%.3f s/pass)\n", r.Passes, r.Seconds, r.PerPass)
+	if r.Restarts > 1 {
+		fmt.Fprintf(tw, "starts\t%d probed, the best trained on\n", r.Restarts)
+	}
 	fmt.Fprintf(tw, "valid bits\t%.1f (best check; %.1f at the end)\n", r.ValidBits, r.FinalValidBits)
 	fmt.Fprintf(tw, "true bits\t%.1f\n", r.TrueBits)
 	fmt.Fprintf(tw, "regret\t%.1f bits\n", r.RegretBits)

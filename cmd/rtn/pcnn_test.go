@@ -19,6 +19,7 @@ func TestPCNNBadFlags(t *testing.T) {
 		{[]string{"pcnn", "-degree", "many", "-passes", "1"}, "-degree"},
 		{[]string{"pcnn"}, "-minutes or -passes"},
 		{[]string{"pcnn", "-minutes", "NaN"}, "-minutes"},
+		{[]string{"pcnn", "-restarts", "-1", "-passes", "1"}, "-restarts"},
 		{[]string{"pcnn", "-baseline", "gzip"}, "-baseline"},
 		{[]string{"pcnn", "-baseline", "ctw", "-ctw-depth", "0"}, "-ctw-depth"},
 	} {

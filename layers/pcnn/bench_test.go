@@ -103,9 +103,10 @@ func BenchmarkPass(b *testing.B) {
 
 // BenchmarkXORPass is one pass of the distant-XOR experiment (`rtn pcnn
 // -task xor -units 10 -degree full`, 10,000 training lines, QDH+RBPM):
-// what the Trainer does per epoch with optim.Riemann, a LossGrad then a
-// step of the group due (its direction, the step, the loss at the new
-// parameters); groups alternate, so ns/op is the mean of the two.
+// what the Trainer does per epoch with optim.Riemann, a Loss then a step
+// of the group due (its direction, the step, the loss at the new
+// parameters, and again at half the rate while it is rejected); groups
+// alternate, so ns/op is the mean of the two.
 func BenchmarkXORPass(b *testing.B) {
 	st, err := datasets.DistantXOR(datasets.XORConfig{}, rand.New(rand.NewPCG(1, 0x9c77)))
 	if err != nil {

@@ -46,10 +46,11 @@ type Trace struct {
 	// symbol-major transition gradient, actP [P, N+1] and piP [P, A] the
 	// predicted rows of Act and Pi (unused when every step is predicted),
 	// sq [P, N+1] their squared activities, msq [P, N+1] = Pi (W o W)^T,
-	// mt [T+1, N] the moduli, and small per-pass buffers.
-	tx, wp, d, q, gx, actP, piP, sq, msq, mt []float64
-	back, ds, u, blk                         []float64
-	h, h0, pq, pw, pc                        []float64
+	// mt [T+1, N] the moduli, o2 [A, len(out)] and lw [A, N] the squared
+	// outgoing and the loop weights per symbol (moduli's), blk the metric
+	// blocks, and small per-pass buffers.
+	tx, wp, d, q, gx, actP, piP, sq, msq, mt, o2, lw []float64
+	back, blk, h, h0, pq, pw, pc                     []float64
 }
 
 func grow(s []float64, n int) []float64 {

@@ -61,16 +61,16 @@ func TestDenseMetricMatchesSparse(t *testing.T) {
 	base, size := make([]int, 5), 0
 	for j := range base {
 		base[j] = size
-		size += 3 * 6 * 6
+		size += 6 * 6
 	}
-	dense, sparse := make([]float64, size), make([]float64, size)
-	m.denseMetric(s, part, mt, dense, base)
-	m.sparseMetric(s, part, mt, sparse, base)
+	dense, sparse := make([]float64, 3*size), make([]float64, 3*size)
+	m.denseMetric(s, part, mt, dense, base, size)
+	m.sparseMetric(s, part, mt, sparse, base, size)
 	for j := range 5 {
 		for y := range 3 {
 			for k := range 6 {
 				for k2 := k; k2 < 6; k2++ {
-					at := base[j] + y*36 + k*6 + k2
+					at := y*size + base[j] + k*6 + k2
 					if math.Abs(dense[at]-sparse[at]) > 1e-12*(1+math.Abs(sparse[at])) {
 						t.Fatalf("block (%d, %d) [%d, %d]: dense %v, sparse %v", j+1, y, k, k2, dense[at], sparse[at])
 					}

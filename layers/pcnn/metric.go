@@ -211,11 +211,9 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 	// the predicted steps. Backward left Pi W^T in tr.wp; it is
 	// recomputed only if absent.
 	_, pi, P := tr.predictedRows()
-	mean := tr.wp
-	if len(mean) != P*(N+1) {
+	if len(tr.wp) != P*(N+1) {
 		tr.wp = grow(tr.wp, P*(N+1))
-		mean = tr.wp
-		gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w, mean, 0)
+		gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w, tr.wp, 0)
 	}
 	tr.msq, tr.h = grow(tr.msq, P*(N+1)), grow(tr.h, len(w))
 	msq, w2 := tr.msq, tr.h
@@ -223,46 +221,64 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 		w2[k] = v * v
 	}
 	gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w2, msq, 0)
-	tr.back, tr.ds = grow(tr.back, N+1), grow(tr.ds, N+1)
-	acc, ds := tr.back, tr.ds
-	E, src, off := len(m.src), m.src, m.Off
+	// Eq. (22) as a gather over the edges leaving each unit i:
+	// m~_i^t = s'_i^2 (chi_t Var + sum_{j != i} tau_ij^2 m~_j^{t+1})
+	// + (p + tau_ii s'_i)^2 m~_i^{t+1}, p = 1 for the PCNN's persistence
+	// and 0 otherwise; the squared weights are laid out per symbol in
+	// the order of out, so every unit sums a contiguous run.
+	K, Eo := 1, len(m.out)
+	if m.Kind != RNN {
+		K = A
+	}
+	tr.o2, tr.lw = grow(tr.o2, K*Eo), grow(tr.lw, K*N)
+	for x := range K {
+		weight := func(e int) float64 { return tau[e] }
+		if m.Kind != RNN {
+			weight = func(e int) float64 { return tau[e*A+x] }
+		}
+		o2, lw := tr.o2[x*Eo:(x+1)*Eo], tr.lw[x*N:(x+1)*N]
+		for o, e := range m.out {
+			v := weight(e)
+			o2[o] = v * v
+		}
+		for j, e := range m.loop {
+			lw[j] = weight(e)
+		}
+	}
+	var persist float64
+	if m.Kind == PCNN {
+		persist = 1
+	}
+	outOff, outDst := m.outOff, m.outDst
 	clear(mt[T*N:])
 	r := P
 	for t := T - 1; t >= 0; t-- {
-		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
+		a := tr.Act[t*(N+1)+1 : (t+1)*(N+1)]
 		mn := mt[(t+1)*N : (t+2)*N]
-		clear(acc)
-		for i := 1; i <= N; i++ {
-			ds[i] = m.Act.ds(a[i])
-		}
-		// Edge weights at this step: tau_{ij} (RNN) or tau_{i j x_t}.
-		row := tau
+		cur := mt[t*N : (t+1)*N]
+		x := 0
 		if m.Kind != RNN {
-			row = tr.tx[s.X[t]*E : (s.X[t]+1)*E]
+			x = s.X[t]
 		}
-		for j := 1; j <= N; j++ {
-			mj := mn[j-1]
-			lo, hi := off[j-1]+1, off[j] // skip the bias edge
-			tw := row[lo:hi]
-			for k, i := range src[lo:hi] {
-				c := tw[k] * ds[i]
-				if m.Kind == PCNN && i == j {
-					c++
-				}
-				acc[i] += c * c * mj
-			}
-		}
-		chi := s.chi(t)
-		if chi {
+		o2, lw := tr.o2[x*Eo:(x+1)*Eo], tr.lw[x*N:(x+1)*N]
+		var mean, sq []float64
+		if s.chi(t) {
 			r--
+			mean, sq = tr.wp[r*(N+1)+1:(r+1)*(N+1)], msq[r*(N+1)+1:(r+1)*(N+1)]
 		}
-		for i := 1; i <= N; i++ {
-			var v float64
-			if chi {
-				e := mean[r*(N+1)+i]
-				v = math.Max(msq[r*(N+1)+i]-e*e, 0)
+		for i, ai := range a {
+			var sum float64
+			lo, hi := outOff[i], outOff[i+1]
+			ow := o2[lo:hi]
+			for k, j := range outDst[lo:hi] {
+				sum += ow[k] * mn[j]
 			}
-			mt[t*N+i-1] = ds[i]*ds[i]*v + acc[i]
+			if mean != nil {
+				sum += math.Max(sq[i]-mean[i]*mean[i], 0)
+			}
+			ds := m.Act.ds(ai)
+			c := persist + lw[i]*ds
+			cur[i] = ds*ds*sum + c*c*mn[i]
 		}
 	}
 	return mt

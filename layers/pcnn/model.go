@@ -126,6 +126,11 @@ type Model struct {
 	// src[e] is the source unit of edge e (edges of unit j are
 	// Off[j-1] <= e < Off[j]).
 	src []int
+	// dst[e] is the target unit of edge e minus 1 (an index into V);
+	// loop[j-1] is the edge j -> j. The edges leaving unit i >= 1 for
+	// another unit are out[outOff[i-1]:outOff[i]], and outDst their
+	// targets minus 1: the moduli gather over them (eq. 22).
+	dst, loop, out, outOff, outDst []int
 }
 
 // New returns a model with every parameter zero; Init sets the paper's
@@ -151,6 +156,7 @@ func New(kind Kind, act Activation, alphabet int, net *Network) (*Model, error) 
 		m.src = append(m.src, net.In[j]...)
 	}
 	m.Off[net.N] = e
+	m.edgeLists()
 	add := func(name string, shape ...int) error { _, err := m.P.Add(name, shape...); return err }
 	if err := add("W", net.N+1, alphabet); err != nil {
 		return nil, err
@@ -169,6 +175,35 @@ func New(kind Kind, act Activation, alphabet int, net *Network) (*Model, error) 
 		return nil, err
 	}
 	return m, nil
+}
+
+// edgeLists fills dst, loop, out, outOff and outDst from Off and src.
+func (m *Model) edgeLists() {
+	N, E := m.Net.N, len(m.src)
+	m.dst, m.loop = make([]int, E), make([]int, N)
+	m.outOff = make([]int, N+1)
+	for j := 1; j <= N; j++ {
+		for e := m.Off[j-1]; e < m.Off[j]; e++ {
+			m.dst[e] = j - 1
+			switch i := m.src[e]; {
+			case i == j:
+				m.loop[j-1] = e
+			case i > 0:
+				m.outOff[i]++
+			}
+		}
+	}
+	for i := range N {
+		m.outOff[i+1] += m.outOff[i]
+	}
+	m.out, m.outDst = make([]int, m.outOff[N]), make([]int, m.outOff[N])
+	next := append([]int(nil), m.outOff[:N]...)
+	for e, i := range m.src {
+		if i > 0 && i != m.dst[e]+1 {
+			m.out[next[i-1]], m.outDst[next[i-1]] = e, m.dst[e]
+			next[i-1]++
+		}
+	}
 }
 
 // Sequence is a training or validation sequence: symbols X_t in [0, A)

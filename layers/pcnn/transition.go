@@ -105,13 +105,23 @@ func (m *Model) fbDirection(s Sequence, grad, dir *graph.Params) {
 func (m *Model) qdContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params, only [][]bool) {
 	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
-	// diag[(o+k)*A+y] = M_kk^(jy), zero[(o+k)*A+y] = M_0k^(jy).
-	diag, zero := make([]float64, E*A), make([]float64, E*A)
-	m.eachActive(s, tr, mt, func(a []float64, j, y int, c float64) {
-		o := m.Off[j-1]
-		for k, i := range m.Net.In[j-1] {
-			diag[(o+k)*A+y] += c * a[i] * a[i]
-			zero[(o+k)*A+y] += c * a[i]
+	// diag[(o+k)*A+y] = M_kk^(jy), zero[(o+k)*A+y] = M_0k^(jy): dot
+	// products over bySymbol's chunks.
+	tr.h, tr.h0 = grow(tr.h, E*A), grow(tr.h0, E*A)
+	diag, zero := tr.h, tr.h0
+	clear(diag)
+	clear(zero)
+	const chunk = metricChunkSparse
+	tr.pc = grow(tr.pc, chunk)
+	m.bySymbol(s, tr, mt, func(y, n int, as, ms []float64) {
+		w := tr.pc[:n]
+		for e, i := range m.src {
+			mj, ai := ms[m.dst[e]*chunk:m.dst[e]*chunk+n], as[i*chunk:i*chunk+n]
+			for r, c := range mj {
+				w[r] = c * ai[r]
+			}
+			zero[e*A+y] += floats.Sum(w)
+			diag[e*A+y] += floats.Dot(w, ai)
 		}
 	})
 	g, d := grad.Data("tau"), dir.Data("tau")
@@ -123,24 +133,6 @@ func (m *Model) qdContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Pa
 			}
 			b := o*A + y
 			d[b], _, _ = qdBlock(diag, zero, g, d, b, A, L, eps)
-		}
-	}
-}
-
-// eachActive calls fn for every time t and unit j = 1..N with a non-zero
-// modulus c = mt[(t+1)*N+j-1], passing the activities a of step t (a[0]
-// the always-active bias) and the symbol y = s.X[t].
-func (m *Model) eachActive(s Sequence, tr *Trace, mt []float64, fn func(a []float64, j, y int, c float64)) {
-	N := m.Net.N
-	for t := range tr.T {
-		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
-		y := s.X[t]
-		for j := 1; j <= N; j++ {
-			c := mt[(t+1)*N+j-1]
-			if c == 0 {
-				continue
-			}
-			fn(a, j, y, c)
 		}
 	}
 }
@@ -169,36 +161,38 @@ func qdBlock(diag, zero, g, d []float64, b, stride, L int, eps float64) (d0, m00
 // falling back to the quasi-diagonal solve where Cholesky fails.
 func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) int {
 	N, A := m.Net.N, m.A
-	// Block (j, y) of size L x L starts at base[j-1] + y*L*L.
+	// Block (j, y) of size L x L starts at y*S + base[j-1]: the blocks
+	// of one symbol are contiguous.
 	base := make([]int, N)
-	size := 0
+	S := 0
 	for j := range N {
 		L := len(m.Net.In[j])
-		base[j] = size
-		size += A * L * L
+		base[j] = S
+		S += L * L
 	}
-	tr.blk = grow(tr.blk, size)
+	tr.blk = grow(tr.blk, A*S)
 	M := tr.blk
 	clear(M)
 	if m.Net.full() {
-		m.denseMetric(s, tr, mt, M, base)
+		m.denseMetric(s, tr, mt, M, base, S)
 	} else {
-		m.sparseMetric(s, tr, mt, M, base)
+		m.sparseMetric(s, tr, mt, M, base, S)
 	}
 	g, d := grad.Data("tau"), dir.Data("tau")
 	var failed [][]bool
 	fallbacks := 0
+	xs := make([]float64, 0, N+1)
 	for j := 1; j <= N; j++ {
 		o, L := m.Off[j-1], len(m.Net.In[j-1])
 		for y := range A {
-			blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
+			blk := M[y*S+base[j-1] : y*S+base[j-1]+L*L]
 			for k := range L {
 				blk[k*L+k] += eps
 				for k2 := k + 1; k2 < L; k2++ {
 					blk[k2*L+k] = blk[k*L+k2]
 				}
 			}
-			x := make([]float64, L)
+			x := xs[:L]
 			for k := range L {
 				x[k] = g[(o+k)*A+y]
 			}
@@ -233,14 +227,17 @@ func (m *Model) qdRNN(s Sequence, tr *Trace, mt []float64, grad *graph.Params, e
 	diag, zero := make([]float64, E), make([]float64, E)
 	// For rho the 0-row term equals the diagonal: sum_t 1{x_t=y} m~.
 	rdiag := make([]float64, N*A)
-	m.eachActive(s, tr, mt, func(a []float64, j, y int, c float64) {
-		o := m.Off[j-1]
-		for k, i := range m.Net.In[j-1] {
-			diag[o+k] += c * a[i] * a[i]
-			zero[o+k] += c * a[i]
+	for t, y := range s.X[:tr.T] {
+		a := tr.Act[t*(N+1) : (t+1)*(N+1)]
+		for j, c := range mt[(t+1)*N : (t+2)*N] {
+			for e := m.Off[j]; e < m.Off[j+1]; e++ {
+				ca := c * a[m.src[e]]
+				zero[e] += ca
+				diag[e] += ca * a[m.src[e]]
+			}
+			rdiag[j*A+y] += c
 		}
-		rdiag[(j-1)*A+y] += c
-	})
+	}
 	gt, gr := grad.Data("tau"), grad.Data("rho")
 	dt, dr := dir.Data("tau"), dir.Data("rho")
 	for j := 1; j <= N; j++ {
@@ -257,13 +254,17 @@ func (m *Model) qdRNN(s Sequence, tr *Trace, mt []float64, grad *graph.Params, e
 	}
 }
 
-// sparseMetric accumulates the upper triangles of the blocks M~^(jy)
-// (block (j, y) of size L x L at base[j-1] + y*L*L). The steps are taken
-// symbol by symbol (each symbol's steps in increasing t, in chunks),
-// gathered unit-major, so that every entry is a vectorised dot product
-// sum_t (m~_j^{t+1} a_k^t) a_k'^t: the same products as a loop over t,
-// summed in another order.
-func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int) {
+// metricChunkSparse is the number of steps of one symbol gathered
+// together by bySymbol.
+const metricChunkSparse = 1024
+
+// bySymbol takes the steps symbol by symbol (each symbol's steps in
+// increasing t, in chunks of up to metricChunkSparse) and calls fn with
+// the symbol y, the chunk's n steps, their activities gathered
+// unit-major, as[i*metricChunkSparse+r] = a_i^t (i = 0..N), and the
+// moduli ms[(j-1)*metricChunkSparse+r] = m~_j^{t+1}, for the r-th step
+// t, so that the metric sums are vectorised dot products over steps.
+func (m *Model) bySymbol(s Sequence, tr *Trace, mt []float64, fn func(y, n int, as, ms []float64)) {
 	N, A, T := m.Net.N, m.A, tr.T
 	N1 := N + 1
 	// Counting sort of the steps by symbol.
@@ -290,20 +291,14 @@ func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int)
 		xoff[y] = xoff[y-1]
 	}
 	xoff[0] = 0
-	maxL := 0
-	for _, in := range m.Net.In {
-		maxL = max(maxL, len(in))
-	}
-	const chunk = 1024
+	const chunk = metricChunkSparse
 	tr.pq = grow(tr.pq, N1*chunk)
 	tr.pw = grow(tr.pw, N*chunk)
-	tr.pc = grow(tr.pc, maxL*chunk)
-	as, ms, wk := tr.pq, tr.pw, tr.pc
+	as, ms := tr.pq, tr.pw
 	for y := range A {
 		steps := byX[xoff[y]:xoff[y+1]]
 		for lo := 0; lo < len(steps); lo += chunk {
 			st := steps[lo:min(lo+chunk, len(steps))]
-			n := len(st)
 			for r, t := range st {
 				a := tr.Act[t*N1 : (t+1)*N1]
 				for i, v := range a {
@@ -313,27 +308,46 @@ func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int)
 					ms[j*chunk+r] = v
 				}
 			}
-			for j := 1; j <= N; j++ {
-				in := m.Net.In[j-1]
-				L := len(in)
-				mj := ms[(j-1)*chunk : (j-1)*chunk+n]
-				for k, i := range in {
-					w, ai := wk[k*chunk:k*chunk+n], as[i*chunk:i*chunk+n]
-					for r, c := range mj {
-						w[r] = c * ai[r]
-					}
+			fn(y, len(st), as, ms)
+		}
+	}
+}
+
+// sparseMetric accumulates the upper triangles of the blocks M~^(jy)
+// (block (j, y) of size L x L at y*S + base[j-1]) over bySymbol's
+// chunks: every entry is a vectorised dot product
+// sum_t (m~_j^{t+1} a_k^t) a_k'^t, the same products as a loop over t,
+// summed in another order.
+func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, S int) {
+	N := m.Net.N
+	maxL := 0
+	for _, in := range m.Net.In {
+		maxL = max(maxL, len(in))
+	}
+	const chunk = metricChunkSparse
+	tr.pc = grow(tr.pc, maxL*chunk)
+	wk := tr.pc
+	m.bySymbol(s, tr, mt, func(y, n int, as, ms []float64) {
+		for j := 1; j <= N; j++ {
+			in := m.Net.In[j-1]
+			L := len(in)
+			mj := ms[(j-1)*chunk : (j-1)*chunk+n]
+			for k, i := range in {
+				w, ai := wk[k*chunk:k*chunk+n], as[i*chunk:i*chunk+n]
+				for r, c := range mj {
+					w[r] = c * ai[r]
 				}
-				blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
-				for k := range L {
-					w := wk[k*chunk : k*chunk+n]
-					for k2 := k; k2 < L; k2++ {
-						i2 := in[k2]
-						blk[k*L+k2] += floats.Dot(w, as[i2*chunk:i2*chunk+n])
-					}
+			}
+			blk := M[y*S+base[j-1] : y*S+base[j-1]+L*L]
+			for k := range L {
+				w := wk[k*chunk : k*chunk+n]
+				for k2 := k; k2 < L; k2++ {
+					i2 := in[k2]
+					blk[k*L+k2] += floats.Dot(w, as[i2*chunk:i2*chunk+n])
 				}
 			}
 		}
-	}
+	})
 }
 
 // full reports whether every unit has every other unit as input.
@@ -356,7 +370,7 @@ const metricChunk = 128
 // rows of C_y [N, Q] = sum_{t: x_t = y} m~^{t+1} P_t^T, a GEMM over
 // chunks of steps. The sums run over t in the same order; each term is
 // m (a_k a_k') instead of (m a_k) a_k'.
-func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int) {
+func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, S int) {
 	N, A := m.Net.N, m.A
 	N1 := N + 1
 	Q := N1 * (N1 + 1) / 2
@@ -403,7 +417,7 @@ func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int) 
 		L := len(in)
 		for y := range A {
 			c := tr.pc[(y*N+j-1)*Q : (y*N+j)*Q]
-			blk := M[base[j-1]+y*L*L : base[j-1]+(y+1)*L*L]
+			blk := M[y*S+base[j-1] : y*S+base[j-1]+L*L]
 			for k, i := range in {
 				for k2 := k; k2 < L; k2++ {
 					blk[k*L+k2] = c[pair(i, in[k2])]
