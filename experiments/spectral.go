@@ -654,13 +654,38 @@ func mean(v []float64) float64 {
 
 // logLogPlot writes a PNG of average test MSE against N on log-log axes;
 // non-positive values are clamped to 1e-30 so that exact recoveries show.
+// decadeTicks labels the powers of ten of a log axis as 1e<k>, every
+// decade when the range spans at most 8 and every few decades beyond
+// (gonum's LogTicks prints float artefacts such as 1.0000000000000004e-05
+// and crowds a range of 30 decades).
+type decadeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	kl, kh := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	step := max(1, (kh-kl+7)/8)
+	var ticks []plot.Tick
+	for k := kl; k <= kh; k++ {
+		v := math.Pow(10, float64(k))
+		if v < lo*(1-1e-9) || v > hi*(1+1e-9) { // Pow(10, k) may round below 10^k
+			continue
+		}
+		t := plot.Tick{Value: v}
+		if k%step == 0 {
+			t.Label = fmt.Sprintf("1e%d", k)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
 func logLogPlot(path, title string, series []Series) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "training examples per length N"
 	p.Y.Label.Text = "average test MSE (length 6)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, decadeTicks{}
 	p.Legend.Top = true
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i, s := range series {
