@@ -62,7 +62,8 @@ type RiemannConfig struct {
 // gives and with its own learning rate under the accept/reject control:
 // a step that does not lower the loss on the batch (or gives NaN) is
 // undone, the group's rate halved and the step tried again (up to
-// RiemannConfig.Retries times); an accepted step multiplies it by 1.1. It implements ProblemStepper, so the Trainer runs it like any
+// RiemannConfig.Retries times); an accepted step multiplies it by 1.1.
+// It implements ProblemStepper, so the Trainer runs it like any
 // optimizer; its plain Step returns an error.
 type Riemann struct {
 	c        RiemannConfig
