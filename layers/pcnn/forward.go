@@ -45,10 +45,11 @@ type Trace struct {
 	// e_{x_t} - pi_t and q [P, A] = pi_t (1 - pi_t) on them, gx [A, E] the
 	// symbol-major transition gradient, actP [P, N+1] and piP [P, A] the
 	// predicted rows of Act and Pi (unused when every step is predicted),
-	// sq [P, N+1] their squared activities, msq [P, N+1] = Pi (W o W)^T,
-	// mt [T+1, N] the moduli, o2 [A, len(out)] and lw [A, N] the squared
-	// outgoing and the loop weights per symbol (moduli's), blk the metric
-	// blocks, and small per-pass buffers.
+	// sq [P, N+1] their squared activities, msq [2N] the sums
+	// ((W o W) pi_t)_i and sum_j tau_ijx^2 m~_j^{t+1} of one step (i =
+	// 1..N), mt [T+1, N] the moduli, o2 and lw [A, N] the squared outgoing
+	// and the loop weights per symbol (moduli's; see squaredWeights), blk
+	// the metric blocks of one symbol, and small per-pass buffers.
 	tx, wp, d, q, gx, actP, piP, sq, msq, mt, o2, lw []float64
 	back, blk, h, h0, pq, pw, pc                     []float64
 }
@@ -220,6 +221,13 @@ func gemm(ta, tb blas.Transpose, m, n, k int, a, b, c []float64, beta float64) {
 		blas64.General{Rows: ra, Cols: ca, Stride: lda, Data: a[:ra*ca]},
 		blas64.General{Rows: rb, Cols: cb, Stride: ldb, Data: b[:rb*cb]},
 		beta, blas64.General{Rows: m, Cols: n, Stride: n, Data: c[:m*n]})
+}
+
+// gemv sets y = beta y + A x for a row-major m x n matrix a with row
+// stride lda: gonum's kernel takes four rows at a time with packed
+// products, about twice the throughput of one dot product per row.
+func gemv(m, n int, a []float64, lda int, x, y []float64, beta float64) {
+	blas64.Implementation().Dgemv(blas.NoTrans, m, n, 1, a, lda, x, 1, beta, y, 1)
 }
 
 // softmaxRow turns the scores E in row into pi = exp(E)/sum exp(E)

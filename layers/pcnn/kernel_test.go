@@ -63,9 +63,15 @@ func TestDenseMetricMatchesSparse(t *testing.T) {
 		base[j] = size
 		size += 6 * 6
 	}
+	// Each kernel fills one symbol's blocks before its solve: keep a copy.
 	dense, sparse := make([]float64, 3*size), make([]float64, 3*size)
-	m.denseMetric(s, part, mt, dense, base, size)
-	m.sparseMetric(s, part, mt, sparse, base, size)
+	blk := make([]float64, size)
+	keep := func(dst []float64) func(y int) {
+		return func(y int) { copy(dst[y*size:(y+1)*size], blk) }
+	}
+	m.denseMetric(s, part, mt, blk, base, keep(dense))
+	clear(blk)
+	m.sparseMetric(s, part, mt, blk, base, keep(sparse))
 	for j := range 5 {
 		for y := range 3 {
 			for k := range 6 {

@@ -205,46 +205,28 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 		}
 		return mt
 	}
-	w, tau := m.w(), m.tau()
+	w := m.w()
 	// The output source term: s'(V_i^t)^2 Var_{pi_t}(w_i), with
-	// E_pi w_i = (Pi W^T)_{ti} and E_pi w_i^2 = (Pi (W o W)^T)_{ti}, on
-	// the predicted steps. Backward left Pi W^T in tr.wp; it is
-	// recomputed only if absent.
-	_, pi, P := tr.predictedRows()
+	// E_pi w_i = (Pi W^T)_{ti} and E_pi w_i^2 = ((W o W) pi_t)_i, on the
+	// predicted steps. Backward left Pi W^T in tr.wp; it is recomputed
+	// only if absent. E_pi w_i^2 is one matrix-vector product per step,
+	// taken in the loop below.
+	P := tr.Predicted
 	if len(tr.wp) != P*(N+1) {
+		_, pi, _ := tr.predictedRows()
 		tr.wp = grow(tr.wp, P*(N+1))
 		gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w, tr.wp, 0)
 	}
-	tr.msq, tr.h = grow(tr.msq, P*(N+1)), grow(tr.h, len(w))
-	msq, w2 := tr.msq, tr.h
+	tr.msq, tr.h = grow(tr.msq, 2*N), grow(tr.h, len(w))
+	sq, osum, w2 := tr.msq[:N], tr.msq[N:], tr.h
 	for k, v := range w {
 		w2[k] = v * v
 	}
-	gemm(blas.NoTrans, blas.Trans, P, N+1, A, pi, w2, msq, 0)
-	// Eq. (22) as a gather over the edges leaving each unit i:
+	// Eq. (22) as a sum over the edges leaving each unit i:
 	// m~_i^t = s'_i^2 (chi_t Var + sum_{j != i} tau_ij^2 m~_j^{t+1})
 	// + (p + tau_ii s'_i)^2 m~_i^{t+1}, p = 1 for the PCNN's persistence
-	// and 0 otherwise; the squared weights are laid out per symbol in
-	// the order of out, so every unit sums a contiguous run.
-	K, Eo := 1, len(m.out)
-	if m.Kind != RNN {
-		K = A
-	}
-	tr.o2, tr.lw = grow(tr.o2, K*Eo), grow(tr.lw, K*N)
-	for x := range K {
-		weight := func(e int) float64 { return tau[e] }
-		if m.Kind != RNN {
-			weight = func(e int) float64 { return tau[e*A+x] }
-		}
-		o2, lw := tr.o2[x*Eo:(x+1)*Eo], tr.lw[x*N:(x+1)*N]
-		for o, e := range m.out {
-			v := weight(e)
-			o2[o] = v * v
-		}
-		for j, e := range m.loop {
-			lw[j] = weight(e)
-		}
-	}
+	// and 0 otherwise.
+	So, dense := m.squaredWeights(tr)
 	var persist float64
 	if m.Kind == PCNN {
 		persist = 1
@@ -260,21 +242,30 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 		if m.Kind != RNN {
 			x = s.X[t]
 		}
-		o2, lw := tr.o2[x*Eo:(x+1)*Eo], tr.lw[x*N:(x+1)*N]
-		var mean, sq []float64
+		o2, lw := tr.o2[x*So:(x+1)*So], tr.lw[x*N:(x+1)*N]
+		if dense {
+			gemv(N, N, o2, N, mn, osum, 0)
+		}
+		var mean []float64
 		if s.chi(t) {
 			r--
-			mean, sq = tr.wp[r*(N+1)+1:(r+1)*(N+1)], msq[r*(N+1)+1:(r+1)*(N+1)]
+			mean = tr.wp[r*(N+1)+1 : (r+1)*(N+1)]
+			gemv(N, A, w2[A:], A, tr.Pi[t*A:(t+1)*A], sq, 0) // rows i = 1..N
 		}
 		for i, ai := range a {
 			var sum float64
-			lo, hi := outOff[i], outOff[i+1]
-			ow := o2[lo:hi]
-			for k, j := range outDst[lo:hi] {
-				sum += ow[k] * mn[j]
+			if dense {
+				sum = osum[i]
+			} else {
+				lo, hi := outOff[i], outOff[i+1]
+				sum = gatherSum(o2[lo:hi], outDst[lo:hi], mn)
 			}
+			// sum += max(Var, 0), by a branch that gives the same sum (a
+			// NaN stays NaN; adding a zero changes nothing).
 			if mean != nil {
-				sum += math.Max(sq[i]-mean[i]*mean[i], 0)
+				if v := sq[i] - mean[i]*mean[i]; v > 0 || v != v {
+					sum += v
+				}
 			}
 			ds := m.Act.ds(ai)
 			c := persist + lw[i]*ds
@@ -284,43 +275,112 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 	return mt
 }
 
-// solveSPD solves M x = g in place in g for a symmetric positive
-// definite M (n x n, row-major, overwritten by its Cholesky factor);
-// false when M is not numerically positive definite. The blocks are
-// small (d+1), so a plain loop beats a general factorisation with its
-// condition estimate.
-func solveSPD(M, g []float64, n int) bool {
-	for j := range n {
-		d := M[j*n+j]
-		for k := range j {
-			d -= M[j*n+k] * M[j*n+k]
+// squaredWeights fills, per symbol x (K = A symbols for CNN and PCNN,
+// one for the RNN), tr.lw [K, N] with the loop weights tau_iix and tr.o2
+// with the squared weights of the edges between distinct units, and
+// returns o2's stride per symbol and its layout: [K, len(out)] in the
+// order of out (every unit's edges a contiguous run), or, with more than
+// N/4 such edges per unit, dense [K, N, N] with o2[x][i-1][j-1] =
+// tau_ijx^2 (zero off the graph and on the diagonal), where one
+// matrix-vector product per step costs less than the gather.
+func (m *Model) squaredWeights(tr *Trace) (So int, dense bool) {
+	N, Eo, tau := m.Net.N, len(m.out), m.tau()
+	K := 1
+	if m.Kind != RNN {
+		K = m.A
+	}
+	dense = 4*Eo > N*N
+	So = Eo
+	if dense {
+		So = N * N
+	}
+	tr.o2, tr.lw = grow(tr.o2, K*So), grow(tr.lw, K*N)
+	if dense {
+		clear(tr.o2)
+	}
+	// tau is [E] for the RNN and [E, A] otherwise: the K weights of edge
+	// e are tau[e*K : (e+1)*K].
+	for i := range N {
+		for o := m.outOff[i]; o < m.outOff[i+1]; o++ {
+			at := o
+			if dense {
+				at = i*N + m.outDst[o]
+			}
+			e := m.out[o]
+			for x, v := range tau[e*K : (e+1)*K] {
+				tr.o2[x*So+at] = v * v
+			}
 		}
+		e := m.loop[i]
+		for x, v := range tau[e*K : (e+1)*K] {
+			tr.lw[x*N+i] = v
+		}
+	}
+	return So, dense
+}
+
+// gatherSum is sum_k ow[k] mn[dst[k]] (len(ow) = len(dst)) in four
+// partial sums: one running sum would wait on each addition's latency.
+func gatherSum(ow []float64, dst []int, mn []float64) float64 {
+	ow = ow[:len(dst)]
+	var s0, s1, s2, s3 float64
+	k := 0
+	for ; k+4 <= len(dst); k += 4 {
+		s0 += ow[k] * mn[dst[k]]
+		s1 += ow[k+1] * mn[dst[k+1]]
+		s2 += ow[k+2] * mn[dst[k+2]]
+		s3 += ow[k+3] * mn[dst[k+3]]
+	}
+	for ; k < len(dst); k++ {
+		s0 += ow[k] * mn[dst[k]]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// solveSPD solves M x = g in place in g for a symmetric positive
+// definite M (n x n, row-major, of which only the upper triangle is
+// read; it is overwritten by the Cholesky factor U, M = U^T U); false
+// when M is not numerically positive definite. The factorisation is
+// right-looking, so that every update is a row operation without a chain
+// of dependent additions, and every entry subtracts the same products in
+// the same order as the left-looking loops. The blocks are small (d+1),
+// so a plain loop beats a general factorisation with its condition
+// estimate.
+func solveSPD(M, g []float64, n int) bool {
+	g = g[:n]
+	for j := range n {
+		rj := M[j*n : (j+1)*n]
+		d := rj[j]
 		if !(d > 0) {
 			return false
 		}
 		d = math.Sqrt(d)
-		M[j*n+j] = d
+		rj[j] = d
 		for i := j + 1; i < n; i++ {
-			v := M[i*n+j]
-			for k := range j {
-				v -= M[i*n+k] * M[j*n+k]
+			rj[i] /= d
+		}
+		for k := j + 1; k < n; k++ {
+			u, uj := rj[k], rj[k:]
+			rk := M[k*n+k : (k+1)*n][:len(uj)]
+			for i, v := range uj {
+				rk[i] -= u * v
 			}
-			M[i*n+j] = v / d
 		}
 	}
-	for i := range n { // L y = g
-		v := g[i]
-		for k := range i {
-			v -= M[i*n+k] * g[k]
+	for k := range n { // U^T y = g
+		rk := M[k*n : (k+1)*n]
+		g[k] /= rk[k]
+		for i := k + 1; i < n; i++ {
+			g[i] -= rk[i] * g[k]
 		}
-		g[i] = v / M[i*n+i]
 	}
-	for i := n - 1; i >= 0; i-- { // L^T x = y
+	for i := n - 1; i >= 0; i-- { // U x = y
+		ri := M[i*n : (i+1)*n]
 		v := g[i]
 		for k := i + 1; k < n; k++ {
-			v -= M[k*n+i] * g[k]
+			v -= ri[k] * g[k]
 		}
-		g[i] = v / M[i*n+i]
+		g[i] = v / ri[i]
 	}
 	return true
 }

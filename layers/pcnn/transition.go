@@ -111,19 +111,16 @@ func (m *Model) qdContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Pa
 	diag, zero := tr.h, tr.h0
 	clear(diag)
 	clear(zero)
-	const chunk = metricChunkSparse
-	tr.pc = grow(tr.pc, chunk)
+	tr.pc = grow(tr.pc, metricChunkSparse)
 	m.bySymbol(s, tr, mt, func(y, n int, as, ms []float64) {
 		w := tr.pc[:n]
 		for e, i := range m.src {
-			mj, ai := ms[m.dst[e]*chunk:m.dst[e]*chunk+n], as[i*chunk:i*chunk+n]
-			for r, c := range mj {
-				w[r] = c * ai[r]
-			}
+			ai := as[i*n : (i+1)*n]
+			mulTo(w, ms[m.dst[e]*n:(m.dst[e]+1)*n], ai)
 			zero[e*A+y] += floats.Sum(w)
 			diag[e*A+y] += floats.Dot(w, ai)
 		}
-	})
+	}, nil)
 	g, d := grad.Data("tau"), dir.Data("tau")
 	for j := 1; j <= N; j++ {
 		o, L := m.Off[j-1], len(m.Net.In[j-1])
@@ -158,11 +155,13 @@ func qdBlock(diag, zero, g, d []float64, b, stride, L int, eps float64) (d0, m00
 }
 
 // fullContextual solves (M~^(jy) + eps I) G = G^(jy) for every block,
-// falling back to the quasi-diagonal solve where Cholesky fails.
+// falling back to the quasi-diagonal solve where Cholesky fails. The
+// blocks are built and solved one symbol at a time, so that they stay in
+// cache and take O(N d^2) memory rather than O(A N d^2).
 func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) int {
 	N, A := m.Net.N, m.A
-	// Block (j, y) of size L x L starts at y*S + base[j-1]: the blocks
-	// of one symbol are contiguous.
+	// Block j of size L x L starts at base[j-1] in the symbol's S
+	// entries.
 	base := make([]int, N)
 	S := 0
 	for j := range N {
@@ -170,27 +169,19 @@ func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.
 		base[j] = S
 		S += L * L
 	}
-	tr.blk = grow(tr.blk, A*S)
+	tr.blk = grow(tr.blk, S)
 	M := tr.blk
-	clear(M)
-	if m.Net.full() {
-		m.denseMetric(s, tr, mt, M, base, S)
-	} else {
-		m.sparseMetric(s, tr, mt, M, base, S)
-	}
 	g, d := grad.Data("tau"), dir.Data("tau")
 	var failed [][]bool
 	fallbacks := 0
 	xs := make([]float64, 0, N+1)
-	for j := 1; j <= N; j++ {
-		o, L := m.Off[j-1], len(m.Net.In[j-1])
-		for y := range A {
-			blk := M[y*S+base[j-1] : y*S+base[j-1]+L*L]
+	// solve solves the blocks of symbol y, whose upper triangles are in M.
+	solve := func(y int) {
+		for j := 1; j <= N; j++ {
+			o, L := m.Off[j-1], len(m.Net.In[j-1])
+			blk := M[base[j-1] : base[j-1]+L*L]
 			for k := range L {
 				blk[k*L+k] += eps
-				for k2 := k + 1; k2 < L; k2++ {
-					blk[k2*L+k] = blk[k*L+k2]
-				}
 			}
 			x := xs[:L]
 			for k := range L {
@@ -211,6 +202,11 @@ func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.
 				d[(o+k)*A+y] = x[k]
 			}
 		}
+	}
+	if m.Net.full() {
+		m.denseMetric(s, tr, mt, M, base, solve)
+	} else {
+		m.sparseMetric(s, tr, mt, M, base, solve)
 	}
 	if failed != nil {
 		m.qdContextual(s, tr, mt, grad, eps, dir, failed)
@@ -261,10 +257,13 @@ const metricChunkSparse = 1024
 // bySymbol takes the steps symbol by symbol (each symbol's steps in
 // increasing t, in chunks of up to metricChunkSparse) and calls fn with
 // the symbol y, the chunk's n steps, their activities gathered
-// unit-major, as[i*metricChunkSparse+r] = a_i^t (i = 0..N), and the
-// moduli ms[(j-1)*metricChunkSparse+r] = m~_j^{t+1}, for the r-th step
-// t, so that the metric sums are vectorised dot products over steps.
-func (m *Model) bySymbol(s Sequence, tr *Trace, mt []float64, fn func(y, n int, as, ms []float64)) {
+// unit-major, as[i*n+r] = a_i^t (i = 0..N), and the moduli
+// ms[(j-1)*n+r] = m~_j^{t+1}, for the r-th step t, so that the metric
+// sums are vectorised products over steps. The rows are packed with
+// stride n: rows a fixed power-of-two stride apart fall into the same
+// cache sets. If end is not nil, it is called after the last chunk of
+// each symbol (also for a symbol that does not occur).
+func (m *Model) bySymbol(s Sequence, tr *Trace, mt []float64, fn func(y, n int, as, ms []float64), end func(y int)) {
 	N, A, T := m.Net.N, m.A, tr.T
 	N1 := N + 1
 	// Counting sort of the steps by symbol.
@@ -299,55 +298,96 @@ func (m *Model) bySymbol(s Sequence, tr *Trace, mt []float64, fn func(y, n int, 
 		steps := byX[xoff[y]:xoff[y+1]]
 		for lo := 0; lo < len(steps); lo += chunk {
 			st := steps[lo:min(lo+chunk, len(steps))]
-			for r, t := range st {
-				a := tr.Act[t*N1 : (t+1)*N1]
-				for i, v := range a {
-					as[i*chunk+r] = v
-				}
-				for j, v := range mt[(t+1)*N : (t+2)*N] {
-					ms[j*chunk+r] = v
-				}
-			}
-			fn(y, len(st), as, ms)
+			n := len(st)
+			transposeRows(as[:N1*n], tr.Act, st, N1, 0)
+			transposeRows(ms[:N*n], mt, st, N, 1)
+			fn(y, n, as[:N1*n], ms[:N*n])
+		}
+		if end != nil {
+			end(y)
 		}
 	}
 }
 
-// sparseMetric accumulates the upper triangles of the blocks M~^(jy)
-// (block (j, y) of size L x L at y*S + base[j-1]) over bySymbol's
-// chunks: every entry is a vectorised dot product
-// sum_t (m~_j^{t+1} a_k^t) a_k'^t, the same products as a loop over t,
-// summed in another order.
-func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, S int) {
+// transposeRows gathers rows t+shift (of width w) of the time-major x
+// for the steps t of st into dst unit-major, dst[i*len(st)+r] =
+// x[(st[r]+shift)*w+i]: four steps at a time, so that each unit's
+// four values go out together.
+func transposeRows(dst, x []float64, st []int, w, shift int) {
+	n := len(st)
+	r := 0
+	for ; r+4 <= n; r += 4 {
+		t := st[r : r+4 : r+4]
+		x0 := x[(t[0]+shift)*w : (t[0]+shift+1)*w]
+		x1 := x[(t[1]+shift)*w : (t[1]+shift+1)*w]
+		x2 := x[(t[2]+shift)*w : (t[2]+shift+1)*w]
+		x3 := x[(t[3]+shift)*w : (t[3]+shift+1)*w]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		for i, v := range x0 {
+			d := dst[i*n+r : i*n+r+4 : i*n+r+4]
+			d[0], d[1], d[2], d[3] = v, x1[i], x2[i], x3[i]
+		}
+	}
+	for ; r < n; r++ {
+		for i, v := range x[(st[r]+shift)*w : (st[r]+shift+1)*w] {
+			dst[i*n+r] = v
+		}
+	}
+}
+
+// sparseMetric accumulates the upper triangles of the blocks M~^(jy) of
+// one symbol y (block j of size L x L at base[j-1] in M) over
+// bySymbol's chunks, then calls solve(y).
+// With w_k = m~_j o a_k over the chunk's steps, row k of the upper
+// triangle gains sum_r w_k'[r] a_k[r] for k' >= k, one matrix-vector
+// product (the same products as a loop over t, summed in another order).
+func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, solve func(y int)) {
 	N := m.Net.N
 	maxL := 0
 	for _, in := range m.Net.In {
 		maxL = max(maxL, len(in))
 	}
-	const chunk = metricChunkSparse
-	tr.pc = grow(tr.pc, maxL*chunk)
-	wk := tr.pc
+	tr.pc = grow(tr.pc, maxL*metricChunkSparse)
+	// The first chunk of a symbol overwrites the upper triangles (beta
+	// = 0), so M needs clearing only for a symbol that does not occur.
+	seen := -1
 	m.bySymbol(s, tr, mt, func(y, n int, as, ms []float64) {
+		beta := 1.0
+		if y != seen {
+			beta, seen = 0, y
+		}
 		for j := 1; j <= N; j++ {
 			in := m.Net.In[j-1]
 			L := len(in)
-			mj := ms[(j-1)*chunk : (j-1)*chunk+n]
+			mj := ms[(j-1)*n : j*n]
+			wk := tr.pc[:L*n]
 			for k, i := range in {
-				w, ai := wk[k*chunk:k*chunk+n], as[i*chunk:i*chunk+n]
-				for r, c := range mj {
-					w[r] = c * ai[r]
-				}
+				mulTo(wk[k*n:(k+1)*n], mj, as[i*n:(i+1)*n])
 			}
-			blk := M[y*S+base[j-1] : y*S+base[j-1]+L*L]
-			for k := range L {
-				w := wk[k*chunk : k*chunk+n]
-				for k2 := k; k2 < L; k2++ {
-					i2 := in[k2]
-					blk[k*L+k2] += floats.Dot(w, as[i2*chunk:i2*chunk+n])
-				}
+			blk := M[base[j-1] : base[j-1]+L*L]
+			for k, i := range in {
+				gemv(L-k, n, wk[k*n:], n, as[i*n:(i+1)*n], blk[k*L+k:(k+1)*L], beta)
 			}
 		}
+	}, func(y int) {
+		if y != seen {
+			clear(M)
+		}
+		solve(y)
 	})
+}
+
+// mulTo sets dst[r] = x[r] y[r] (x and y at least as long as dst).
+func mulTo(dst, x, y []float64) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	r := 0
+	for ; r+4 <= len(dst); r += 4 {
+		d, a, b := dst[r:r+4:r+4], x[r:r+4:r+4], y[r:r+4:r+4]
+		d[0], d[1], d[2], d[3] = a[0]*b[0], a[1]*b[1], a[2]*b[2], a[3]*b[3]
+	}
+	for ; r < len(dst); r++ {
+		dst[r] = x[r] * y[r]
+	}
 }
 
 // full reports whether every unit has every other unit as input.
@@ -369,8 +409,9 @@ const metricChunk = 128
 // a^t a^t^T (Q = (N+1)(N+2)/2 products), the blocks of symbol y are the
 // rows of C_y [N, Q] = sum_{t: x_t = y} m~^{t+1} P_t^T, a GEMM over
 // chunks of steps. The sums run over t in the same order; each term is
-// m (a_k a_k') instead of (m a_k) a_k'.
-func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, S int) {
+// m (a_k a_k') instead of (m a_k) a_k'. The upper triangles of symbol
+// y are copied into M before solve(y).
+func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, solve func(y int)) {
 	N, A := m.Net.N, m.A
 	N1 := N + 1
 	Q := N1 * (N1 + 1) / 2
@@ -412,17 +453,18 @@ func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, 
 		}
 		return i*N1 - i*(i-1)/2 + i2 - i
 	}
-	for j := 1; j <= N; j++ {
-		in := m.Net.In[j-1]
-		L := len(in)
-		for y := range A {
+	for y := range A {
+		for j := 1; j <= N; j++ {
+			in := m.Net.In[j-1]
+			L := len(in)
 			c := tr.pc[(y*N+j-1)*Q : (y*N+j)*Q]
-			blk := M[y*S+base[j-1] : y*S+base[j-1]+L*L]
+			blk := M[base[j-1] : base[j-1]+L*L]
 			for k, i := range in {
 				for k2 := k; k2 < L; k2++ {
 					blk[k*L+k2] = c[pair(i, in[k2])]
 				}
 			}
 		}
+		solve(y)
 	}
 }
