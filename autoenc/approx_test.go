@@ -1,10 +1,12 @@
 package autoenc
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rtnlab/rtn/datasets"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -35,14 +37,22 @@ func TestApproxSVDMatchesExact(t *testing.T) {
 		name    string
 		k       int
 		lengths []int
+		prep    func(*rand.Rand, [][]float64, int) // nil: N(0, 1) data
 	}{
-		{"tall", 2, []int{6, 5, 3, 6, 2, 4}}, // 26 x 12
-		{"wide", 3, []int{7, 2}},             // 9 x 21
-		{"k=1", 1, []int{9, 8, 3, 5}},        // 25 x 9
+		{"tall", 2, []int{6, 5, 3, 6, 2, 4}, nil},                          // 26 x 12
+		{"wide", 3, []int{7, 2}, nil},                                      // 9 x 21
+		{"k=1", 1, []int{9, 8, 3, 5}, nil},                                 // 25 x 9
+		{"sparse", 5, []int{12, 10, 11, 9, 12, 8, 10, 7, 3, 12}, sparsify}, // 94 x 60
+		// The last slices (x_0, x_1 only) are zero though they have more
+		// active rows than columns.
+		{"zero slices", 1, []int{5, 5, 5, 6, 6, 7, 7}, zeroStart}, // 41 x 7
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(6, uint64(c.k)))
 			seqs := randomSeqs(rng, c.k, c.lengths...)
+			if c.prep != nil {
+				c.prep(rng, seqs, c.k)
+			}
 			d, err := newData(seqs, c.k)
 			if err != nil {
 				t.Fatal(err)
@@ -144,5 +154,125 @@ func TestApproxSVDBadP(t *testing.T) {
 	// Rank-deficient data: two identical one-step sequences have rank 1.
 	if _, err := Approximate([][]float64{{1, 2}, {1, 2}}, 2, 2); err == nil {
 		t.Error("p = 2 > rank 1: no error")
+	}
+}
+
+// sparsify makes seqs look like piano rolls: unit k-1 is never on, a third
+// of the frames are empty, and the other frames have each remaining unit
+// on with probability 1/2 (value 1).
+func sparsify(rng *rand.Rand, seqs [][]float64, k int) {
+	for _, s := range seqs {
+		for t := 0; t < len(s); t += k {
+			empty := rng.IntN(3) == 0
+			for j := range k {
+				s[t+j] = 0
+				if !empty && j < k-1 && rng.IntN(2) == 0 {
+					s[t+j] = 1
+				}
+			}
+		}
+	}
+}
+
+// zeroStart zeroes the first two frames of every sequence.
+func zeroStart(_ *rand.Rand, seqs [][]float64, k int) {
+	for _, s := range seqs {
+		clear(s[:min(2*k, len(s))])
+	}
+}
+
+// deferTol bounds the differences between V Lambda formed after every
+// slice and formed only when deferring costs more: the two orders of the
+// same products differ by rounding only (about 1e-13 measured).
+const deferTol = 1e-9
+
+// TestApproxSVDDeferred checks that deferring the formation of V Lambda
+// (sweep) changes Algorithms 1-3 only by rounding when slices are
+// truncated (p < rank(Xi)), on synthetic piano rolls.
+func TestApproxSVDDeferred(t *testing.T) {
+	pr, err := datasets.SyntheticPiano(datasets.SyntheticPianoConfig{Train: 20}, rand.New(rand.NewPCG(10, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newData(pr.Train.Seqs, datasets.PianoKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{5, 30} {
+		t.Run(fmt.Sprintf("p=%d", p), func(t *testing.T) {
+			ve, le, err := approxSVD(d, p, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vd, ld, err := approxSVD(d, p, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range p {
+				if math.Abs(ld[j]-le[j]) > deferTol*le[0] {
+					t.Errorf("singular value %d: deferred %.15g, eager %.15g", j, ld[j], le[j])
+				}
+			}
+			sin := subspaceSine(vd, ve)
+			t.Logf("subspace sine %.3g", sin)
+			if sin > deferTol {
+				t.Errorf("subspace sine %.3g > %g", sin, deferTol)
+			}
+		})
+	}
+}
+
+// eigTol bounds the differences between the eigendecomposition of a
+// symmetric positive semi-definite matrix and its SVD (relative to the
+// largest value) for the well-separated values used here.
+const eigTol = 1e-12
+
+// TestTruncatedEigMatchesSVD checks Algorithm 3 as implemented
+// (truncatedEig) against a general SVD, as INDIRECTSVD computes it, on
+// Gram matrices of full and deficient rank.
+func TestTruncatedEigMatchesSVD(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		n, rank, p int
+	}{
+		{"full", 7, 7, 4},
+		{"deficient", 8, 3, 3},
+		{"p > n", 5, 5, 9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, uint64(c.n)))
+			x := mat.NewDense(c.n, c.rank, nil)
+			for i := range c.n {
+				for j := range c.rank {
+					x.Set(i, j, rng.NormFloat64())
+				}
+			}
+			var g mat.SymDense
+			g.SymOuterK(1, x)
+			vecs, vals, err := truncatedEig(&g, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var svd mat.SVD
+			if !svd.Factorize(&g, mat.SVDThinU) {
+				t.Fatal("SVD did not converge")
+			}
+			sv := svd.Values(nil)
+			want := min(c.p, c.n)
+			if len(vals) != want {
+				t.Fatalf("%d values, want %d", len(vals), want)
+			}
+			for j, v := range vals {
+				if math.Abs(v-sv[j]) > eigTol*sv[0] {
+					t.Errorf("value %d: eig %.15g, SVD %.15g", j, v, sv[j])
+				}
+			}
+			var u mat.Dense
+			svd.UTo(&u)
+			sin := subspaceSine(vecs, u.Slice(0, c.n, 0, want).(*mat.Dense))
+			if sin > eigTol*1e3 {
+				t.Errorf("subspace sine %.3g", sin)
+			}
+		})
 	}
 }

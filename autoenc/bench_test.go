@@ -15,7 +15,7 @@ func BenchmarkApproximate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, h := range []int{20, 50} {
+	for _, h := range []int{20, 50, 250} {
 		b.Run(fmt.Sprintf("p=%d", h), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Approximate(p.Train.Seqs, datasets.PianoKeys, h); err != nil {
