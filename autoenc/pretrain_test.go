@@ -57,7 +57,7 @@ func TestPretrainReadoutExact(t *testing.T) {
 // weights: W = (2/s) A^T and U = 2 rho B^T with s = RMS(y^rho) / StateRMS
 // for the states y^rho of the autoencoder with recurrence rho B, and in the
 // near-linear regime (inputs scaled by 1e-4) the network's states are
-// y^rho / s. The zero config must give StateRMS 0.5 and rho 0.7.
+// y^rho / s. The zero config must give StateRMS 0.5 and rho 0.5.
 func TestPretrainScaledStates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 14))
 	seqs := randomSeqs(rng, 3, 8, 6, 7)
@@ -69,7 +69,7 @@ func TestPretrainScaledStates(t *testing.T) {
 	for _, c := range []struct {
 		cfg      PretrainConfig
 		rms, rho float64
-	}{{PretrainConfig{}, 0.5, 0.7}, {PretrainConfig{StateRMS: 0.3, Contraction: 0.6}, 0.3, 0.6},
+	}{{PretrainConfig{}, 0.5, 0.5}, {PretrainConfig{StateRMS: 0.3, Contraction: 0.6}, 0.3, 0.6},
 		{PretrainConfig{Contraction: 1}, 0.5, 1}} {
 		init, err := Pretrain(m, seqs, targets, 1, c.cfg)
 		if err != nil {

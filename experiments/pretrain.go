@@ -50,6 +50,9 @@ type PretrainSpec struct {
 	Optimizer string
 	// Optim holds its hyperparameters; a zero LR gives 0.01.
 	Optim optim.Config
+	// Schedule is a learning-rate schedule as optim.ParseSchedule reads it
+	// (empty: constant).
+	Schedule string
 	// Batch is the minibatch size in sequences. Default 8.
 	Batch int
 	// Chunk is the truncated-BPTT length. Default 100.
@@ -87,6 +90,7 @@ type PretrainReport struct {
 	Init             string  `json:"init"`
 	Optimizer        string  `json:"optimizer"`
 	LR               float64 `json:"lr"`
+	Schedule         string  `json:"schedule,omitempty"`
 	Seed             uint64  `json:"seed"`
 	PretrainSeconds  float64 `json:"pretrain_seconds"`
 	TrainSeconds     float64 `json:"train_seconds"`
@@ -186,7 +190,7 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		return nil, err
 	}
 	rep := &PretrainReport{Dataset: spec.Data, Hidden: spec.Hidden, Init: spec.Init, Optimizer: spec.Optimizer,
-		LR: spec.Optim.LR, Seed: spec.Seed}
+		LR: spec.Optim.LR, Schedule: spec.Schedule, Seed: spec.Seed}
 	rep.RepeatTestAcc, rep.BernoulliTestNLL = Float(repeatAccuracy(task.Test)), Float(bernoulliNLL(task.Train, task.Test))
 	if spec.Init == "random" {
 		// The output bias starts at the log-odds of each key's training
@@ -224,8 +228,14 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		if err != nil {
 			return nil, err
 		}
+		var sched optim.Schedule
+		if spec.Schedule != "" {
+			if sched, err = optim.ParseSchedule(spec.Schedule); err != nil {
+				return nil, err
+			}
+		}
 		tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{
-			Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Progress: spec.Progress,
+			Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Progress: spec.Progress, Schedule: sched,
 			Hooks: []optim.Hook{{Name: "accuracy", EveryEpoch: true, Fn: func(s *optim.State) error {
 				return measure(s.Params, s.Epoch, s.Stats.Seconds)
 			}}},

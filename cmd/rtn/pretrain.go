@@ -33,6 +33,7 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Optimizer, "optimizer", "sgd", "optimizer: "+joinNames(optim.Names()))
 	fs.Float64Var(&spec.Optim.LR, "lr", 0.01, "learning rate")
 	fs.Float64Var(&spec.Optim.Momentum, "momentum", 0, "momentum (sgd, rmsprop)")
+	fs.StringVar(&spec.Schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
 	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
 	fs.IntVar(&spec.Batch, "batch", 8, "minibatch size in sequences")
 	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")
@@ -114,6 +115,11 @@ func checkPretrainFlags(s *experiments.PretrainSpec, inits []string) error {
 	}
 	if !contains(optim.Names(), s.Optimizer) {
 		return usagef("-optimizer: unknown optimizer %q (known: %s)", s.Optimizer, joinNames(optim.Names()))
+	}
+	if s.Schedule != "" {
+		if _, err := optim.ParseSchedule(s.Schedule); err != nil {
+			return usagef("-schedule: %v", err)
+		}
 	}
 	if _, err := optim.New(s.Optimizer, s.Optim); err != nil {
 		return usagef("%v", err)

@@ -23,6 +23,7 @@ func TestPretrainUsageErrors(t *testing.T) {
 		{[]string{"-lr", "NaN"}, "-lr"},
 		{[]string{"-optimizer", "adam", "-momentum", "0.9"}, "-momentum"},
 		{[]string{"-optimizer", "lbfgs"}, "-optimizer"},
+		{[]string{"-schedule", "step:0"}, "-schedule"},
 	} {
 		_, stderr, code := invoke(append([]string{"pretrain"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.flag) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
