@@ -228,11 +228,9 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		var sched optim.Schedule
-		if spec.Schedule != "" {
-			if sched, err = optim.ParseSchedule(spec.Schedule); err != nil {
-				return nil, err
-			}
+		sched, err := optim.ParseSchedule(spec.Schedule) // "": constant
+		if err != nil {
+			return nil, err
 		}
 		tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{
 			Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Progress: spec.Progress, Schedule: sched,

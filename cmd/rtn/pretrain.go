@@ -116,10 +116,8 @@ func checkPretrainFlags(s *experiments.PretrainSpec, inits []string) error {
 	if !contains(optim.Names(), s.Optimizer) {
 		return usagef("-optimizer: unknown optimizer %q (known: %s)", s.Optimizer, joinNames(optim.Names()))
 	}
-	if s.Schedule != "" {
-		if _, err := optim.ParseSchedule(s.Schedule); err != nil {
-			return usagef("-schedule: %v", err)
-		}
+	if _, err := optim.ParseSchedule(s.Schedule); err != nil {
+		return usagef("-schedule: %v", err)
 	}
 	if _, err := optim.New(s.Optimizer, s.Optim); err != nil {
 		return usagef("%v", err)
