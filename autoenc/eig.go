@@ -2,7 +2,9 @@ package autoenc
 
 import (
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -63,13 +65,15 @@ func symEig(m *mat.SymDense) (vals, vecs []float64, ok bool) {
 // tql2 diagonalises the symmetric tridiagonal matrix with diagonal d and
 // off-diagonal e[:n-1] (e[n-1] = 0) by the implicit QL iteration of
 // EISPACK's tql2 (as in JAMA), leaving the eigenvalues in d and applying
-// each rotation to the rows of z (n x n, row-major): if z holds Q^T on
-// entry, its rows are the eigenvectors of Q T Q^T on return. It reports
+// each rotation to the rows of z (n x n, row-major; see rotate): if z
+// holds Q^T on entry, its rows are the eigenvectors of Q T Q^T on
+// return. It reports
 // false if an eigenvalue needs more than 30 iterations (LAPACK's limit).
 func tql2(d, e, z []float64) bool {
 	n := len(d)
 	const eps = 0x1p-52
 	f, tst1 := 0.0, 0.0
+	cs := make([]float64, 2*n) // the rotations of one QL sweep
 	for l := range n {
 		tst1 = max(tst1, math.Abs(d[l])+math.Abs(e[l]))
 		m := l
@@ -110,14 +114,9 @@ func tql2(d, e, z []float64) bool {
 				c = p / r
 				p = c*d[i] - s*g
 				d[i+1] = h + s*(c*g+s*d[i])
-				zi := z[i*n : (i+1)*n]
-				zj := z[(i+1)*n : (i+2)*n][:len(zi)]
-				for k, x := range zi {
-					y := zj[k]
-					zj[k] = s*x + c*y
-					zi[k] = c*x - s*y
-				}
+				cs[2*i], cs[2*i+1] = c, s
 			}
+			rotate(z, n, l, m, cs)
 			p = -s * s2 * c3 * el1 * e[l] / dl1
 			e[l] = s * p
 			d[l] = c * p
@@ -130,3 +129,37 @@ func tql2(d, e, z []float64) bool {
 	}
 	return true
 }
+
+// rotate applies the plane rotations (c, s) = cs[2i], cs[2i+1] of a QL
+// sweep, i = m-1 down to l, to rows i and i+1 of z (n x n, row-major).
+// Each column sees the same operations in the same order however the
+// columns are split, so a large sweep is shared among goroutines by
+// ranges of columns without changing a bit of the result.
+func rotate(z []float64, n, l, m int, cs []float64) {
+	apply := func(lo, hi int) {
+		for i := m - 1; i >= l; i-- {
+			c, s := cs[2*i], cs[2*i+1]
+			zi := z[i*n+lo : i*n+hi]
+			zj := z[(i+1)*n+lo : (i+1)*n+hi][:len(zi)]
+			for k, x := range zi {
+				y := zj[k]
+				zj[k] = s*x + c*y
+				zi[k] = c*x - s*y
+			}
+		}
+	}
+	parts := min(runtime.GOMAXPROCS(0), 4)
+	if parts < 2 || (m-l)*n < rotateSerial {
+		apply(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() { apply(n*i/parts, n*(i+1)/parts) })
+	}
+	wg.Wait()
+}
+
+// rotateSerial is the number of rotated pairs below which rotate stays on
+// one goroutine.
+const rotateSerial = 1 << 14

@@ -2,8 +2,14 @@ package autoenc
 
 import (
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -186,19 +192,20 @@ func Pretrain(m *Model, inputs, targets [][]float64, out int, cfg PretrainConfig
 	}
 	h := mat.NewDense(rows, m.P+1, nil)
 	tg := mat.NewDense(rows, out, nil)
-	r := 0
-	for q, x := range inputs {
-		states := init.States(x)
+	off := make([]int, len(inputs))
+	for q := 1; q < len(inputs); q++ {
+		off[q] = off[q-1] + len(inputs[q-1])/m.K
+	}
+	init.eachStates(inputs, func(q int, states *mat.Dense) {
 		T, _ := states.Dims()
 		for t := range T {
-			row := h.RawRowView(r + t)
+			row := h.RawRowView(off[q] + t)
 			copy(row, states.RawRowView(t))
 			row[m.P] = 1
 		}
-		copy(tg.RawMatrix().Data[r*out:], targets[q])
-		r += T
-	}
-	sol, err := readout(h, tg, cfg.Ridge)
+		copy(tg.RawMatrix().Data[off[q]*out:], targets[q])
+	})
+	sol, err := readout(h, tg, cfg.Ridge, readoutBlock)
 	if err != nil {
 		return nil, err
 	}
@@ -223,13 +230,17 @@ func Pretrain(m *Model, inputs, targets [][]float64, out int, cfg PretrainConfig
 func (r *RNNInit) scaleSymSigmoid(inputs [][]float64, rms, rho float64) error {
 	r.U.Scale(rho, r.U)
 	enc := &RNNInit{W: r.W, U: r.U, Act: Identity}
-	sum, n := 0.0, 0
-	for _, x := range inputs {
-		y := enc.States(x).RawMatrix().Data
-		for _, v := range y {
-			sum += v * v
+	sums := make([]float64, len(inputs))
+	enc.eachStates(inputs, func(q int, y *mat.Dense) {
+		for _, v := range y.RawMatrix().Data {
+			sums[q] += v * v
 		}
-		n += len(y)
+	})
+	k, p := r.W.Dims()
+	sum, n := 0.0, 0
+	for q, x := range inputs {
+		sum += sums[q]
+		n += len(x) / k * p
 	}
 	s := math.Sqrt(sum/float64(n)) / rms
 	if !(s > 0) || math.IsInf(s, 0) {
@@ -244,11 +255,36 @@ func (r *RNNInit) scaleSymSigmoid(inputs [][]float64, rms, rho float64) error {
 // readout returns the (p+1) x O least-squares solution of h sol = tg for
 // h = [H 1] (L x (p+1)), with the ridge penalty lambda |sol[:p]|^2,
 // lambda = alpha tr(H^T H) / p, when alpha > 0, by QR of h (stacked on
-// [sqrt(lambda) I 0] for the ridge). A rank-deficient factor is an error.
-func readout(h, tg *mat.Dense, alpha float64) (*mat.Dense, error) {
+// [sqrt(lambda) I 0] for the ridge). The QR is tall and skinny (TSQR):
+// each block of that many rows of [h tg] is reduced to its triangular
+// factor, the blocks side by side, and the stacked factors (with the
+// ridge rows) are reduced once more, whose first p+1 rows hold R and
+// Q^T tg. A rank-deficient R is an error.
+func readout(h, tg *mat.Dense, alpha float64, block int) (*mat.Dense, error) {
 	rows, c := h.Dims()
-	p := c - 1
-	a, b := h, tg
+	_, out := tg.Dims()
+	p, w := c-1, c+out
+	blocks := (rows + block - 1) / block
+	facs := make([]*mat.Dense, blocks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(blocks, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for b := int(next.Add(1)) - 1; b < blocks; b = int(next.Add(1)) - 1 {
+				lo, hi := b*block, min(rows, (b+1)*block)
+				a := mat.NewDense(hi-lo, w, nil)
+				a.Slice(0, hi-lo, 0, c).(*mat.Dense).Copy(h.Slice(lo, hi, 0, c))
+				a.Slice(0, hi-lo, c, w).(*mat.Dense).Copy(tg.Slice(lo, hi, 0, out))
+				facs[b] = triangularFactor(a)
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	for _, f := range facs {
+		n += f.RawMatrix().Rows
+	}
+	ridge := 0.0
 	if alpha > 0 {
 		ss := 0.0
 		for i := range rows {
@@ -256,33 +292,75 @@ func readout(h, tg *mat.Dense, alpha float64) (*mat.Dense, error) {
 				ss += v * v
 			}
 		}
-		lambda := alpha * ss / float64(p)
-		_, out := tg.Dims()
-		a, b = mat.NewDense(rows+p, c, nil), mat.NewDense(rows+p, out, nil)
-		a.Slice(0, rows, 0, c).(*mat.Dense).Copy(h)
-		b.Slice(0, rows, 0, out).(*mat.Dense).Copy(tg)
+		ridge = math.Sqrt(alpha * ss / float64(p))
+		n += p
+	}
+	st := mat.NewDense(n, w, nil)
+	r := 0
+	for _, f := range facs {
+		fr, _ := f.Dims()
+		st.Slice(r, r+fr, 0, w).(*mat.Dense).Copy(f)
+		r += fr
+	}
+	if alpha > 0 {
 		for j := range p {
-			a.Set(rows+j, j, math.Sqrt(lambda))
+			st.Set(r+j, j, ridge)
 		}
 	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var rr mat.Dense
-	qr.RTo(&rr)
+	rq := triangularFactor(st)
 	big := 0.0
 	for j := range c {
-		big = max(big, math.Abs(rr.At(j, j)))
+		big = max(big, math.Abs(rq.At(j, j)))
 	}
 	for j := range c {
-		if !(math.Abs(rr.At(j, j)) > float64(rows)*0x1p-52*big) {
+		if !(math.Abs(rq.At(j, j)) > float64(rows)*0x1p-52*big) {
 			return nil, errors.Errorf("autoenc: pretrain: hidden-state matrix [H 1] (%d x %d) is rank-deficient at column %d: fewer hidden units or more data needed", rows, c, j)
 		}
 	}
-	var sol mat.Dense
-	if err := qr.SolveTo(&sol, false, b); err != nil {
-		return nil, errors.Errorf("autoenc: pretrain: least squares for the readout: %v", err)
+	// sol = R^{-1} (Q^T tg)[:c].
+	sol := mat.DenseCopyOf(rq.Slice(0, c, c, w))
+	rr := rq.RawMatrix()
+	blas64.Trsm(blas.Left, blas.NoTrans, 1,
+		blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: c, Stride: rr.Stride, Data: rr.Data},
+		sol.RawMatrix())
+	return sol, nil
+}
+
+// readoutBlock is the number of rows per block of Pretrain's TSQR.
+const readoutBlock = 8192
+
+// triangularFactor returns the upper-trapezoidal factor R of the
+// Householder QR of a (m x n), min(m, n) x n; a is overwritten.
+func triangularFactor(a *mat.Dense) *mat.Dense {
+	m, n := a.Dims()
+	raw := a.RawMatrix()
+	tau := make([]float64, min(m, n))
+	work := make([]float64, 1)
+	lapack64.Geqrf(raw, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Geqrf(raw, tau, work, len(work))
+	k := min(m, n)
+	r := mat.NewDense(k, n, nil)
+	for i := range k {
+		copy(r.RawRowView(i)[i:], a.RawRowView(i)[i:])
 	}
-	return &sol, nil
+	return r
+}
+
+// eachStates calls f(q, r.States(inputs[q])) for every sequence q, the
+// sequences shared among GOMAXPROCS goroutines; f must only write where
+// no other call does.
+func (r *RNNInit) eachStates(inputs [][]float64, f func(q int, h *mat.Dense)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for q := int(next.Add(1)) - 1; q < len(inputs); q = int(next.Add(1)) - 1 {
+				f(q, r.States(inputs[q]))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // States runs the RNN h_t = f(x_t W + h_{t-1} U) from h_0 = 0 over one
@@ -309,31 +387,38 @@ func (r *RNNInit) States(x []float64) *mat.Dense {
 
 // plattScale returns the gamma and beta minimising the Bernoulli NLL of
 // targets y under logits gamma*pred + beta (Platt scaling: a logistic
-// regression on the one feature pred, convex), by Newton's method with
-// step halving from gamma = 1, beta = 0. Each trial point costs one pass
-// that yields the NLL, its gradient and its Hessian together.
+// regression on the one feature pred, convex), by Newton's method
+// (plattNewton) from gamma = 1, beta = 0. On more than plattSample
+// points it starts from the solution on every plattStride-th point,
+// which leaves the full data one or two steps to converge.
 func plattScale(pred, y []float64) (gamma, beta float64) {
-	type point struct{ g, b, f, g1, g2, hgg, hgb, hbb float64 }
-	eval := func(g, b float64) point {
-		pt := point{g: g, b: b}
-		for i, p := range pred {
-			z := g*p + b
-			e := math.Exp(-math.Abs(z))
-			pt.f += math.Max(z, 0) + math.Log1p(e) - y[i]*z
-			s := 1 / (1 + e) // sigmoid(z) for z >= 0
-			if z < 0 {
-				s = e / (1 + e)
-			}
-			r, w := s-y[i], s*(1-s)
-			pt.g1 += r * p
-			pt.g2 += r
-			pt.hgg += w * p * p
-			pt.hgb += w * p
-			pt.hbb += w
+	gamma, beta = 1, 0
+	if len(pred) > plattSample {
+		n := (len(pred) + plattStride - 1) / plattStride
+		sp, sy := make([]float64, n), make([]float64, n)
+		for i := range n {
+			sp[i], sy[i] = pred[i*plattStride], y[i*plattStride]
 		}
-		return pt
+		gamma, beta = plattNewton(sp, sy, gamma, beta)
 	}
-	cur := eval(1, 0)
+	return plattNewton(pred, y, gamma, beta)
+}
+
+// plattSample and plattStride set plattScale's subsampled start. The
+// stride is prime, so that it does not keep to a few columns of a
+// row-major (steps x outputs) layout.
+const (
+	plattSample = 1 << 16
+	plattStride = 31
+)
+
+// plattNewton minimises plattScale's objective by Newton's method with
+// step halving from (gamma, beta), stopped when the Newton decrement
+// promises less than a relative 1e-12 (or, below 1e-8, after one more
+// full step taken without a trial). Each trial point costs one pass
+// (plattEval) that yields the NLL, its gradient and its Hessian together.
+func plattNewton(pred, y []float64, gamma, beta float64) (float64, float64) {
+	cur := plattEval(pred, y, gamma, beta)
 	for range 50 {
 		det := cur.hgg*cur.hbb - cur.hgb*cur.hgb
 		if !(det > 0) {
@@ -341,10 +426,18 @@ func plattScale(pred, y []float64) (gamma, beta float64) {
 		}
 		dg := (cur.hbb*cur.g1 - cur.hgb*cur.g2) / det
 		db := (cur.hgg*cur.g2 - cur.hgb*cur.g1) / det
+		switch dec := dg*cur.g1 + db*cur.g2; {
+		case !(dec > 2e-12*cur.f):
+			return cur.g, cur.b
+		case dec < 2e-8*cur.f:
+			// Well inside the region of quadratic convergence: the
+			// last step needs no trial pass.
+			return cur.g - dg, cur.b - db
+		}
 		accepted := false
 		for step := 1.0; step > 1.0/1024; step /= 2 {
-			if next := eval(cur.g-step*dg, cur.b-step*db); next.f < cur.f {
-				accepted = cur.f-next.f > 1e-12*cur.f
+			if next := plattEval(pred, y, cur.g-step*dg, cur.b-step*db); next.f < cur.f {
+				accepted = true
 				cur = next
 				break
 			}
@@ -354,4 +447,54 @@ func plattScale(pred, y []float64) (gamma, beta float64) {
 		}
 	}
 	return cur.g, cur.b
+}
+
+// plattParts is the number of parts plattEval splits its pass into.
+const plattParts = 4
+
+// plattPoint is a trial point of plattScale with the NLL f, its gradient
+// (g1, g2) and its Hessian (hgg, hgb, hbb) there.
+type plattPoint struct{ g, b, f, g1, g2, hgg, hgb, hbb float64 }
+
+// plattEval evaluates plattScale's objective at gamma = g, beta = b, in
+// plattParts parts run side by side (fixed parts, summed in order, so the
+// result does not depend on the number of cores).
+func plattEval(pred, y []float64, g, b float64) plattPoint {
+	var parts [plattParts]plattPoint
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := len(pred)*i/plattParts, len(pred)*(i+1)/plattParts
+		wg.Go(func() {
+			pt := &parts[i]
+			for i, p := range pred[lo:hi] {
+				// log(1 + e) in place of the slower Log1p: e <= 1, and
+				// where 1 + e rounds to 1 the error is below 1e-16.
+				z := g*p + b
+				e := math.Exp(-math.Abs(z))
+				d := 1 + e
+				pt.f += math.Max(z, 0) + math.Log(d) - y[lo+i]*z
+				s := 1 / d // sigmoid(z) for z >= 0
+				if z < 0 {
+					s *= e
+				}
+				r, w := s-y[lo+i], s*(1-s)
+				pt.g1 += r * p
+				pt.g2 += r
+				pt.hgg += w * p * p
+				pt.hgb += w * p
+				pt.hbb += w
+			}
+		})
+	}
+	wg.Wait()
+	pt := plattPoint{g: g, b: b}
+	for _, q := range parts {
+		pt.f += q.f
+		pt.g1 += q.g1
+		pt.g2 += q.g2
+		pt.hgg += q.hgg
+		pt.hgb += q.hgb
+		pt.hbb += q.hbb
+	}
+	return pt
 }

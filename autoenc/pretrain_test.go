@@ -216,6 +216,31 @@ func TestPlattScale(t *testing.T) {
 	}
 }
 
+// TestPlattScaleSubsampledStart checks that on more than plattSample
+// points the start from the subsample reaches the optimum that Newton's
+// method reaches from gamma = 1, beta = 0, where the gradient vanishes.
+func TestPlattScaleSubsampledStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 14))
+	n := plattSample + 5000
+	pred, y := make([]float64, n), make([]float64, n)
+	for i := range pred {
+		if rng.Float64() < 0.1 {
+			y[i] = 1
+		}
+		pred[i] = y[i]*0.3 + 0.05 + 0.2*rng.NormFloat64()
+	}
+	g, b := plattScale(pred, y)
+	g0, b0 := plattNewton(pred, y, 1, 0)
+	pt := plattEval(pred, y, g, b)
+	t.Logf("gamma %.8f beta %.8f (from (1, 0): %.8f %.8f), gradient (%.2g, %.2g)", g, b, g0, b0, pt.g1, pt.g2)
+	if math.Abs(g-g0) > 1e-6*math.Abs(g0) || math.Abs(b-b0) > 1e-6*math.Abs(b0) {
+		t.Errorf("subsampled start gives (%g, %g), Newton from (1, 0) (%g, %g)", g, b, g0, b0)
+	}
+	if math.Abs(pt.g1) > 1e-6*float64(n) || math.Abs(pt.g2) > 1e-6*float64(n) {
+		t.Errorf("gradient (%g, %g) at the solution", pt.g1, pt.g2)
+	}
+}
+
 func TestPretrainBadInput(t *testing.T) {
 	seqs := randomSeqs(rand.New(rand.NewPCG(13, 13)), 2, 5, 4)
 	m, err := ClosedForm(seqs, 2, 2)
@@ -255,5 +280,53 @@ func TestPretrainBadInput(t *testing.T) {
 		} else {
 			t.Logf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestReadoutBlocks checks the TSQR readout, with one block and with
+// many (some shorter than the row width), against the normal equations
+// of the ridge problem on a small well-conditioned case.
+func TestReadoutBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	const rows, c, out, alpha = 300, 6, 3, 0.2
+	h, tg := mat.NewDense(rows, c, nil), mat.NewDense(rows, out, nil)
+	for i := range rows {
+		for j := range c - 1 {
+			h.Set(i, j, rng.NormFloat64())
+		}
+		h.Set(i, c-1, 1)
+		for j := range out {
+			tg.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var hth, htt mat.Dense
+	hth.Mul(h.T(), h)
+	htt.Mul(h.T(), tg)
+	tr := 0.0
+	for j := range c - 1 {
+		tr += hth.At(j, j)
+	}
+	for j := range c - 1 {
+		hth.Set(j, j, hth.At(j, j)+alpha*tr/float64(c-1))
+	}
+	var want mat.Dense
+	if err := want.Solve(&hth, &htt); err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range []int{rows, 64, 7, 4} {
+		got, err := readout(h, tg, alpha, block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(got, &want, 1e-12) {
+			t.Errorf("block %d: sol = %v, want %v", block, mat.Formatted(got), mat.Formatted(&want))
+		}
+	}
+	if _, err := readout(h, tg, 0, 5); err != nil {
+		t.Errorf("no ridge: %v", err)
+	}
+	h.Slice(0, rows, 2, 3).(*mat.Dense).Zero()
+	if _, err := readout(h, tg, 0, 64); err == nil || !strings.Contains(err.Error(), "rank-deficient") {
+		t.Errorf("zero column: err = %v, want rank-deficient", err)
 	}
 }
