@@ -26,6 +26,10 @@
 //     symmetric-sigmoid (or identity) units and fits the output weights
 //     by least squares (section 3).
 //
+// Approximate and Pretrain share their work among the cores
+// (GOMAXPROCS) in a fixed way: the same data give the same bits on any
+// number of cores.
+//
 // Sequences are stored flat and step-major, as in package datasets: step t
 // of a sequence of width k is seq[t*k:(t+1)*k]. Matrices are gonum
 // *mat.Dense in the paper's orientation (A is p x k). The package does not
