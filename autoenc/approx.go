@@ -263,7 +263,7 @@ func (sw *sweep) slice(i int) slice {
 		}
 	}
 	// The lags are independent sums: they are split into parts.
-	inParts(len(sw.lag), func(_, lo, hi int) {
+	inParts(len(sw.lag), sweepParts, func(_, lo, hi int) {
 		for _, q := range sw.byLen[:longer] {
 			x := sw.nz[q]
 			last := len(x) - 1 - i
@@ -476,7 +476,7 @@ func (sw *sweep) stb(s slice) []float64 {
 		return nil
 	}
 	var part [sweepParts][]float64
-	inParts(s.a, func(i, lo, hi int) {
+	inParts(s.a, sweepParts, func(i, lo, hi int) {
 		part[i] = make([]float64, u*bc)
 		for r := lo; r < hi; r++ {
 			b := sw.base.RawRowView(r)[:bc]
@@ -500,7 +500,7 @@ func (sw *sweep) flush() {
 	// By blocks of rows, each formed whole (the product with B, then
 	// the rows of G of every pending slice) while it is in cache.
 	z := sw.buf.Slice(0, sw.a, 0, sw.cols).(*mat.Dense)
-	inParts(sw.a, func(_, lo, hi int) {
+	inParts(sw.a, sweepParts, func(_, lo, hi int) {
 		for blo := lo; blo < hi; blo += flushBlock {
 			bhi := min(hi, blo+flushBlock)
 			zb := z.Slice(blo, bhi, 0, sw.cols).(*mat.Dense)
@@ -555,16 +555,6 @@ const flushBlock = 128
 // of the sweep are split into, run side by side. The split is fixed, so
 // the sums, and the results, do not depend on the number of cores.
 const sweepParts = 4
-
-// inParts runs f(i, lo, hi) on the sweepParts parts [lo, hi) of [0, n)
-// concurrently and waits for them.
-func inParts(n int, f func(i, lo, hi int)) {
-	var wg sync.WaitGroup
-	for i := range sweepParts {
-		wg.Go(func() { f(i, n*i/sweepParts, n*(i+1)/sweepParts) })
-	}
-	wg.Wait()
-}
 
 // addScaled adds alpha s to dst, through the faster floats.Add when
 // alpha is 1 (the notes of a piano roll), which gives the same bits.

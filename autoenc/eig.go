@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -153,11 +152,7 @@ func rotate(z []float64, n, l, m int, cs []float64) {
 		apply(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for i := range parts {
-		wg.Go(func() { apply(n*i/parts, n*(i+1)/parts) })
-	}
-	wg.Wait()
+	inParts(n, parts, func(_, lo, hi int) { apply(lo, hi) })
 }
 
 // rotateSerial is the number of rotated pairs below which rotate stays on

@@ -2,9 +2,6 @@ package autoenc
 
 import (
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
@@ -266,20 +263,13 @@ func readout(h, tg *mat.Dense, alpha float64, block int) (*mat.Dense, error) {
 	p, w := c-1, c+out
 	blocks := (rows + block - 1) / block
 	facs := make([]*mat.Dense, blocks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(blocks, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for b := int(next.Add(1)) - 1; b < blocks; b = int(next.Add(1)) - 1 {
-				lo, hi := b*block, min(rows, (b+1)*block)
-				a := mat.NewDense(hi-lo, w, nil)
-				a.Slice(0, hi-lo, 0, c).(*mat.Dense).Copy(h.Slice(lo, hi, 0, c))
-				a.Slice(0, hi-lo, c, w).(*mat.Dense).Copy(tg.Slice(lo, hi, 0, out))
-				facs[b] = triangularFactor(a)
-			}
-		})
-	}
-	wg.Wait()
+	forEach(blocks, func(b int) {
+		lo, hi := b*block, min(rows, (b+1)*block)
+		a := mat.NewDense(hi-lo, w, nil)
+		a.Slice(0, hi-lo, 0, c).(*mat.Dense).Copy(h.Slice(lo, hi, 0, c))
+		a.Slice(0, hi-lo, c, w).(*mat.Dense).Copy(tg.Slice(lo, hi, 0, out))
+		facs[b] = triangularFactor(a)
+	})
 	n := 0
 	for _, f := range facs {
 		n += f.RawMatrix().Rows
@@ -351,16 +341,7 @@ func triangularFactor(a *mat.Dense) *mat.Dense {
 // sequences shared among GOMAXPROCS goroutines; f must only write where
 // no other call does.
 func (r *RNNInit) eachStates(inputs [][]float64, f func(q int, h *mat.Dense)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for q := int(next.Add(1)) - 1; q < len(inputs); q = int(next.Add(1)) - 1 {
-				f(q, r.States(inputs[q]))
-			}
-		})
-	}
-	wg.Wait()
+	forEach(len(inputs), func(q int) { f(q, r.States(inputs[q])) })
 }
 
 // States runs the RNN h_t = f(x_t W + h_{t-1} U) from h_0 = 0 over one
@@ -461,32 +442,27 @@ type plattPoint struct{ g, b, f, g1, g2, hgg, hgb, hbb float64 }
 // result does not depend on the number of cores).
 func plattEval(pred, y []float64, g, b float64) plattPoint {
 	var parts [plattParts]plattPoint
-	var wg sync.WaitGroup
-	for i := range parts {
-		lo, hi := len(pred)*i/plattParts, len(pred)*(i+1)/plattParts
-		wg.Go(func() {
-			pt := &parts[i]
-			for i, p := range pred[lo:hi] {
-				// log(1 + e) in place of the slower Log1p: e <= 1, and
-				// where 1 + e rounds to 1 the error is below 1e-16.
-				z := g*p + b
-				e := math.Exp(-math.Abs(z))
-				d := 1 + e
-				pt.f += math.Max(z, 0) + math.Log(d) - y[lo+i]*z
-				s := 1 / d // sigmoid(z) for z >= 0
-				if z < 0 {
-					s *= e
-				}
-				r, w := s-y[lo+i], s*(1-s)
-				pt.g1 += r * p
-				pt.g2 += r
-				pt.hgg += w * p * p
-				pt.hgb += w * p
-				pt.hbb += w
+	inParts(len(pred), plattParts, func(part, lo, hi int) {
+		pt := &parts[part]
+		for i, p := range pred[lo:hi] {
+			// log(1 + e) in place of the slower Log1p: e <= 1, and
+			// where 1 + e rounds to 1 the error is below 1e-16.
+			z := g*p + b
+			e := math.Exp(-math.Abs(z))
+			d := 1 + e
+			pt.f += math.Max(z, 0) + math.Log(d) - y[lo+i]*z
+			s := 1 / d // sigmoid(z) for z >= 0
+			if z < 0 {
+				s *= e
 			}
-		})
-	}
-	wg.Wait()
+			r, w := s-y[lo+i], s*(1-s)
+			pt.g1 += r * p
+			pt.g2 += r
+			pt.hgg += w * p * p
+			pt.hgb += w * p
+			pt.hbb += w
+		}
+	})
 	pt := plattPoint{g: g, b: b}
 	for _, q := range parts {
 		pt.f += q.f
