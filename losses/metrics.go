@@ -174,3 +174,43 @@ func PerSequence(perSymbol, length float64) float64 { return perSymbol * length 
 // likely choices per symbol; natsPerSymbol is a mean negative
 // log-likelihood in nats (see PerSymbol, BitsToNats).
 func Perplexity(natsPerSymbol float64) float64 { return math.Exp(natsPerSymbol) }
+
+// PAutomaCPerplexity is the PAutomaC competition score of a model on a test
+// set: 2^(-sum_x P*(x) log2 Q(x)), where target holds the true probabilities
+// P* of the test strings and model the model's probabilities Q, each
+// normalised here to sum to 1 over the test set. Lower is better; its
+// minimum, reached at Q = P*, is 2 to the entropy of the normalised target.
+// Values must be finite and >= 0 with a positive sum, and model must be
+// positive wherever target is (a model that gives zero to a string the
+// target can produce has an infinite score; floor its values first).
+func PAutomaCPerplexity(target, model []float64) (float64, error) {
+	if len(target) != len(model) || len(target) == 0 {
+		return 0, errors.Errorf("losses: perplexity of %d target and %d model values", len(target), len(model))
+	}
+	var st, sm float64
+	for i := range target {
+		t, m := target[i], model[i]
+		if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
+			return 0, errors.Errorf("losses: target probability %d is %g", i, t)
+		}
+		if math.IsNaN(m) || math.IsInf(m, 0) || m < 0 {
+			return 0, errors.Errorf("losses: model probability %d is %g", i, m)
+		}
+		st += t
+		sm += m
+	}
+	if st <= 0 || sm <= 0 {
+		return 0, errors.Errorf("losses: probabilities sum to %g (target) and %g (model)", st, sm)
+	}
+	var h float64
+	for i := range target {
+		if target[i] == 0 {
+			continue
+		}
+		if model[i] == 0 {
+			return 0, errors.Errorf("losses: model probability %d is 0 where the target's is %g", i, target[i])
+		}
+		h -= target[i] / st * math.Log2(model[i]/sm)
+	}
+	return math.Exp2(h), nil
+}

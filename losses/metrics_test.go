@@ -174,3 +174,22 @@ func TestConversions(t *testing.T) {
 		t.Error("PerSymbol(1, 0) is not NaN")
 	}
 }
+
+func TestPAutomaCPerplexity(t *testing.T) {
+	target := []float64{0.5, 0.25, 0.25}
+	// At Q = P* the score is 2^H(P*) = 2^1.5, whatever the scale of Q.
+	got, err := losses.PAutomaCPerplexity(target, []float64{2, 1, 1})
+	if err != nil || math.Abs(got-math.Pow(2, 1.5)) > 1e-12 {
+		t.Fatalf("%v %v", got, err)
+	}
+	// A uniform model scores 3 on any target.
+	got, err = losses.PAutomaCPerplexity(target, []float64{1, 1, 1})
+	if err != nil || math.Abs(got-3) > 1e-12 {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, m := range [][]float64{{1, 0, 1}, {1, math.NaN(), 1}, {1, -1, 1}, {1, 1}} {
+		if _, err := losses.PAutomaCPerplexity(target, m); err == nil {
+			t.Fatalf("%v accepted", m)
+		}
+	}
+}

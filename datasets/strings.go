@@ -1,0 +1,343 @@
+package datasets
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// StringFormat is a file format for samples of strings, the input of the
+// string learners (weighted automata, u-MPS).
+type StringFormat int
+
+const (
+	// PAutomaC is the PAutomaC competition format: a header line
+	// "COUNT ALPHABET_SIZE", then one string per line written as
+	// "LENGTH s1 ... sLENGTH" with symbols in [0, ALPHABET_SIZE). The empty
+	// string is the line "0".
+	PAutomaC StringFormat = iota
+	// SPiCe is the SPiCe competition format, laid out as PAutomaC.
+	SPiCe
+	// Lines holds one string per line, its symbols separated by white
+	// space; an empty line is the empty string. The alphabet is the sorted
+	// set of tokens seen unless one is given.
+	Lines
+)
+
+var stringFormatNames = [...]string{PAutomaC: "pautomac", SPiCe: "spice", Lines: "lines"}
+
+// String returns the format's flag name.
+func (f StringFormat) String() string {
+	if f < 0 || int(f) >= len(stringFormatNames) {
+		return fmt.Sprintf("StringFormat(%d)", int(f))
+	}
+	return stringFormatNames[f]
+}
+
+// ParseStringFormat maps a flag name (pautomac, spice, lines) to its format.
+func ParseStringFormat(name string) (StringFormat, error) {
+	for f, n := range stringFormatNames {
+		if n == name {
+			return StringFormat(f), nil
+		}
+	}
+	return 0, errors.Errorf("datasets: unknown string format %q (known: pautomac, spice, lines)", name)
+}
+
+// StringsHeader is what a PAutomaC or SPiCe header line declares.
+type StringsHeader struct {
+	// Count is the number of strings the file says it holds.
+	Count int
+	// AlphabetSize is the number of symbols; ids are in [0, AlphabetSize).
+	AlphabetSize int
+}
+
+// ScanStrings reads a string sample from r in the given format and calls fn
+// with each string in file order (and its 1-based line number), without
+// holding the file in memory. The slice passed to fn is reused: fn must copy
+// it to keep it. For PAutomaC and SPiCe, head (which may be nil) is called
+// with the header before the first string. For Lines, alphabet fixes the
+// symbols; with a nil alphabet every token is accepted and numbered in order
+// of first appearance. It returns the alphabet: "0".."V-1" from a header,
+// the given one, or the tokens in order of first appearance. Errors are
+// *TextError values naming the line: a malformed header, a length field
+// that disagrees with the symbols that follow, a symbol outside the
+// alphabet, a string count that disagrees with the header.
+func ScanStrings(r io.Reader, format StringFormat, alphabet []string, head func(StringsHeader) error, fn func(line int, seq []int) error) ([]string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<30)
+	switch format {
+	case PAutomaC, SPiCe:
+		return scanCounted(sc, head, fn)
+	case Lines:
+		return scanLines(sc, alphabet, fn)
+	}
+	return nil, errors.Errorf("datasets: unknown string format %d", int(format))
+}
+
+// scanCounted reads the PAutomaC/SPiCe layout.
+func scanCounted(sc *bufio.Scanner, head func(StringsHeader) error, fn func(int, []int) error) ([]string, error) {
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, &TextError{Line: 1, Msg: "read: " + err.Error(), Err: err}
+		}
+		return nil, &TextError{Msg: "empty input: no header line \"COUNT ALPHABET_SIZE\""}
+	}
+	f := strings.Fields(sc.Text())
+	count, size := -1, 0
+	if len(f) == 2 {
+		c, err1 := strconv.Atoi(f[0])
+		v, err2 := strconv.Atoi(f[1])
+		if err1 == nil && err2 == nil && c >= 0 && v >= 1 {
+			count, size = c, v
+		}
+	}
+	if count < 0 {
+		return nil, &TextError{Line: 1, Msg: fmt.Sprintf("header %q is not \"COUNT ALPHABET_SIZE\" (counts >= 0 and >= 1)", clip(sc.Text()))}
+	}
+	if head != nil {
+		if err := head(StringsHeader{Count: count, AlphabetSize: size}); err != nil {
+			return nil, err
+		}
+	}
+	var seq []int
+	n, line := 0, 1
+	for sc.Scan() {
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		length, err := strconv.Atoi(f[0])
+		if err != nil || length < 0 {
+			return nil, &TextError{Line: line, Msg: fmt.Sprintf("length field %q is not a count", clip(f[0]))}
+		}
+		if length != len(f)-1 {
+			return nil, &TextError{Line: line, Msg: fmt.Sprintf("length field says %d symbols, the line has %d", length, len(f)-1)}
+		}
+		seq = seq[:0]
+		for _, s := range f[1:] {
+			id, err := strconv.Atoi(s)
+			if err != nil || id < 0 || id >= size {
+				return nil, &TextError{Line: line, Msg: fmt.Sprintf("symbol %q is not in the alphabet [0, %d)", clip(s), size)}
+			}
+			seq = append(seq, id)
+		}
+		if n++; n > count {
+			return nil, &TextError{Line: line, Msg: fmt.Sprintf("more strings than the header's count %d", count)}
+		}
+		if err := fn(line, seq); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &TextError{Line: line + 1, Msg: "read: " + err.Error(), Err: err}
+	}
+	if n != count {
+		return nil, &TextError{Line: line, Msg: fmt.Sprintf("the header says %d strings, the file has %d", count, n)}
+	}
+	names := make([]string, size)
+	for i := range names {
+		names[i] = strconv.Itoa(i)
+	}
+	return names, nil
+}
+
+// scanLines reads one white-space-separated string per line.
+func scanLines(sc *bufio.Scanner, alphabet []string, fn func(int, []int) error) ([]string, error) {
+	ids := map[string]int{}
+	names := append([]string(nil), alphabet...)
+	for i, a := range alphabet {
+		if _, dup := ids[a]; dup {
+			return nil, errors.Errorf("datasets: alphabet entry %q appears twice", a)
+		}
+		ids[a] = i
+	}
+	var seq []int
+	line := 0
+	for sc.Scan() {
+		line++
+		seq = seq[:0]
+		for _, s := range strings.Fields(sc.Text()) {
+			id, ok := ids[s]
+			if !ok {
+				if alphabet != nil {
+					return nil, &TextError{Line: line, Msg: fmt.Sprintf("symbol %q is not in the alphabet", clip(s))}
+				}
+				id = len(names)
+				ids[s] = id
+				names = append(names, s)
+			}
+			seq = append(seq, id)
+		}
+		if err := fn(line, seq); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &TextError{Line: line + 1, Msg: "read: " + err.Error(), Err: err}
+	}
+	if len(names) == 0 {
+		return nil, &TextError{Msg: "no symbols in the input"}
+	}
+	return names, nil
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// ReadStrings reads a whole string sample from r with ScanStrings. Unlike
+// the Symbols of LoadText, the result may hold empty sequences (the empty
+// string), which Symbols.Validate refuses; ValidateStrings accepts them. For
+// Lines with a nil alphabet the alphabet is the sorted set of tokens, and
+// ids follow that order.
+func ReadStrings(r io.Reader, format StringFormat, alphabet []string) (Symbols, error) {
+	var seqs [][]int
+	head := func(h StringsHeader) error {
+		seqs = make([][]int, 0, min(h.Count, 1<<20))
+		return nil
+	}
+	names, err := ScanStrings(r, format, alphabet, head, func(_ int, seq []int) error {
+		seqs = append(seqs, append(make([]int, 0, len(seq)), seq...))
+		return nil
+	})
+	if err != nil {
+		return Symbols{}, err
+	}
+	if format == Lines && alphabet == nil {
+		sorted := slices.Clone(names)
+		slices.Sort(sorted)
+		remap := make([]int, len(names))
+		for i, n := range names {
+			remap[i], _ = slices.BinarySearch(sorted, n)
+		}
+		for _, seq := range seqs {
+			for t, id := range seq {
+				seq[t] = remap[id]
+			}
+		}
+		names = sorted
+	}
+	return Symbols{Alphabet: names, Seqs: seqs}, nil
+}
+
+// ReadStringsFile reads the file at path with ReadStrings; a *TextError
+// carries the path.
+func ReadStringsFile(path string, format StringFormat, alphabet []string) (Symbols, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Symbols{}, errors.Wrap(err, "datasets")
+	}
+	defer f.Close()
+	s, err := ReadStrings(f, format, alphabet)
+	var te *TextError
+	if errors.As(err, &te) {
+		te.Path = path
+	}
+	return s, err
+}
+
+// ValidateStrings is Symbols.Validate for string samples: empty sequences
+// are allowed, everything else is checked.
+func (s Symbols) ValidateStrings() error {
+	if err := checkAlphabet(s.Alphabet); err != nil {
+		return err
+	}
+	v := len(s.Alphabet)
+	for i, seq := range s.Seqs {
+		for t, id := range seq {
+			if id < 0 || id >= v {
+				return errors.Errorf("datasets: string %d step %d: id %d out of range [0, %d)", i, t, id, v)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteStrings writes s in the given format (Lines writes symbol names
+// separated by single spaces, so names must not hold white space).
+func WriteStrings(w io.Writer, s Symbols, format StringFormat) error {
+	bw := bufio.NewWriter(w)
+	switch format {
+	case PAutomaC, SPiCe:
+		fmt.Fprintf(bw, "%d %d\n", len(s.Seqs), len(s.Alphabet))
+		for _, seq := range s.Seqs {
+			bw.WriteString(strconv.Itoa(len(seq)))
+			for _, id := range seq {
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.Itoa(id))
+			}
+			bw.WriteByte('\n')
+		}
+	case Lines:
+		for _, seq := range s.Seqs {
+			bw.WriteString(s.Format(seq, " "))
+			bw.WriteByte('\n')
+		}
+	default:
+		return errors.Errorf("datasets: unknown string format %d", int(format))
+	}
+	return errors.Wrap(bw.Flush(), "datasets")
+}
+
+// ReadSolution reads a PAutomaC solution file: a first line with the count,
+// then one probability per line. A value that is not a finite number >= 0
+// or a count that disagrees with the header is a *TextError naming the line.
+func ReadSolution(r io.Reader) ([]float64, error) {
+	sc := bufio.NewScanner(r)
+	if !sc.Scan() {
+		return nil, &TextError{Msg: "empty input: no count line"}
+	}
+	count, err := strconv.Atoi(strings.TrimSpace(sc.Text()))
+	if err != nil || count < 0 {
+		return nil, &TextError{Line: 1, Msg: fmt.Sprintf("first line %q is not a count", clip(sc.Text()))}
+	}
+	p := make([]float64, 0, min(count, 1<<20))
+	line := 1
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return nil, &TextError{Line: line, Msg: fmt.Sprintf("%q is not a finite probability", clip(t))}
+		}
+		p = append(p, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &TextError{Line: line + 1, Msg: "read: " + err.Error(), Err: err}
+	}
+	if len(p) != count {
+		return nil, &TextError{Line: line, Msg: fmt.Sprintf("the first line says %d values, the file has %d", count, len(p))}
+	}
+	return p, nil
+}
+
+// ReadSolutionFile reads the file at path with ReadSolution.
+func ReadSolutionFile(path string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.Wrap(err, "datasets")
+	}
+	defer f.Close()
+	p, err := ReadSolution(f)
+	var te *TextError
+	if errors.As(err, &te) {
+		te.Path = path
+	}
+	return p, err
+}
