@@ -130,7 +130,7 @@ const denseSVDLimit = 400
 // TruncatedSVD returns the k leading singular triplets of m. Up to
 // denseSVDLimit rows or columns it is a dense SVD; above, the randomized
 // subspace iteration of Halko, Martinsson and Tropp (2011, Algorithm 4.4)
-// with k + max(10, k/2) vectors and iters power iterations (0 means 6), its
+// with k + max(10, k/2) vectors and iters power iterations (0 means 4), its
 // start drawn from rng, so a seed fixes the result. k must be in
 // [1, min(Rows, Cols)].
 func (m *Sparse) TruncatedSVD(k, iters int, rng *rand.Rand) (SVD, error) {
@@ -141,7 +141,7 @@ func (m *Sparse) TruncatedSVD(k, iters int, rng *rand.Rand) (SVD, error) {
 		return denseSVD(m.Dense(), k)
 	}
 	if iters == 0 {
-		iters = 6
+		iters = 4
 	}
 	l := min(k+max(10, k/2), m.Rows, m.Cols)
 	omega := mat.NewDense(m.Cols, l, nil)
@@ -182,10 +182,49 @@ func denseSVD(d *mat.Dense, k int) (SVD, error) {
 	return SVD{U: mat.DenseCopyOf(u.Slice(0, r, 0, k)), V: mat.DenseCopyOf(v.Slice(0, c, 0, k)), S: svd.Values(nil)[:k]}, nil
 }
 
-// orthonormalize returns an orthonormal basis of the columns of a (in
-// place), by modified Gram-Schmidt applied twice; a column that vanishes
-// is replaced by zeros.
+// orthonormalize returns an orthonormal basis of the columns of a, by
+// Cholesky QR applied twice (two Gram matrices and triangular solves, all
+// BLAS level 3); when a Gram matrix is not positive definite it falls back
+// to modified Gram-Schmidt.
 func orthonormalize(a *mat.Dense) *mat.Dense {
+	for range 2 {
+		if !cholQR(a) {
+			return gramSchmidt(a)
+		}
+	}
+	return a
+}
+
+// cholQR replaces a by a R^-1 with R^T R = a^T a; it reports false (a
+// unchanged) when a^T a is not numerically positive definite.
+func cholQR(a *mat.Dense) bool {
+	_, c := a.Dims()
+	var g mat.SymDense
+	g.SymOuterK(1, a.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(&g) {
+		return false
+	}
+	var r mat.TriDense
+	ch.UTo(&r)
+	for i := range c {
+		if r.At(i, i) < 1e-10*r.At(0, 0) {
+			return false
+		}
+	}
+	var rinv mat.TriDense
+	if err := rinv.InverseTri(&r); err != nil {
+		return false
+	}
+	var q mat.Dense
+	q.Mul(a, &rinv)
+	a.Copy(&q)
+	return true
+}
+
+// gramSchmidt orthonormalises the columns of a in place by modified
+// Gram-Schmidt applied twice; a column that vanishes becomes zero.
+func gramSchmidt(a *mat.Dense) *mat.Dense {
 	_, c := a.Dims()
 	cols := make([][]float64, c)
 	for j := range c {
@@ -200,16 +239,49 @@ func orthonormalize(a *mat.Dense) *mat.Dense {
 				}
 			}
 		}
-		if n := math.Sqrt(dot(cols[j], cols[j])); n > 0 {
+		if n := math.Sqrt(dot(cols[j], cols[j])); n > 1e-300 {
 			for t := range cols[j] {
 				cols[j][t] /= n
 			}
+		} else {
+			clear(cols[j])
 		}
 	}
 	for j := range c {
 		a.SetCol(j, cols[j])
 	}
 	return a
+}
+
+// projectSandwich returns U^T m V (k x k) for U rows x k and V cols x k,
+// touching only the rows of m that hold entries.
+func (m *Sparse) projectSandwich(u, v *mat.Dense) *mat.Dense {
+	_, k := u.Dims()
+	var rows []int
+	for i := range m.Rows {
+		if m.RowPtr[i+1] > m.RowPtr[i] {
+			rows = append(rows, i)
+		}
+	}
+	out := mat.NewDense(k, k, nil)
+	if len(rows) == 0 {
+		return out
+	}
+	ug := mat.NewDense(len(rows), k, nil)
+	t := mat.NewDense(len(rows), k, nil)
+	vr := v.RawMatrix()
+	for g, i := range rows {
+		ug.SetRow(g, u.RawRowView(i))
+		o := t.RawRowView(g)
+		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
+			x, row := m.Val[p], vr.Data[m.Col[p]*vr.Stride:m.Col[p]*vr.Stride+k]
+			for j, a := range row {
+				o[j] += x * a
+			}
+		}
+	}
+	out.Mul(ug.T(), t)
+	return out
 }
 
 func dot(a, b []float64) float64 {

@@ -175,7 +175,7 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	}
 	kr := &keyer{wide: symbols > 256}
 	maxLen := cfg.Rows + cfg.Cols + 1
-	counts := map[string]float64{}
+	counts := map[string]*float64{}
 	rowSet, colSet := map[string][]int{}, map[string][]int{}
 	rowFactors := cfg.Variant == Suffix || cfg.Variant == Factor
 	colFactors := cfg.Variant == Prefix || cfg.Variant == Factor
@@ -195,8 +195,16 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 
 // countString adds the variant's counts of the strings of length <= maxLen
 // that s contributes.
-func countString(counts map[string]float64, kr *keyer, s []int, wt float64, v HankelVariant, maxLen int) {
-	add := func(w []int) { counts[string(kr.key(w))] += wt }
+func countString(counts map[string]*float64, kr *keyer, s []int, wt float64, v HankelVariant, maxLen int) {
+	add := func(w []int) {
+		k := kr.key(w)
+		if p, ok := counts[string(k)]; ok {
+			*p += wt
+			return
+		}
+		v := wt
+		counts[string(k)] = &v
+	}
 	switch v {
 	case Classic:
 		if len(s) <= maxLen {
@@ -217,7 +225,7 @@ func countString(counts map[string]float64, kr *keyer, s []int, wt float64, v Ha
 				add(s[i:j])
 			}
 		}
-		counts[""] += wt * float64(len(s))
+		*counts[""] += wt * float64(len(s))
 	}
 }
 
@@ -268,7 +276,7 @@ func sortedBasis(set map[string][]int) [][]int {
 
 // fill builds H and the H_sigma from the counts: every counted string w
 // splits as u v (or u sigma v) with u a row and v a column of the basis.
-func (h *StringHankel) fill(counts map[string]float64, kr *keyer, scale float64) {
+func (h *StringHankel) fill(counts map[string]*float64, kr *keyer, scale float64) {
 	index := func(b [][]int) map[string]int {
 		m := make(map[string]int, len(b))
 		for i, w := range b {
@@ -287,13 +295,10 @@ func (h *StringHankel) fill(counts map[string]float64, kr *keyer, scale float64)
 	for s := range sb {
 		sb[s] = newTriplets(len(h.Prefixes), len(h.Suffixes))
 	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		c := counts[k] * scale
+	// Each (row, column) pair comes from one string, so the order of the
+	// map walk does not change the compressed matrices.
+	for k, cp := range counts {
+		c := *cp * scale
 		n := len(k) / width
 		for i := max(0, n-1-maxCol); i <= min(n, maxRow); i++ {
 			r, okr := rows[k[:i*width]]

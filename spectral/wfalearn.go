@@ -50,9 +50,7 @@ func (h *StringHankel) Factorize(maxRank int, rng *rand.Rand) (*Factorization, e
 	}
 	f := &Factorization{Variant: h.Variant, Symbols: h.Symbols, Rank: maxRank, S: svd.S}
 	for _, hs := range h.Sigma {
-		p := mat.NewDense(maxRank, maxRank, nil)
-		p.Mul(svd.U.T(), hs.mulDense(svd.V))
-		f.proj = append(f.proj, p)
+		f.proj = append(f.proj, hs.projectSandwich(svd.U, svd.V))
 	}
 	// H[eps, :] is row 0 and H[:, eps] column 0: eps comes first in both bases.
 	e0 := mat.NewDense(h.H.Rows, 1, nil)
