@@ -242,3 +242,40 @@ func TestRandomizedSVD(t *testing.T) {
 		t.Fatal("same seed, different SVD")
 	}
 }
+
+// Minimize removes the redundant half of a direct sum and keeps the
+// function.
+func TestMinimize(t *testing.T) {
+	const n, d = 3, 2
+	rng := rand.New(rand.NewPCG(17, 18))
+	w := finiteWFA(rng, n, d)
+	for i := range w.Alpha {
+		w.Alpha[i] += rng.Float64()
+	}
+	big := WFA{States: 2 * n, Out: 1, Alpha: make([]float64, 2*n), Omega: make([]float64, 2*n)}
+	for i := range n {
+		big.Alpha[i], big.Alpha[n+i] = 0.25*w.Alpha[i], 0.75*w.Alpha[i]
+		big.Omega[i], big.Omega[n+i] = w.Omega[i], w.Omega[i]
+	}
+	for _, a := range w.Trans {
+		b := make([]float64, 4*n*n)
+		for i := range n {
+			for j := range n {
+				b[i*2*n+j], b[(n+i)*2*n+n+j] = a[i*n+j], a[i*n+j]
+			}
+		}
+		big.Trans = append(big.Trans, b)
+	}
+	m, err := Minimize(big, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.States != n {
+		t.Fatalf("minimal automaton has %d states, want %d", m.States, n)
+	}
+	for _, x := range allStrings(d, 4) {
+		if got, want := m.Value(x), w.Value(x); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			t.Fatalf("f(%v) = %g, want %g", x, got, want)
+		}
+	}
+}

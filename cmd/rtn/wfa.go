@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-		"sort"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
