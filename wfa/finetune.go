@@ -24,16 +24,20 @@ const (
 )
 
 // Likelihood is the training problem of Finetune: the mean negative
-// log-likelihood of strings under the WFA read as a distribution,
+// log-likelihood of strings under the WFA read as a distribution through
+// its next-symbol probabilities (see loss), which equals
 //
-//	loss = -(1/B) sum_x log max(f(x), Floor) + log Z,  Z = alpha^T (I - S)^-1 omega,
+//	-(1/B) sum_x [log f(x) - log Z],  Z = alpha^T (I - S)^-1 omega,  S = sum_s A_s,
 //
-// with S = sum_s A_s. Z is the exact normaliser (the sum of f over all
-// strings) while the spectral radius of S is below 1; outside that region,
-// or when Z <= 0, the loss is +Inf and the Trainer stops, keeping the best
-// validated parameters. A string whose value is at the floor contributes
-// log Floor and no gradient. It implements optim.Problem, optim.Evaluator
-// and optim.Validator.
+// wherever the automaton gives no negative next-symbol weight, Z being the
+// exact normaliser (the sum of f over all strings) while the spectral
+// radius of S is below 1. Negative weights are clipped to 0 and the rest
+// renormalised, so the loss is that of a proper distribution and bounded
+// below by 0: the plain form -log f + log Z is not, since a signed
+// automaton can push Z to 0 by giving negative values to unseen strings.
+// Outside the normalisable region (radius >= 1) the loss is +Inf and the
+// Trainer stops, keeping the best validated parameters. It implements
+// optim.Problem, optim.Evaluator and optim.Validator.
 type Likelihood struct {
 	n, d   int
 	params *graph.Params
@@ -109,24 +113,28 @@ func (l *Likelihood) LossGrad(batch []int, grads *graph.Params) (float64, error)
 // Loss is the mean loss over the batch.
 func (l *Likelihood) Loss(batch []int) (float64, error) { return l.loss(batch, nil) }
 
-// ValidationLoss is the loss on the validation strings (each distinct
-// string weighted by its frequency); it records the best parameters.
+// ValidationLoss is the loss (nats per string) on the validation strings,
+// each distinct string weighted by its frequency; it records the best
+// parameters.
 func (l *Likelihood) ValidationLoss() (float64, error) {
-	z, _, _, ok := l.normaliser()
-	if !ok {
-		return math.Inf(1), nil
-	}
-	w := l.WFA()
-	nll := 0.0
-	for i, s := range l.valid.Seqs {
-		nll -= l.valid.Weights[i] * math.Log(max(w.Value(s), Floor))
-	}
-	loss := nll + math.Log(z)
+	loss := l.lossOn(l.valid.Seqs, l.valid.Weights, nil)
 	if loss < l.bestLoss {
 		l.bestLoss = loss
 		l.best = l.params.Clone()
 	}
 	return loss, nil
+}
+
+// NLL is the mean negative log-likelihood (nats per string) of the
+// strings of e under w read as a distribution by its clipped next-symbol
+// probabilities (the loss of Likelihood), +Inf when the spectral radius of
+// sum_s A_s is >= 1 or the mass is <= 0.
+func NLL(w spectral.WFA, e *EvalSet) float64 {
+	l, err := NewLikelihood(w, e.Seqs, e.Seqs)
+	if err != nil {
+		return math.Inf(1)
+	}
+	return l.lossOn(e.Seqs, e.Weights, nil)
 }
 
 // normaliser returns Z, beta = (I - S)^-1 omega and gamma^T =
@@ -169,99 +177,214 @@ func (l *Likelihood) normaliser() (z float64, beta, gamma []float64, ok bool) {
 	return z, beta, gamma, z > 0 && !math.IsInf(z, 0)
 }
 
-// loss computes the batch loss and, when grads is not nil, adds its
-// gradient.
+// condFloor is the smallest next-symbol probability a term of the loss
+// takes: a symbol whose clipped probability is below it costs
+// -log(condFloor) and passes no gradient.
+const condFloor = 1e-12
+
+// loss computes the mean loss over the batch and, when grads is not nil,
+// adds its gradient. Each string x_1..x_k costs -sum_t log q_t(x_t) - log
+// q_{k+1}(end), with q_t the clipped next-symbol distribution after
+// x_1..x_(t-1): g_s = h A_s beta, g_end = h omega, q = max(g, 0) / sum
+// max(g, 0), h = alpha^T A_x1..A_x(t-1). As sum_s A_s beta + omega = beta,
+// the product of the q_t telescopes to f(x) / Z wherever no g is negative.
 func (l *Likelihood) loss(batch []int, grads *graph.Params) (float64, error) {
-	z, beta, gamma, ok := l.normaliser()
+	seqs := make([][]int, len(batch))
+	weights := make([]float64, len(batch))
+	for i, b := range batch {
+		seqs[i], weights[i] = l.train[b], 1/float64(len(batch))
+	}
+	return l.lossOn(seqs, weights, grads), nil
+}
+
+// lossOn is the weighted sum of the strings' losses (+Inf outside the
+// normalisable region), adding its gradient to grads when not nil.
+func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *graph.Params) float64 {
+	_, beta, _, ok := l.normaliser()
 	if !ok {
-		return math.Inf(1), nil
+		return math.Inf(1)
 	}
 	n, d := l.n, l.d
 	alpha, a, omega := l.params.Data(ParamAlpha), l.params.Data(ParamA), l.params.Data(ParamOmega)
-	inv := 1 / float64(len(batch))
-	var ga, gA, go_ []float64
-	if grads != nil {
-		ga, gA, go_ = grads.Data(ParamAlpha), grads.Data(ParamA), grads.Data(ParamOmega)
+	// m[:, s] = A_s beta (s < d), m[:, d] = omega; stored row-major n x (d+1).
+	m := make([]float64, n*(d+1))
+	for i := range n {
+		for s := range d {
+			m[i*(d+1)+s] = dot(a[(i*d+s)*n:(i*d+s+1)*n], beta)
+		}
+		m[i*(d+1)+d] = omega[i]
 	}
-	var fw, bw [][]float64
+	var gm []float64
+	if grads != nil {
+		gm = make([]float64, n*(d+1))
+	}
+	var st strState
 	nll := 0.0
-	for _, b := range batch {
-		x := l.train[b]
-		k := len(x)
-		fw, bw = grow(fw, k+1, n), grow(bw, k+1, n)
-		// Forward rows l_t = alpha^T A_x1..A_xt and backward columns
-		// r_t = A_x(t+1)..A_xk omega, each rescaled to max-norm 1 with the
-		// log scales summed, so long strings neither underflow nor overflow.
-		copy(fw[0], alpha)
-		logScale := rescale(fw[0])
-		for t, s := range x {
-			clear(fw[t+1])
-			for i, h := range fw[t] {
-				row := a[(i*d+s)*n : (i*d+s+1)*n]
-				for j, v := range row {
-					fw[t+1][j] += h * v
+	for i, x := range seqs {
+		nll += weights[i] * st.run(x, alpha, a, m, n, d, grads, gm, weights[i])
+	}
+	if grads != nil {
+		l.backNormaliser(beta, gm, grads)
+	}
+	return nll
+}
+
+// strState holds the per-string buffers of loss.
+type strState struct {
+	h, direct [][]float64
+	c         []float64
+	g, dg     []float64
+	delta     []float64
+}
+
+// run returns the loss of one string and, when grads is not nil, adds
+// inv (the string's weight) times its gradient to grads (alpha, A) and gm (d loss / d m).
+func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *graph.Params, gm []float64, inv float64) float64 {
+	k := len(x)
+	st.h, st.direct = grow(st.h, k+1, n), grow(st.direct, k+1, n)
+	st.c = append(st.c[:0], make([]float64, k+1)...)
+	st.g, st.dg = grow1(st.g, d+1), grow1(st.dg, d+1)
+	copy(st.h[0], alpha)
+	st.c[0] = math.Exp(rescale(st.h[0]))
+	loss := 0.0
+	for t := 0; t <= k; t++ {
+		if t > 0 {
+			clear(st.h[t])
+			s := x[t-1]
+			for i, v := range st.h[t-1] {
+				for j, w := range a[(i*d+s)*n : (i*d+s+1)*n] {
+					st.h[t][j] += v * w
 				}
 			}
-			logScale += rescale(fw[t+1])
+			st.c[t] = math.Exp(rescale(st.h[t]))
 		}
-		f := dot(fw[k], omega)
-		if !(f > 0) || math.Log(f)+logScale < math.Log(Floor) {
-			nll -= math.Log(Floor)
+		y := d
+		if t < k {
+			y = x[t]
+		}
+		clear(st.g)
+		for i, v := range st.h[t] {
+			for j, w := range m[i*(d+1) : (i+1)*(d+1)] {
+				st.g[j] += v * w
+			}
+		}
+		pos := 0.0
+		for _, v := range st.g {
+			pos += max(v, 0)
+		}
+		clear(st.direct[t])
+		if !(pos > 0) || !(st.g[y] > condFloor*pos) {
+			loss -= math.Log(condFloor)
 			continue
 		}
-		nll -= math.Log(f) + logScale
+		loss -= math.Log(st.g[y] / pos)
 		if grads == nil {
 			continue
 		}
-		copy(bw[k], omega)
-		rescale(bw[k])
-		for t := k - 1; t >= 0; t-- {
-			s := x[t]
-			for i := range n {
-				row := a[(i*d+s)*n : (i*d+s+1)*n]
-				bw[t][i] = dot(row, bw[t+1])
-			}
-			rescale(bw[t])
-		}
-		// d log f / d A_{x_t}[i, j] = l_{t-1}[i] r_t[j] / (l_{t-1}^T A_{x_t} r_t),
-		// a ratio in which the scales cancel.
-		for t, s := range x {
-			den := 0.0
-			for i, h := range fw[t] {
-				den += h * dot(a[(i*d+s)*n:(i*d+s+1)*n], bw[t+1])
-			}
-			c := -inv / den
-			for i, h := range fw[t] {
-				g := gA[(i*d+s)*n : (i*d+s+1)*n]
-				for j, v := range bw[t+1] {
-					g[j] += c * h * v
-				}
+		for j, v := range st.g {
+			st.dg[j] = 0
+			if v > 0 {
+				st.dg[j] = inv / pos
 			}
 		}
-		c0 := -inv / dot(alpha, bw[0])
-		for i, v := range bw[0] {
-			ga[i] += c0 * v
-		}
-		ck := -inv / dot(fw[k], omega)
-		for i, v := range fw[k] {
-			go_[i] += ck * v
+		st.dg[y] -= inv / st.g[y]
+		for i, v := range st.h[t] {
+			row := m[i*(d+1) : (i+1)*(d+1)]
+			st.direct[t][i] = dot(row, st.dg)
+			for j, w := range st.dg {
+				gm[i*(d+1)+j] += v * w
+			}
 		}
 	}
 	if grads != nil {
-		// d log Z: beta / Z for alpha, gamma / Z for omega, gamma beta^T / Z
-		// for every A_s.
-		for i := range n {
-			ga[i] += beta[i] / z
-			go_[i] += gamma[i] / z
-			for s := range d {
-				g := gA[(i*d+s)*n : (i*d+s+1)*n]
-				for j := range n {
-					g[j] += gamma[i] * beta[j] / z
-				}
+		st.back(x, a, n, d, grads)
+	}
+	return loss
+}
+
+// back propagates the direct state gradients through the rescaled forward
+// chain h_t = h_(t-1) A_(x_t) / c_t (the loss is invariant to the scale of
+// each state, so the scales are constants of the chain).
+func (st *strState) back(x []int, a []float64, n, d int, grads *graph.Params) {
+	gA, ga := grads.Data(ParamA), grads.Data(ParamAlpha)
+	k := len(x)
+	st.delta = grow1(st.delta, n)
+	clear(st.delta)
+	next := make([]float64, n)
+	for t := k; t >= 0; t-- {
+		for i, v := range st.direct[t] {
+			st.delta[i] += v
+		}
+		ct := st.c[t]
+		if t == 0 {
+			for i, v := range st.delta {
+				ga[i] += v / ct
+			}
+			break
+		}
+		s := x[t-1]
+		for i, v := range st.h[t-1] {
+			row := a[(i*d+s)*n : (i*d+s+1)*n]
+			g := gA[(i*d+s)*n : (i*d+s+1)*n]
+			for j, w := range st.delta {
+				g[j] += v * w / ct
+			}
+			next[i] = dot(row, st.delta) / ct
+		}
+		copy(st.delta, next)
+	}
+}
+
+// backNormaliser adds the gradient that flows through m: m[:, s] = A_s beta
+// and m[:, d] = omega, with beta = (I - S)^-1 omega.
+func (l *Likelihood) backNormaliser(beta, gm []float64, grads *graph.Params) {
+	n, d := l.n, l.d
+	a := l.params.Data(ParamA)
+	gA, gw := grads.Data(ParamA), grads.Data(ParamOmega)
+	gbeta := make([]float64, n)
+	for i := range n {
+		for s := range d {
+			c := gm[i*(d+1)+s]
+			g := gA[(i*d+s)*n : (i*d+s+1)*n]
+			row := a[(i*d+s)*n : (i*d+s+1)*n]
+			for j := range n {
+				g[j] += c * beta[j]
+				gbeta[j] += c * row[j]
+			}
+		}
+		gw[i] += gm[i*(d+1)+d]
+	}
+	// lambda = (I - S)^-T gbeta; d beta = (I - S)^-1 (dS beta + d omega).
+	ims := mat.NewDense(n, n, nil)
+	for i := range n {
+		for s := range d {
+			for j, v := range a[(i*d+s)*n : (i*d+s+1)*n] {
+				ims.Set(i, j, ims.At(i, j)-v)
+			}
+		}
+		ims.Set(i, i, ims.At(i, i)+1)
+	}
+	var lam mat.VecDense
+	if err := lam.SolveVec(ims.T(), mat.NewVecDense(n, gbeta)); err != nil {
+		return
+	}
+	lv := lam.RawVector().Data
+	for i := range n {
+		gw[i] += lv[i]
+		for s := range d {
+			g := gA[(i*d+s)*n : (i*d+s+1)*n]
+			for j := range n {
+				g[j] += lv[i] * beta[j]
 			}
 		}
 	}
-	return nll*inv + math.Log(z), nil
+}
+
+func grow1(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	return v[:n]
 }
 
 // grow returns m rows of n values, reusing v.
@@ -296,15 +419,18 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-// FinetuneConfig sets Finetune. The zero value trains with Adam at its
-// default rate, 20 epochs of batches of 64 strings, early stopping after 2
-// epochs without validation improvement, on a 90/10 split with seed 1.
+// FinetuneConfig sets Finetune. The zero value trains with Adam at rate
+// 3e-5, batches of 64 strings, for at most 20 epochs on a 90/10 split with
+// seed 1; at each epoch without validation improvement the best
+// parameters are restored and the rate divided by 10, and the third such
+// epoch ends training.
 type FinetuneConfig struct {
 	// Optimizer is a name from the optim registry. If empty, it will be
 	// defaulted to "adam".
 	Optimizer string
-	// Optim holds its hyperparameters (zero values take the optimizer's
-	// defaults).
+	// Optim holds its hyperparameters. If Optim.LR is 0, it will be
+	// defaulted to 3e-5 (the spectral automaton's parameters are badly
+	// scaled, and larger steps leave the normalisable region).
 	Optim optim.Config
 	// Epochs is the most epochs run. If 0, it will be defaulted to 20.
 	Epochs int
@@ -312,7 +438,7 @@ type FinetuneConfig struct {
 	// defaulted to 64.
 	BatchSize int
 	// Patience is the number of epochs without validation improvement
-	// that ends training. If 0, it will be defaulted to 2.
+	// before a drop of the rate. If 0, it will be defaulted to 1.
 	Patience int
 	// ValidFraction is the share of strings held out for early stopping.
 	// If 0, it will be defaulted to 0.1.
@@ -320,8 +446,8 @@ type FinetuneConfig struct {
 	// Seed draws the split and the batches. If 0, it will be defaulted to 1.
 	Seed uint64
 	// Train is passed to the Trainer (checkpoints, metrics, progress,
-	// hooks); its Epochs, BatchSize, Seed, Patience and MaxDrops are set
-	// from the fields above.
+	// hooks); its Epochs, BatchSize, Seed and Patience are set from the
+	// fields above, and MaxDrops = 3 with RestoreOnDrop and ResetOnDrop.
 	Train optim.TrainConfig
 }
 
@@ -351,7 +477,10 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 		cfg.BatchSize = 64
 	}
 	if cfg.Patience == 0 {
-		cfg.Patience = 2
+		cfg.Patience = 1
+	}
+	if cfg.Optim.LR == 0 {
+		cfg.Optim.LR = 3e-5
 	}
 	if cfg.ValidFraction == 0 {
 		cfg.ValidFraction = 0.1
@@ -382,7 +511,8 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 		return nil, nil, errors.New("wfa: the automaton is not normalisable (spectral radius of sum_s A_s >= 1 or mass <= 0); fine-tuning needs a distribution")
 	}
 	tc := cfg.Train
-	tc.Epochs, tc.BatchSize, tc.Seed, tc.Patience, tc.MaxDrops = cfg.Epochs, cfg.BatchSize, cfg.Seed, cfg.Patience, 1
+	tc.Epochs, tc.BatchSize, tc.Seed, tc.Patience = cfg.Epochs, cfg.BatchSize, cfg.Seed, cfg.Patience
+	tc.MaxDrops, tc.RestoreOnDrop, tc.ResetOnDrop = 3, true, true
 	t, err := optim.NewTrainer(p, opt, tc)
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 package wfa
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +12,41 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/spectral"
 )
+
+// Criterion is what the selection minimises on the validation strings.
+type Criterion int
+
+const (
+	// ValidNLL is the mean negative log-likelihood of the validation
+	// strings under the automaton read as a distribution (NLL): exactly
+	// normalised, so an automaton cannot gain by giving large values to
+	// a few strings or negative ones to unseen strings.
+	ValidNLL Criterion = iota
+	// ValidPerplexity is EvalSet.Perplexity: the PAutomaC score with the
+	// validation frequencies standing for the solution, values floored
+	// and normalised over the distinct validation strings.
+	ValidPerplexity
+)
+
+var criterionNames = [...]string{ValidNLL: "nll", ValidPerplexity: "perplexity"}
+
+// String returns the criterion's flag name.
+func (c Criterion) String() string {
+	if c < 0 || int(c) >= len(criterionNames) {
+		return fmt.Sprintf("Criterion(%d)", int(c))
+	}
+	return criterionNames[c]
+}
+
+// ParseCriterion maps nll or perplexity to its criterion.
+func ParseCriterion(name string) (Criterion, error) {
+	for c, n := range criterionNames {
+		if n == name {
+			return Criterion(c), nil
+		}
+	}
+	return 0, errors.Errorf("wfa: unknown selection criterion %q (known: nll, perplexity)", name)
+}
 
 // Config sets Fit. The zero value selects the variant, basis and rank on a
 // validation split with seed 1.
@@ -38,6 +74,8 @@ type Config struct {
 	// automaton may give a value <= 0 and still be selected. If 0, it will be
 	// defaulted to 0.05.
 	MaxFloored float64
+	// Criterion is what the selection minimises (ValidNLL by default).
+	Criterion Criterion
 	// Seed draws the validation split and the randomized SVDs. If 0, it
 	// will be defaulted to 1.
 	Seed uint64
@@ -88,9 +126,9 @@ func (c Config) withDefaults() (Config, error) {
 // Candidate is one configuration tried by the selection.
 type Candidate struct {
 	Spec Spec
-	// Perplexity is the normalised validation perplexity (see
-	// ValidationPerplexity).
-	Perplexity float64
+	// Perplexity is the normalised validation perplexity
+	// (EvalSet.Perplexity) and NLL the validation NLL (nats per string).
+	Perplexity, NLL float64
 	// Radius is the spectral radius of sum_s A_s; Floored the share of
 	// validation strings given a value <= 0.
 	Radius, Floored float64
@@ -114,7 +152,7 @@ type Report struct {
 // it fits that configuration on all strings (a rank above the Hankel
 // matrix's is a *spectral.RankError). Otherwise it splits the strings by
 // cfg.Seed, fits every candidate on the training part, keeps the one with
-// the lowest normalised validation perplexity among those that are not
+// the best validation figure (cfg.Criterion) among those that are not
 // rejected (spectral radius of sum_s A_s >= 1, or a value <= 0 on more
 // than MaxFloored of the validation strings), and refits it on all strings. When the
 // selection fails the report still lists the candidates.
@@ -195,13 +233,13 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
 				if err != nil {
 					return nil, Spec{}, err
 				}
-				cands = append(cands, judge(w, Spec{Variant: v, Rows: b, Cols: b, Rank: r}, valid, cfg.MaxFloored))
+				cands = append(cands, judge(w, Spec{Variant: v, Rows: b, Cols: b, Rank: r}, valid, cfg))
 			}
 		}
 	}
 	best := -1
 	for i, c := range cands {
-		if c.Rejected == "" && (best < 0 || c.Perplexity < cands[best].Perplexity) {
+		if c.Rejected == "" && (best < 0 || c.value(cfg.Criterion) < cands[best].value(cfg.Criterion)) {
 			best = i
 		}
 	}
@@ -211,19 +249,28 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
 	return cands, cands[best].Spec, nil
 }
 
+// value is the candidate's figure under the criterion.
+func (c Candidate) value(cr Criterion) float64 {
+	if cr == ValidPerplexity {
+		return c.Perplexity
+	}
+	return c.NLL
+}
+
 // judge scores one candidate on the validation strings.
-func judge(w spectral.WFA, spec Spec, valid *EvalSet, maxFloored float64) Candidate {
+func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
 	c := Candidate{Spec: spec}
 	rad, err := w.SpectralRadius()
 	c.Radius = rad
 	c.Perplexity, c.Floored = valid.Perplexity(w)
-	switch {
+	c.NLL = NLL(w, valid)
+	switch v := c.value(cfg.Criterion); {
 	case err != nil || !(rad < 1):
 		c.Rejected = "diverges"
-	case c.Floored > maxFloored:
+	case c.Floored > cfg.MaxFloored:
 		c.Rejected = "rules out too many strings"
-	case math.IsNaN(c.Perplexity) || math.IsInf(c.Perplexity, 0):
-		c.Rejected = "no finite perplexity"
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		c.Rejected = "no finite validation score"
 	}
 	return c
 }

@@ -95,12 +95,16 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
+	criterion := fs.String("select", "nll", "selection criterion: nll (validation log-likelihood) or perplexity (floored, normalised over the validation strings)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	cfg, err := wfaConfig(*rank, *hankel, *lrows, *lcols, *valid, *seed)
 	if err != nil {
 		return err
+	}
+	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
+		return usagef("-select: %v", err)
 	}
 	format, err := sf.parse()
 	if err != nil {
@@ -113,7 +117,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	m, rep, err := wfa.Fit(s, cfg)
 	if *verbose && rep != nil {
 		for _, c := range rep.Candidates {
-			fmt.Fprintf(stderr, "%-40v perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.Perplexity, c.Radius, c.Floored, c.Rejected)
+			fmt.Fprintf(stderr, "%-40v nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
 		}
 	}
 	var re *spectral.RankError

@@ -24,11 +24,11 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "fine-tuned model file to write")
 	var cfg wfa.FinetuneConfig
 	fs.StringVar(&cfg.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
-	fs.Float64Var(&cfg.Optim.LR, "lr", 0, "learning rate (0: the optimizer's default)")
+	fs.Float64Var(&cfg.Optim.LR, "lr", 3e-5, "learning rate")
 	fs.Float64Var(&cfg.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
 	fs.IntVar(&cfg.Epochs, "epochs", 20, "most epochs")
 	fs.IntVar(&cfg.BatchSize, "batch", 64, "strings per step")
-	fs.IntVar(&cfg.Patience, "patience", 2, "epochs without validation improvement before stopping")
+	fs.IntVar(&cfg.Patience, "patience", 1, "epochs without validation improvement before the rate drops (x0.1; the third drop stops)")
 	fs.Float64Var(&cfg.ValidFraction, "valid", 0.1, "share of the strings held out for early stopping")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches)")
 	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz)")
