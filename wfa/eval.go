@@ -70,3 +70,18 @@ func (e *EvalSet) Perplexity(w spectral.WFA) (perp, floored float64) {
 	}
 	return math.Exp2(h), floored
 }
+
+// ZLL is -sum_x p(x) log(max(f(x), Floor) / Z) over the distinct strings
+// with their frequencies, Z = w.Mass(); +Inf when Z is not positive and
+// finite.
+func (e *EvalSet) ZLL(w spectral.WFA) float64 {
+	z, err := w.Mass()
+	if err != nil || !(z > 0) || math.IsInf(z, 0) {
+		return math.Inf(1)
+	}
+	s := 0.0
+	for i, x := range e.Seqs {
+		s -= e.Weights[i] * math.Log(max(w.Value(x), Floor)/z)
+	}
+	return s
+}

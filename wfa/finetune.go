@@ -113,11 +113,15 @@ func (l *Likelihood) LossGrad(batch []int, grads *graph.Params) (float64, error)
 // Loss is the mean loss over the batch.
 func (l *Likelihood) Loss(batch []int) (float64, error) { return l.loss(batch, nil) }
 
-// ValidationLoss is the loss (nats per string) on the validation strings,
-// each distinct string weighted by its frequency; it records the best
-// parameters.
+// ValidationLoss is EvalSet.ZLL on the validation strings: the scoring
+// rule's floored values normalised by the automaton's mass (nats per
+// string), the selection's default criterion, so that early stopping
+// follows what the model is judged by. It records the best parameters.
 func (l *Likelihood) ValidationLoss() (float64, error) {
-	loss := l.lossOn(l.valid.Seqs, l.valid.Weights, nil)
+	loss := math.Inf(1)
+	if _, _, _, ok := l.normaliser(); ok {
+		loss = l.valid.ZLL(l.WFA())
+	}
 	if loss < l.bestLoss {
 		l.bestLoss = loss
 		l.best = l.params.Clone()
@@ -455,8 +459,9 @@ type FinetuneConfig struct {
 type FinetuneReport struct {
 	// Result is the Trainer's summary (nil when training stopped at once).
 	Result *optim.Result
-	// InitialValid and BestValid are the validation losses (nats per
-	// string) of the starting and the returned automaton.
+	// InitialValid and BestValid are the validation losses
+	// (Likelihood.ValidationLoss, nats per string) of the starting and the
+	// returned automaton.
 	InitialValid, BestValid float64
 	// Stopped explains an early end other than patience ("" otherwise).
 	Stopped string

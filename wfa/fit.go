@@ -17,18 +17,27 @@ import (
 type Criterion int
 
 const (
+	// ValidZLL is the mean negative log-likelihood of the validation
+	// strings with the scoring rule's floored values and the automaton's
+	// mass as normaliser, -log(max(f(x), Floor) / Z) (nats per string; a
+	// candidate whose mass is <= 0 is rejected). It is the default: it
+	// scores a candidate as the test does (same floor), with an exact
+	// normaliser instead of a sum over the validation strings.
+	ValidZLL Criterion = iota
 	// ValidNLL is the mean negative log-likelihood of the validation
-	// strings under the automaton read as a distribution (NLL): exactly
-	// normalised, so an automaton cannot gain by giving large values to
-	// a few strings or negative ones to unseen strings.
-	ValidNLL Criterion = iota
+	// strings under the automaton read as a distribution by its clipped
+	// next-symbol probabilities (NLL). A clipped step costs
+	// -log(1e-12), so it prefers automata with few negative weights,
+	// which is wrong on problems where every good spectral automaton has
+	// many.
+	ValidNLL
 	// ValidPerplexity is EvalSet.Perplexity: the PAutomaC score with the
 	// validation frequencies standing for the solution, values floored
 	// and normalised over the distinct validation strings.
 	ValidPerplexity
 )
 
-var criterionNames = [...]string{ValidNLL: "nll", ValidPerplexity: "perplexity"}
+var criterionNames = [...]string{ValidZLL: "zll", ValidNLL: "nll", ValidPerplexity: "perplexity"}
 
 // String returns the criterion's flag name.
 func (c Criterion) String() string {
@@ -38,14 +47,14 @@ func (c Criterion) String() string {
 	return criterionNames[c]
 }
 
-// ParseCriterion maps nll or perplexity to its criterion.
+// ParseCriterion maps nll, zll or perplexity to its criterion.
 func ParseCriterion(name string) (Criterion, error) {
 	for c, n := range criterionNames {
 		if n == name {
 			return Criterion(c), nil
 		}
 	}
-	return 0, errors.Errorf("wfa: unknown selection criterion %q (known: nll, perplexity)", name)
+	return 0, errors.Errorf("wfa: unknown selection criterion %q (known: nll, zll, perplexity)", name)
 }
 
 // Config sets Fit. The zero value selects the variant, basis and rank on a
@@ -71,11 +80,16 @@ type Config struct {
 	// selection. If 0, it will be defaulted to 0.1.
 	ValidFraction float64
 	// MaxFloored is the largest share of validation strings (by count) an
-	// automaton may give a value <= 0 and still be selected. If 0, it will be
-	// defaulted to 0.05.
+	// automaton may give a value <= 0 and still be selected. If 0, it will
+	// be defaulted to 0.5: good spectral automata of some PAutomaC problems
+	// rule out 10-20 % of the strings (the floor takes care of them), but
+	// one that rules out most strings is not a model of the data.
 	MaxFloored float64
-	// Criterion is what the selection minimises (ValidNLL by default).
+	// Criterion is what the selection minimises (ValidZLL by default).
 	Criterion Criterion
+	// OnCandidate, when not nil, is called with every candidate and its
+	// automaton (fitted on the training part), for inspection.
+	OnCandidate func(c Candidate, w spectral.WFA)
 	// Seed draws the validation split and the randomized SVDs. If 0, it
 	// will be defaulted to 1.
 	Seed uint64
@@ -104,7 +118,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.ValidFraction = 0.1
 	}
 	if c.MaxFloored == 0 {
-		c.MaxFloored = 0.05
+		c.MaxFloored = 0.5
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -127,8 +141,9 @@ func (c Config) withDefaults() (Config, error) {
 type Candidate struct {
 	Spec Spec
 	// Perplexity is the normalised validation perplexity
-	// (EvalSet.Perplexity) and NLL the validation NLL (nats per string).
-	Perplexity, NLL float64
+	// (EvalSet.Perplexity), NLL and ZLL the validation figures of ValidNLL
+	// and ValidZLL (nats per string).
+	Perplexity, NLL, ZLL float64
 	// Radius is the spectral radius of sum_s A_s; Floored the share of
 	// validation strings given a value <= 0.
 	Radius, Floored float64
@@ -233,7 +248,11 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
 				if err != nil {
 					return nil, Spec{}, err
 				}
-				cands = append(cands, judge(w, Spec{Variant: v, Rows: b, Cols: b, Rank: r}, valid, cfg))
+				c := judge(w, Spec{Variant: v, Rows: b, Cols: b, Rank: r}, valid, cfg)
+				if cfg.OnCandidate != nil {
+					cfg.OnCandidate(c, w)
+				}
+				cands = append(cands, c)
 			}
 		}
 	}
@@ -251,8 +270,11 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
 
 // value is the candidate's figure under the criterion.
 func (c Candidate) value(cr Criterion) float64 {
-	if cr == ValidPerplexity {
+	switch cr {
+	case ValidPerplexity:
 		return c.Perplexity
+	case ValidZLL:
+		return c.ZLL
 	}
 	return c.NLL
 }
@@ -264,6 +286,7 @@ func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
 	c.Radius = rad
 	c.Perplexity, c.Floored = valid.Perplexity(w)
 	c.NLL = NLL(w, valid)
+	c.ZLL = valid.ZLL(w)
 	switch v := c.value(cfg.Criterion); {
 	case err != nil || !(rad < 1):
 		c.Rejected = "diverges"

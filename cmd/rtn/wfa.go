@@ -95,7 +95,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
-	criterion := fs.String("select", "nll", "selection criterion: nll (validation log-likelihood) or perplexity (floored, normalised over the validation strings)")
+	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (clipped next-symbol likelihood) or perplexity (floored, normalised over the validation strings)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}

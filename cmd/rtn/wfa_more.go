@@ -71,7 +71,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	res := map[string]any{"initial_valid_nll": rep.InitialValid, "best_valid_nll": rep.BestValid, "model": *out}
+	res := map[string]any{"initial_valid_loss": rep.InitialValid, "best_valid_loss": rep.BestValid, "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}
@@ -81,7 +81,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
-	fmt.Fprintf(stdout, "validation NLL (nats per string): %.6f -> %.6f\n", rep.InitialValid, rep.BestValid)
+	fmt.Fprintf(stdout, "validation loss (floored values over the mass, nats per string): %.6f -> %.6f\n", rep.InitialValid, rep.BestValid)
 	if rep.Stopped != "" {
 		fmt.Fprintf(stdout, "stopped: %s\n", rep.Stopped)
 	}
@@ -247,12 +247,33 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	valid := fs.Float64("valid", 0.1, "share of the training strings held out")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
+	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity (an oracle view; the selection never sees it)")
+	solPath := fs.String("solution", "", "PAutomaC solution file of -test")
+	maxRuled := fs.Float64("max-ruled-out", 0, "largest share of validation strings a candidate may give a value <= 0 (0: the default)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	cfg, err := wfaConfig(0, *hankel, *lrows, 0, *valid, *seed)
 	if err != nil {
 		return err
+	}
+	cfg.MaxFloored = *maxRuled
+	testScore := map[string]float64{}
+	if *testPath != "" && *solPath != "" {
+		test, err := datasets.ReadStringsFile(*testPath, datasets.PAutomaC, nil)
+		if err != nil {
+			return err
+		}
+		sol, err := datasets.ReadSolutionFile(*solPath)
+		if err != nil {
+			return err
+		}
+		cfg.OnCandidate = func(c wfa.Candidate, w spectral.WFA) {
+			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
+			if err == nil {
+				testScore[c.Spec.String()] = p
+			}
+		}
 	}
 	if *ranks != "" {
 		for _, f := range strings.Split(*ranks, ",") {
@@ -280,13 +301,16 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 		Rows       int     `json:"lrows"`
 		Rank       int     `json:"rank"`
 		Perplexity float64 `json:"valid_perplexity"`
+		NLL        float64 `json:"valid_nll"`
+		ZLL        float64 `json:"valid_zll"`
+		Test       float64 `json:"test_perplexity,omitempty"`
 		Radius     float64 `json:"spectral_radius"`
 		Ruled      float64 `json:"ruled_out"`
 		Rejected   string  `json:"rejected,omitempty"`
 	}
 	var rows []row
 	for _, c := range rep.Candidates {
-		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, c.Perplexity, c.Radius, c.Floored, c.Rejected})
+		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, c.Perplexity, c.NLL, c.ZLL, testScore[c.Spec.String()], c.Radius, c.Floored, c.Rejected})
 	}
 	if *asJSON {
 		res := map[string]any{"candidates": rows}
@@ -299,9 +323,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bw := bufio.NewWriter(stdout)
-	fmt.Fprintf(bw, "%-8s %5s %4s %16s %8s %9s %s\n", "variant", "lrows", "rank", "valid perplexity", "radius", "ruled out", "rejected")
+	fmt.Fprintf(bw, "%-8s %5s %4s %16s %10s %10s %10s %8s %9s %s\n", "variant", "lrows", "rank", "valid perplexity", "valid nll", "valid zll", "test", "radius", "ruled out", "rejected")
 	for _, r := range rows {
-		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %8.4f %9.4f %s\n", r.Variant, r.Rows, r.Rank, r.Perplexity, r.Radius, r.Ruled, r.Rejected)
+		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %10.5g %10.5g %10.6g %8.4f %9.4f %s\n", r.Variant, r.Rows, r.Rank, r.Perplexity, r.NLL, r.ZLL, r.Test, r.Radius, r.Ruled, r.Rejected)
 	}
 	if err == nil {
 		fmt.Fprintf(bw, "chosen: %v\n", rep.Chosen)
