@@ -5,6 +5,11 @@
 //
 //   - Builder, which records the first error of a chain of graph operations
 //     so that model code reads top to bottom;
+//   - Kernel and Builder.Fused, the one adapter that turns a forward
+//     function and its vector-Jacobian product in plain Go into a gorgonia
+//     op with a gradient and a hash covering every field (CheckKernel tests
+//     one against finite differences); every fused op of rtn goes through
+//     it;
 //   - numerically safe ops (LogSumExp, LogSoftmax) that replace gorgonia's
 //     broken ones;
 //   - a compile guard against gorgonia's silent merging of nodes whose
