@@ -241,7 +241,9 @@ func (op *unpackOp) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "rtn.Unpack{off=%d, total=%d, shape=%v, of=%s}", op.off, op.total, op.shape, op.of)
 }
 func (op *unpackOp) Hashcode() uint32 { return hashOf(op) }
-func (op *unpackOp) String() string   { return fmt.Sprintf("Unpack{%d:%d}", op.off, op.off+op.shape.TotalSize()) }
+func (op *unpackOp) String() string {
+	return fmt.Sprintf("Unpack{%d:%d}", op.off, op.off+op.shape.TotalSize())
+}
 
 func (op *unpackOp) Do(vals ...G.Value) (G.Value, error) {
 	in, err := inputs(op, vals, op.total)
