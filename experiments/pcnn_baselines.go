@@ -95,7 +95,6 @@ func hmmBits(train, valid datasets.Stream, spec PCNNBaselineSpec) (float64, erro
 	return -h.LogLikMasked(valid.X, valid.Mask, true) / math.Ln2, nil
 }
 
-
 // Bzip2Bits is 8 x (|bzip2 -9 (train + valid)| - |bzip2 -9 (train)|), the
 // paper's measure for compressors; ErrNoBzip2 without the program.
 func Bzip2Bits(train, valid string) (float64, error) {

@@ -112,7 +112,7 @@ func BenchmarkXORPass(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := datasets.Stream{X: st.X, Mask: st.Mask}
+	s := st
 	net, err := FullNetwork(10)
 	if err != nil {
 		b.Fatal(err)

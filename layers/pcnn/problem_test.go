@@ -30,11 +30,11 @@ func anbnProblem(t *testing.T, kind pcnn.Kind, method pcnn.Method, seed uint64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := datasets.Stream{X: train.X, Mask: train.Mask}
+	ts := train
 	if err := m.Init(ts, rng); err != nil {
 		t.Fatal(err)
 	}
-	vs := datasets.Stream{X: valid.X, Mask: valid.Mask}
+	vs := valid
 	p, err := pcnn.NewProblem(m, ts, method)
 	if err != nil {
 		t.Fatal(err)
