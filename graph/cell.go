@@ -8,8 +8,9 @@ import (
 )
 
 // Cell is one step of a recurrent model written as gorgonia operations. A
-// user defines a new recurrent model by implementing Cell; Unroll turns it
-// into a sequence graph, and layers.Sequence into a trainable model.
+// user defines a new recurrent model by implementing Cell; Recurrence runs
+// it over sequences of any length, and layers.Sequence makes it a trainable
+// model.
 //
 // A cell binds its learnable tensors with Builder.Param from a Params set it
 // was given at construction, so the same values serve every graph built
@@ -45,12 +46,13 @@ type Unrolled struct {
 	StateOut []*G.Node
 }
 
-// Unroll builds steps steps of c for a batch. If carry is false the chunk
-// starts from c.InitialState (gradients reach the initial state's
-// parameters); if carry is true it starts from input nodes (StateIn) that
-// the caller binds to the previous chunk's StateOut: this is truncated
-// backpropagation through time, with a fixed chunk graph reused for every
-// chunk because gorgonia's compile time grows quadratically with graph size.
+// Unroll builds steps steps of c for a batch as one graph. If carry is
+// false the chunk starts from c.InitialState (gradients reach the initial
+// state's parameters); if carry is true it starts from input nodes
+// (StateIn) that the caller binds to the previous chunk's StateOut.
+// gorgonia's compile time grows quadratically with graph size, so train
+// with Recurrence, which compiles one step; Unroll is the reference it is
+// tested against, and suits short sequences in a user's own graph.
 func Unroll(b *Builder, c Cell, batch, steps int, carry bool) (*Unrolled, error) {
 	if err := b.Err(); err != nil {
 		return nil, err
