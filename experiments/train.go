@@ -51,7 +51,8 @@ type TrainSpec struct {
 	Epochs int
 	// Batch is the minibatch size. Default 32.
 	Batch int
-	// Chunk is the truncated-BPTT length. Default 100.
+	// Chunk, when positive, is the truncated-BPTT length; 0 (the
+	// default) backpropagates through every step.
 	Chunk int
 	// Patience is the number of epochs without validation improvement
 	// before the learning rate drops (0: no early stopping).
@@ -154,7 +155,7 @@ func (s *TrainSpec) defaults() error {
 	case s.Batch < 0:
 		return errors.Errorf("batch must be positive, got %d", s.Batch)
 	case s.Chunk < 0:
-		return errors.Errorf("chunk must be positive, got %d", s.Chunk)
+		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
 	case s.Patience < 0:
 		return errors.Errorf("patience must not be negative, got %d", s.Patience)
 	}
