@@ -43,6 +43,9 @@ func NewSequence(p *graph.Params, cell graph.Cell, out int, kind datasets.Target
 	if kind != datasets.Categorical && kind != datasets.Binary && kind != datasets.Real {
 		return nil, errors.Errorf("layers: unknown target kind %d", kind)
 	}
+	if err := graph.CheckCell(cell); err != nil {
+		return nil, errors.Wrap(err, "layers")
+	}
 	h := cell.StateSizes()[0]
 	if _, err := p.Add(OutW, h, out); err != nil {
 		return nil, err
