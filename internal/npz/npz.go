@@ -62,7 +62,7 @@ func Write(path string, meta any, arrays []Array) error {
 			return errors.Errorf("npz: %s: array %s of shape %v holds %d values", path, a.Name, a.Shape, len(a.Data))
 		}
 	}
-	return writeAtomic(path, func(w io.Writer) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
 		zw := zip.NewWriter(w)
 		if mj != nil {
 			if err := entry(zw, metaEntry, func(w io.Writer) error { _, err := w.Write(mj); return err }); err != nil {
@@ -86,9 +86,10 @@ func entry(zw *zip.Writer, name string, write func(io.Writer) error) error {
 	return write(w)
 }
 
-// writeAtomic fills a temporary file next to path and renames it over
-// path; on any error the temporary file is removed.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+// WriteFileAtomic fills a temporary file next to path through write and
+// renames it over path, so that path holds its old content or the whole
+// new one; on any error the temporary file is removed.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
