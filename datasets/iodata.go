@@ -189,3 +189,7 @@ func (s IOData) SplitParts(validFrac, testFrac float64, rng *rand.Rand) (train, 
 	}
 	return s.Subset(idx[0]), s.Subset(idx[1]), s.Subset(idx[2]), nil
 }
+
+// OutputVar is the variance of the outputs with one mean per output
+// coordinate, as TwoRNNData.OutputVar.
+func (s IOData) OutputVar() float64 { return TwoRNNData{Out: s.Out, Y: s.Y}.OutputVar() }
