@@ -17,8 +17,10 @@ const ModelFormat = "rtn-linear-2rnn"
 // the .npz and as a .json file next to it.
 type ModelInfo struct {
 	// Format is ModelFormat; States, In and Out are n, d and p.
-	Format          string `json:"format"`
-	States, In, Out int
+	Format string `json:"format"`
+	States int    `json:"states"`
+	In     int    `json:"in"`
+	Out    int    `json:"out"`
 	// Method, Basis, Data and Seed say how the model was learned (free
 	// text for a model built otherwise).
 	Method string `json:"method,omitempty"`
