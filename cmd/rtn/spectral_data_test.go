@@ -183,4 +183,3 @@ func dropSeconds(s string) string {
 	}
 	return strings.Join(keep, "")
 }
-
