@@ -23,9 +23,13 @@ type SpectralDataSpec struct {
 	Data string
 	// Method is one of SpectralDataMethods; if empty it defaults to tiht.
 	Method string
-	// Rank is the number of states; if 0 it is chosen from the data
-	// (spectral.FitConfig).
+	// Rank is the number of states. If 0, it is chosen on the validation
+	// part when there is one (spectral.FitSelect over ranks 1 to
+	// MaxRank), otherwise by the singular-value gap (spectral.FitConfig).
 	Rank int
+	// MaxRank bounds the ranks tried on validation data; if 0 it
+	// defaults to 10.
+	MaxRank int
 	// Seed selects the split (when the file has none) and the
 	// fine-tuning batches; if 0 it defaults to 1.
 	Seed uint64
@@ -91,8 +95,16 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 	default:
 		cfg.Method = spectral.MethodTIHT
 	}
+	if spec.MaxRank == 0 {
+		spec.MaxRank = 10
+	}
 	start := time.Now()
-	res, err := spectral.Fit(sp.train, cfg)
+	var res spectral.FitResult
+	if spec.Rank == 0 && sp.valid.N() > 0 {
+		res, _, err = spectral.FitSelect(sp.train, sp.valid, cfg, spec.MaxRank)
+	} else {
+		res, err = spectral.Fit(sp.train, cfg)
+	}
 	if err != nil {
 		return nil, err
 	}

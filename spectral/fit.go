@@ -1,6 +1,7 @@
 package spectral
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -205,4 +206,41 @@ func (m RNN) MSEIO(s datasets.IOData) (float64, error) {
 		}
 	}
 	return ss / float64(len(s.Y)), nil
+}
+
+// FitSelect chooses the rank on validation data: it runs Fit with every
+// rank from 1 to maxRank that the data's basis allows and returns the fit
+// with the lowest MSE on valid, a higher rank winning only by more than
+// round-off (1e-12 times the mean of y^2 on valid), and the
+// validation MSE of each rank tried (index r-1). cfg.Rank is ignored.
+func FitSelect(train, valid datasets.IOData, cfg FitConfig, maxRank int) (FitResult, []float64, error) {
+	if maxRank < 1 {
+		return FitResult{}, nil, fmt.Errorf("spectral: FitSelect with maxRank %d, want >= 1", maxRank)
+	}
+	if err := valid.Validate(); err != nil {
+		return FitResult{}, nil, fmt.Errorf("spectral: validation data: %v", err)
+	}
+	var best FitResult
+	var mses []float64
+	bestMSE := math.Inf(1)
+	for r := 1; r <= maxRank; r++ {
+		cfg.Rank = r
+		res, err := Fit(train, cfg)
+		var re *RankError
+		if errors.As(err, &re) && r > 1 {
+			break
+		}
+		if err != nil {
+			return FitResult{}, nil, err
+		}
+		mse, err := res.Model.MSEIO(valid)
+		if err != nil {
+			return FitResult{}, nil, err
+		}
+		if mse < bestMSE-1e-12*meanSquare(valid.Y) || len(mses) == 0 {
+			best, bestMSE = res, mse
+		}
+		mses = append(mses, mse)
+	}
+	return best, mses, nil
 }

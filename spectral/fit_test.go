@@ -209,3 +209,18 @@ func TestFitMixedTIHT(t *testing.T) {
 		t.Fatalf("test MSE %g, mean y^2 %g", mse, meanSquare(test.Y))
 	}
 }
+
+// FitSelect picks the target's rank on validation data.
+func TestFitSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 5))
+	m := randRNN(rng, 2, 2, 1)
+	counts := map[int]int{1: 10, 2: 10, 3: 20, 4: 40, 5: 80}
+	train, valid := mixedSample(t, m, counts, rng), mixedSample(t, m, map[int]int{3: 20, 6: 20}, rng)
+	res, mses, err := FitSelect(train, valid, FitConfig{Config: Config{Method: MethodLS}}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model.States != 2 || len(mses) != 4 || mses[1] > 1e-20 || !(mses[0] > 1e-6) {
+		t.Fatalf("rank %d, validation MSEs %v", res.Model.States, mses)
+	}
+}

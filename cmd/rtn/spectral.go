@@ -34,7 +34,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.N, "n", 1000, "training examples of each length L, 2L, 2L+1")
 	fs.Float64Var(&spec.Noise, "noise", 0, "standard deviation of the output noise")
 	fs.IntVar(&spec.L, "L", 2, "prefix length L (training lengths L, 2L, 2L+1)")
-	fs.IntVar(&spec.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2)")
+	fs.IntVar(&spec.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2; with -data: chosen on the validation part, or by the singular-value gap)")
 	fs.StringVar(&spec.Method, "method", "tiht", "recovery method: "+strings.Join(experiments.SpectralMethods, ", "))
 	seed := fs.Uint64("seed", 1, "random seed (target and data)")
 	fs.IntVar(&spec.D, "d", 3, "input dimension of the random 2-RNN")
