@@ -66,7 +66,7 @@ type SpectralSpec struct {
 	// labelled train and test (see datasets.WriteIOData).
 	SaveData string
 	// SaveModel, if set, receives the learned 2-RNN (see
-	// spectral.ModelPaths; not for lstm and the tt methods).
+	// spectral.ModelPaths; the lstm method has none and ignores it).
 	SaveModel string
 }
 
@@ -183,7 +183,7 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.SaveModel != "" && !strings.HasPrefix(spec.Method, "tt-") {
+	if spec.SaveModel != "" {
 		info := spectral.ModelInfo{Method: spec.Method, Data: spec.Task, Seed: spec.Seed, TrainMSE: res.TrainMSE, ZeroFallback: res.ZeroFallback}
 		if err := saveModel(spec.SaveModel, res.Model, info); err != nil {
 			return nil, err

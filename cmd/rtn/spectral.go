@@ -70,6 +70,9 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		return runSpectralData(ds, set, *asJSON, stdout)
 	}
 	if set["out"] && !*sweep {
+		if spec.Method == "lstm" {
+			return usagef("-out saves a learned 2-RNN; -method lstm has none")
+		}
 		spec.SaveModel = *out
 	}
 	if err := checkSpectralFlags(&spec); err != nil {
