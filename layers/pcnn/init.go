@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/datasets"
 )
 
 // Init sets the starting parameters of section 2 / 3.1 (CNN, PCNN) or of
@@ -29,8 +30,8 @@ import (
 //
 // The values are the paper's for tanh; a logistic model gets the tanh
 // values mapped by Reparametrize, so both compute the same function.
-func (m *Model) Init(s Sequence, rng *rand.Rand) error {
-	if err := s.check(m.A); err != nil {
+func (m *Model) Init(s datasets.Stream, rng *rand.Rand) error {
+	if err := checkSeq(s, m.A); err != nil {
 		return err
 	}
 	if rng == nil {
@@ -41,7 +42,7 @@ func (m *Model) Init(s Sequence, rng *rand.Rand) error {
 	var npred float64
 	for t, x := range s.X {
 		nuAll[x] += 1 / float64(len(s.X))
-		if s.chi(t) {
+		if chi(s, t) {
 			nu[x]++
 			npred++
 		}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
 )
 
 // TestDenseMetricMatchesSparse checks the GEMM accumulation of the full
@@ -16,7 +18,7 @@ func TestDenseMetricMatchesSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := New(PCNN, Tanh, 3, net)
-	s := Sequence{X: make([]int, 700), Mask: make([]bool, 700)}
+	s := datasets.Stream{X: make([]int, 700), Mask: make([]bool, 700)}
 	for i := range s.X {
 		s.X[i] = rng.IntN(3)
 		s.Mask[i] = rng.IntN(7) == 0

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 )
 
@@ -17,7 +18,7 @@ import (
 // and undo on failure, a non-finite direction counting as a failure).
 type stepper struct {
 	m    *Model
-	s    Sequence
+	s    datasets.Stream
 	eta  [2]float64
 	wm   WritingMethod
 	tm   TransitionMethod
@@ -138,7 +139,7 @@ func TestRBPMModulusDefinition(t *testing.T) {
 			mt := m.Moduli(s, tr, B, true)
 			// One step from V^at over the symbol x_at: the suffix model.
 			sm := m.Clone()
-			suffix := Sequence{X: s.X[at : at+2]}
+			suffix := datasets.Stream{X: s.X[at : at+2]}
 			next := func() []float64 {
 				tr2, err := sm.Forward(suffix, nil)
 				if err != nil {

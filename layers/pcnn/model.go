@@ -5,6 +5,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 )
 
@@ -206,19 +207,15 @@ func (m *Model) edgeLists() {
 	}
 }
 
-// Sequence is a training or validation sequence: symbols X_t in [0, A)
-// and the mask chi_t of symbols to predict (eq. 14); a nil Mask predicts
-// every symbol.
-type Sequence struct {
-	X    []int
-	Mask []bool
-}
+// A model reads a datasets.Stream: symbols X_t in [0, A) and the mask chi_t
+// of the symbols to predict (eq. 14); a nil Mask predicts every symbol.
+// Its Alphabet and LogLik are not used.
 
-// chi is the mask value at t.
-func (s Sequence) chi(t int) bool { return s.Mask == nil || s.Mask[t] }
+// chi is the mask value of s at t.
+func chi(s datasets.Stream, t int) bool { return s.Mask == nil || s.Mask[t] }
 
-// check validates s against an alphabet of a symbols.
-func (s Sequence) check(a int) error {
+// checkSeq validates s against an alphabet of a symbols.
+func checkSeq(s datasets.Stream, a int) error {
 	if len(s.X) < 2 {
 		return errors.Errorf("pcnn: sequence has %d symbols, need at least 2", len(s.X))
 	}

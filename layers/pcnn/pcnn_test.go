@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 )
 
@@ -13,8 +14,8 @@ import (
 const gradTol = 1e-7
 
 // randomSeq draws T symbols of an alphabet of a, predicting about 2/3 of them.
-func randomSeq(rng *rand.Rand, T, a int) Sequence {
-	s := Sequence{X: make([]int, T), Mask: make([]bool, T)}
+func randomSeq(rng *rand.Rand, T, a int) datasets.Stream {
+	s := datasets.Stream{X: make([]int, T), Mask: make([]bool, T)}
 	for t := range s.X {
 		s.X[t] = rng.IntN(a)
 		s.Mask[t] = rng.IntN(3) > 0
@@ -89,7 +90,7 @@ func TestBackpropagatedValuesAreDerivativesOfV(t *testing.T) {
 			if err := m.Backward(s, tr, m.P.Like(), B); err != nil {
 				t.Fatal(err)
 			}
-			suffix := Sequence{X: s.X[at:], Mask: s.Mask[at:]}
+			suffix := datasets.Stream{X: s.X[at:], Mask: s.Mask[at:]}
 			sm := m.Clone()
 			v0 := sm.P.Data("V0")
 			copy(v0, tr.V[at*n:(at+1)*n])
@@ -155,7 +156,7 @@ func TestInitFixedPoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	net, _ := RandomNetwork(4, 2, rng)
 	m, _ := New(PCNN, Tanh, 2, net)
-	s := Sequence{X: []int{0, 1, 0, 1}}
+	s := datasets.Stream{X: []int{0, 1, 0, 1}}
 	if err := m.Init(s, rng); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestBadInput(t *testing.T) {
 	}
 	net, _ := RandomNetwork(3, 2, rng)
 	m, _ := New(PCNN, Tanh, 3, net)
-	for name, s := range map[string]Sequence{
+	for name, s := range map[string]datasets.Stream{
 		"short":    {X: []int{1}},
 		"symbol":   {X: []int{0, 3}},
 		"mask":     {X: []int{0, 1}, Mask: []bool{true}},

@@ -30,11 +30,11 @@ func anbnProblem(t *testing.T, kind pcnn.Kind, method pcnn.Method, seed uint64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := pcnn.Sequence{X: train.X, Mask: train.Mask}
+	ts := train
 	if err := m.Init(ts, rng); err != nil {
 		t.Fatal(err)
 	}
-	vs := pcnn.Sequence{X: valid.X, Mask: valid.Mask}
+	vs := valid
 	p, err := pcnn.NewProblem(m, ts, method)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ type plainProblem struct{ optim.Problem }
 func TestRegularizedLogLik(t *testing.T) {
 	p, valid := anbnProblem(t, pcnn.CNN, pcnn.Method{}, 2)
 	m := p.Model
-	s := pcnn.Sequence{X: valid.X}
+	s := datasets.Stream{X: valid.X}
 	got, n, err := m.RegularizedLogLik(s)
 	if err != nil {
 		t.Fatal(err)
@@ -120,9 +120,9 @@ func TestGraphTrainsWithAdam(t *testing.T) {
 	net, _ := pcnn.RandomNetwork(4, 2, rng)
 	m, _ := pcnn.New(pcnn.PCNN, pcnn.Tanh, 3, net)
 	// Period-3 sequences: predictable after the first symbol.
-	var seqs []pcnn.Sequence
+	var seqs []datasets.Stream
 	for k := range 6 {
-		s := pcnn.Sequence{X: make([]int, 8)}
+		s := datasets.Stream{X: make([]int, 8)}
 		for i := range s.X {
 			s.X[i] = (i + k) % 3
 		}
@@ -151,7 +151,7 @@ func TestGraphTrainsWithAdam(t *testing.T) {
 	if !(end < 0.5*start) {
 		t.Fatalf("adam on the graph: NLL %v, not below half of %v", end, start)
 	}
-	if _, err := g.NLL(pcnn.Sequence{X: []int{0, 1, 2}}, nil); err == nil {
+	if _, err := g.NLL(datasets.Stream{X: []int{0, 1, 2}}, nil); err == nil {
 		t.Fatal("a sequence of the wrong length was accepted")
 	}
 }
