@@ -12,7 +12,7 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/rtnlab/rtn/internal/npz"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Sequence-data files hold an IOData (see docs/spectral-data.md).
@@ -58,7 +58,7 @@ func WriteIOData(path string, s IOData) error {
 	case ".npz":
 		return writeIONPZ(path, s)
 	case ".csv":
-		return errors.Wrap(npz.WriteFileAtomic(path, func(w io.Writer) error { return WriteIOCSV(w, s) }), "datasets")
+		return errors.Wrap(params.WriteFileAtomic(path, func(w io.Writer) error { return WriteIOCSV(w, s) }), "datasets")
 	}
 	return errors.Errorf("datasets: %s: unknown sequence-data format (want a .npz or .csv file)", path)
 }
@@ -74,7 +74,7 @@ func writeIONPZ(path string, s IOData) error {
 		copy(x[i*T*d:], xi)
 		lengths[i] = float64(s.Len(i))
 	}
-	arrays := []npz.Array{
+	arrays := []params.Array{
 		{Name: "x", Shape: []int{N, T, d}, Data: x},
 		{Name: "lengths", Shape: []int{N}, Data: lengths, Int: true},
 		{Name: "y", Shape: []int{N, s.Out}, Data: s.Y},
@@ -84,17 +84,17 @@ func writeIONPZ(path string, s IOData) error {
 		for i, p := range s.Split {
 			sp[i] = float64(p)
 		}
-		arrays = append(arrays, npz.Array{Name: "split", Shape: []int{N}, Data: sp, Int: true})
+		arrays = append(arrays, params.Array{Name: "split", Shape: []int{N}, Data: sp, Int: true})
 	}
-	return errors.Wrap(npz.Write(path, nil, arrays), "datasets")
+	return errors.Wrap(params.WriteArrays(path, nil, arrays), "datasets")
 }
 
 func readIONPZ(path string) (IOData, error) {
-	arrays, err := npz.Read(path, nil)
+	arrays, err := params.ReadArrays(path, nil)
 	if err != nil {
 		return IOData{}, errors.Wrap(err, "datasets")
 	}
-	got := map[string]npz.Array{}
+	got := map[string]params.Array{}
 	for _, a := range arrays {
 		got[a.Name] = a
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rtnlab/rtn/internal/npz"
+	"github.com/rtnlab/rtn/params"
 )
 
 // ModelFormat names the linear 2-RNN model files in their metadata.
@@ -53,7 +53,7 @@ func SaveModel(npzPath, jsonPath string, m RNN, info ModelInfo) error {
 	}
 	info.Format, info.States, info.In, info.Out = ModelFormat, m.States, m.In, m.Out
 	n, d, p := m.States, m.In, m.Out
-	err := npz.Write(npzPath, info, []npz.Array{
+	err := params.WriteArrays(npzPath, info, []params.Array{
 		{Name: "alpha", Shape: []int{n}, Data: m.Alpha},
 		{Name: "A", Shape: []int{n, d, n}, Data: m.A},
 		{Name: "omega", Shape: []int{p, n}, Data: m.Omega},
@@ -65,7 +65,7 @@ func SaveModel(npzPath, jsonPath string, m RNN, info ModelInfo) error {
 	if err != nil {
 		return fmt.Errorf("spectral: %v", err)
 	}
-	if err := npz.WriteFileAtomic(jsonPath, func(w io.Writer) error {
+	if err := params.WriteFileAtomic(jsonPath, func(w io.Writer) error {
 		_, err := w.Write(append(js, '\n'))
 		return err
 	}); err != nil {
@@ -79,7 +79,7 @@ func SaveModel(npzPath, jsonPath string, m RNN, info ModelInfo) error {
 // is an error naming the file.
 func LoadModel(path string) (RNN, ModelInfo, error) {
 	var info ModelInfo
-	arrays, err := npz.Read(path, &info)
+	arrays, err := params.ReadArrays(path, &info)
 	if err != nil {
 		return RNN{}, ModelInfo{}, fmt.Errorf("spectral: %v", err)
 	}
