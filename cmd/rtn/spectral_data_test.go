@@ -131,6 +131,10 @@ func TestSpectralFinetuneResume(t *testing.T) {
 	if !slices.Equal(ma.A, mb.A) || !slices.Equal(ma.Alpha, mb.Alpha) || !slices.Equal(ma.Omega, mb.Omega) {
 		t.Fatal("the resumed run's model differs")
 	}
+	_, stderr, code := invoke("spectral", "finetune", "-model", model, "-data", data, "-optimizer", "adam", "-lr", "0.001", "-batch", "50", "-epochs", "6", "-resume", b)
+	if code != 1 || !strings.Contains(stderr, "optimizer") {
+		t.Fatalf("resume with another optimizer: exit %d, %q", code, stderr)
+	}
 }
 
 func TestSpectralDataErrors(t *testing.T) {
