@@ -81,6 +81,9 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if *sweep && spec.SaveData != "" {
 		return usagef("-save-data applies to single runs, not -sweep")
 	}
+	if ext := strings.ToLower(filepath.Ext(spec.SaveData)); spec.SaveData != "" && ext != ".npz" && ext != ".csv" {
+		return usagef("-save-data must name a .npz or .csv file, got %q", spec.SaveData)
+	}
 	if *sweep {
 		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)
 	}

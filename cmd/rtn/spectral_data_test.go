@@ -155,6 +155,8 @@ func TestSpectralDataErrors(t *testing.T) {
 		{[]string{"spectral", "-data", data, "-method", "lstm"}, 2, "-method"},
 		{[]string{"spectral", "-data", data, "-test-frac", "1"}, 2, "-test-frac"},
 		{[]string{"spectral", "-sweep", "-save-data", data}, 2, "-save-data"},
+		{[]string{"spectral", "-save-data", "d.txt"}, 2, "-save-data must name a .npz or .csv file"},
+		{[]string{"spectral", "-method", "lstm", "-out", "m"}, 2, "-method lstm"},
 		{[]string{"spectral", "predict", "-data", data}, 2, "-model"},
 		{[]string{"spectral", "predict", "-model", data, "-data", data}, 1, "not a linear 2-RNN model file"},
 		{[]string{"spectral", "finetune", "-model", "m.npz", "-data", data, "-optimizer", "lbfgs"}, 2, "-optimizer"},
