@@ -84,17 +84,7 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := spectral.FitConfig{Config: spectral.Config{Rank: spec.Rank, NuclearHoldout: true}}
-	switch spec.Method {
-	case "ls":
-		cfg.Method = spectral.MethodLS
-	case "nuclear":
-		cfg.Method = spectral.MethodNuclear
-	case "iht":
-		cfg.Method = spectral.MethodIHT
-	default:
-		cfg.Method = spectral.MethodTIHT
-	}
+	cfg := spectral.FitConfig{Config: spectral.Config{Method: dataMethod(spec.Method), Rank: spec.Rank, NuclearHoldout: true}}
 	if spec.MaxRank == 0 {
 		spec.MaxRank = 10
 	}
@@ -127,19 +117,9 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 		Data: spec.Data, Basis: res.Basis.String(), NValid: sp.valid.N(), NTest: sp.test.N(),
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	if sp.valid.N() > 0 {
-		v, err := res.Model.MSEIO(sp.valid)
-		if err != nil {
-			return nil, err
-		}
-		rep.ValidMSE = Float(v)
-	}
+	_, rep.ValidMSE, rep.TestMSE = splitMSEs(res.Model, spectralSplit{valid: sp.valid, test: sp.test})
 	if sp.test.N() > 0 {
-		v, err := res.Model.MSEIO(sp.test)
-		if err != nil {
-			return nil, err
-		}
-		rep.TestMSE, rep.TestOutputVar = Float(v), Float(sp.test.OutputVar())
+		rep.TestOutputVar = Float(sp.test.OutputVar())
 	}
 	if spec.SaveModel != "" {
 		info := spectral.ModelInfo{Method: spec.Method, Basis: rep.Basis, Data: spec.Data, Seed: spec.Seed, TrainMSE: res.TrainMSE, ZeroFallback: res.ZeroFallback}
@@ -148,6 +128,20 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// dataMethod is the recovery method of a SpectralDataMethods name
+// (tiht for tiht and tiht+sgd).
+func dataMethod(name string) spectral.Method {
+	switch name {
+	case "ls":
+		return spectral.MethodLS
+	case "nuclear":
+		return spectral.MethodNuclear
+	case "iht":
+		return spectral.MethodIHT
+	}
+	return spectral.MethodTIHT
 }
 
 // saveSplits writes the training sets and the test set of a built-in

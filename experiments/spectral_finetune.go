@@ -212,14 +212,12 @@ func defaultTune(s *SpectralTuneSpec) {
 	}
 }
 
-// splitMSEs returns the model's MSE on the three parts (NaN when empty).
+// splitMSEs returns the model's MSE on the three parts (NaN when a part
+// is empty).
 func splitMSEs(m spectral.RNN, sp spectralSplit) (train, valid, test Float) {
 	mse := func(s datasets.IOData) Float {
-		if s.N() == 0 {
-			return Float(math.NaN())
-		}
 		v, err := m.MSEIO(s)
-		if err != nil {
+		if s.N() == 0 || err != nil {
 			return Float(math.NaN())
 		}
 		return Float(v)

@@ -48,7 +48,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	seeds := fs.Int("seeds", 5, "-sweep: seeds per point (seed, seed+1, ...)")
 	ranks := fs.String("ranks", "2,3,4,5", "-sweep: ranks of the rank mis-specification runs (addition, noise 1, tiht)")
 	out := fs.String("out", "out/spectral", "-sweep: output directory; otherwise, when given, the learned model (DIR or FILE.npz, with its .json)")
-	data := fs.String("data", "", "learn from this sequence-data file (.npz or .csv, see docs/spectral-data.md) instead of -task")
+	data := fs.String("data", "", "learn from this sequence-data file (.npz or .csv, see docs/spectral-data.md) instead of -task; saved models: rtn spectral predict|finetune -h")
 	fs.StringVar(&spec.SaveData, "save-data", "", "write the built-in task's data (train and test) to this .npz or .csv file")
 	validFrac := fs.Float64("valid-frac", 0.1, "-data with no split of its own: validation fraction")
 	testFrac := fs.Float64("test-frac", 0.1, "-data with no split of its own: test fraction")
