@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -180,7 +181,7 @@ func NewPCNNModel(spec PCNNSpec, train datasets.Stream, alphabet int, rng *rand.
 	if err != nil {
 		return nil, err
 	}
-	act, err := pcnn.ParseActivation(spec.Activation)
+	act, err := activation.ParseOneOf(spec.Activation, pcnn.Activations()...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/optim"
 )
 
@@ -17,7 +18,7 @@ func benchModel(b *testing.B, kind Kind, n, d, a, T int) (*Model, datasets.Strea
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := New(kind, Tanh, a, net)
+	m, _ := New(kind, activation.Tanh, a, net)
 	s := datasets.Stream{X: make([]int, T)}
 	for t := range s.X {
 		s.X[t] = rng.IntN(a)
@@ -117,7 +118,7 @@ func BenchmarkXORPass(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := New(PCNN, Tanh, len(st.Alphabet), net)
+	m, _ := New(PCNN, activation.Tanh, len(st.Alphabet), net)
 	if err := m.Init(s, rand.New(rand.NewPCG(1, 0x9c78))); err != nil {
 		b.Fatal(err)
 	}

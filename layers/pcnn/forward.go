@@ -250,7 +250,7 @@ func softmaxRow(row []float64, x int) float64 {
 func (m *Model) activate(v, a []float64) {
 	a[0] = 1
 	for j := range v {
-		a[j+1] = m.Act.s(v[j])
+		a[j+1] = m.Act.F(v[j], 0)
 	}
 }
 
@@ -406,7 +406,7 @@ func (m *Model) backward(s datasets.Stream, tr *Trace, grad *graph.Params, B []f
 			}
 		}
 		for i := 1; i <= N; i++ {
-			bt[i-1] = m.Act.ds(a[i]) * back[i]
+			bt[i-1] = m.Act.DerivOut(a[i], 0) * back[i]
 			if m.Kind == PCNN {
 				bt[i-1] += bn[i-1]
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // GraphModel is a model unrolled as a gorgonia graph over sequences of a
@@ -74,7 +75,7 @@ func NewGraphModel(m *Model, T int) (*GraphModel, error) {
 	}
 	wT := b.Transpose(w)
 	act := func(x *G.Node) *G.Node {
-		if m.Act == Logistic {
+		if m.Act == activation.Logistic {
 			return b.Sigmoid(x)
 		}
 		return b.Tanh(x)

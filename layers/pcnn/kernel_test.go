@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // TestDenseMetricMatchesSparse checks the GEMM accumulation of the full
@@ -17,7 +18,7 @@ func TestDenseMetricMatchesSparse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := New(PCNN, Tanh, 3, net)
+	m, _ := New(PCNN, activation.Tanh, 3, net)
 	s := datasets.Stream{X: make([]int, 700), Mask: make([]bool, 700)}
 	for i := range s.X {
 		s.X[i] = rng.IntN(3)

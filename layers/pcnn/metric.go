@@ -268,7 +268,7 @@ func (m *Model) moduli(s datasets.Stream, tr *Trace, B []float64, rbpm bool, mt 
 					sum += v
 				}
 			}
-			ds := m.Act.ds(ai)
+			ds := m.Act.DerivOut(ai, 0)
 			c := persist + lw[i]*ds
 			cur[i] = ds*ds*sum + c*c*mn[i]
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -26,7 +27,7 @@ func anbnProblem(t *testing.T, kind pcnn.Kind, method pcnn.Method, seed uint64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := pcnn.New(kind, pcnn.Tanh, len(train.Alphabet), net)
+	m, err := pcnn.New(kind, activation.Tanh, len(train.Alphabet), net)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestRegularizedLogLik(t *testing.T) {
 func TestGraphTrainsWithAdam(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 22))
 	net, _ := pcnn.RandomNetwork(4, 2, rng)
-	m, _ := pcnn.New(pcnn.PCNN, pcnn.Tanh, 3, net)
+	m, _ := pcnn.New(pcnn.PCNN, activation.Tanh, 3, net)
 	// Period-3 sequences: predictable after the first symbol.
 	var seqs []datasets.Stream
 	for k := range 6 {
