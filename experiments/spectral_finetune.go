@@ -10,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/spectral"
@@ -126,7 +127,7 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if sp.train.In != r.In || sp.train.Out != r.Out {
 		return nil, errors.Errorf("experiments: %s has d = %d, p = %d but the model %s has d = %d, p = %d", spec.Data, sp.train.In, sp.train.Out, spec.Model, r.In, r.Out)
 	}
-	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, twornn.Identity)
+	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, activation.Identity)
 	if err != nil {
 		return nil, err
 	}
