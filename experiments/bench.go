@@ -131,14 +131,14 @@ func containsString(list []string, s string) bool {
 }
 
 func init() {
-	for _, model := range []string{"rnn", "lstm"} {
+	for _, model := range []string{"rnn", "lstm", "gru"} {
 		RegisterBenchmark(Benchmark{Name: model + "-step", Run: func(cfg BenchConfig) (BenchResult, error) {
 			return benchSequenceStep(model, cfg)
 		}})
 	}
 }
 
-// benchSequenceStep times one Adam training step of an Elman RNN or LSTM
+// benchSequenceStep times one Adam training step of an Elman RNN, LSTM or GRU
 // on random binary frames (the piano-roll shape).
 func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
