@@ -8,14 +8,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// RankError reports a requested rank above what the Hankel matrix allows.
-type RankError struct {
+// HankelRankError reports a rank above what a string Hankel matrix allows.
+type HankelRankError struct {
 	// Rank is the requested rank and Max the largest allowed.
 	Rank, Max int
 }
 
 // Error names both ranks.
-func (e *RankError) Error() string {
+func (e *HankelRankError) Error() string {
 	return fmt.Sprintf("spectral: rank %d is above the Hankel matrix's largest usable rank %d", e.Rank, e.Max)
 }
 
@@ -39,10 +39,10 @@ type Factorization struct {
 
 // Factorize computes the truncated SVD of h with maxRank triplets
 // (see Sparse.TruncatedSVD; rng seeds the randomized SVD) and the
-// projections of the H_sigma. A maxRank above MaxRank is a *RankError.
+// projections of the H_sigma. A maxRank above MaxRank is a *HankelRankError.
 func (h *StringHankel) Factorize(maxRank int, rng *rand.Rand) (*Factorization, error) {
 	if maxRank < 1 || maxRank > h.MaxRank() {
-		return nil, &RankError{Rank: maxRank, Max: h.MaxRank()}
+		return nil, &HankelRankError{Rank: maxRank, Max: h.MaxRank()}
 	}
 	svd, err := h.H.TruncatedSVD(maxRank, 0, rng)
 	if err != nil {
@@ -73,10 +73,10 @@ func (h *StringHankel) Factorize(maxRank int, rng *rand.Rand) (*Factorization, e
 //	A_s = S_r^-1 U_r^T H_s V_r,  alpha = V_r^T H[eps, :]^T,  omega = S_r^-1 U_r^T H[:, eps],
 //
 // converted to the Classic variant (FromVariant), so that it computes the
-// string function f itself. A rank above Rank is a *RankError.
+// string function f itself. A rank above Rank is a *HankelRankError.
 func (f *Factorization) WFA(rank int) (WFA, error) {
 	if rank < 1 || rank > f.Rank {
-		return WFA{}, &RankError{Rank: rank, Max: f.Rank}
+		return WFA{}, &HankelRankError{Rank: rank, Max: f.Rank}
 	}
 	w := WFA{States: rank, Out: 1, Alpha: append([]float64(nil), f.row[:rank]...), Omega: make([]float64, rank)}
 	for i := range rank {

@@ -165,7 +165,7 @@ type Report struct {
 
 // Fit learns a spectral WFA from the strings of s. With cfg.Spec.Rank > 0
 // it fits that configuration on all strings (a rank above the Hankel
-// matrix's is a *spectral.RankError). Otherwise it splits the strings by
+// matrix's is a *spectral.HankelRankError). Otherwise it splits the strings by
 // cfg.Seed, fits every candidate on the training part, keeps the one with
 // the best validation figure (cfg.Criterion) among those that are not
 // rejected (spectral radius of sum_s A_s >= 1, or a value <= 0 on more

@@ -120,7 +120,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%-40v nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
 		}
 	}
-	var re *spectral.RankError
+	var re *spectral.HankelRankError
 	if errors.As(err, &re) {
 		return usagef("-rank %d is above the Hankel matrix's largest usable rank %d", *rank, re.Max)
 	}
