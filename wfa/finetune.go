@@ -113,15 +113,12 @@ func (l *Likelihood) LossGrad(batch []int, grads *graph.Params) (float64, error)
 // Loss is the mean loss over the batch.
 func (l *Likelihood) Loss(batch []int) (float64, error) { return l.loss(batch, nil) }
 
-// ValidationLoss is EvalSet.ZLL on the validation strings: the scoring
-// rule's floored values normalised by the automaton's mass (nats per
-// string), the selection's default criterion, so that early stopping
-// follows what the model is judged by. It records the best parameters.
+// ValidationLoss is the loss (nats per string) on the validation strings,
+// each distinct string weighted by its frequency: the training objective,
+// a proper likelihood that cannot be lowered by moving mass onto negative
+// values. It records the best parameters.
 func (l *Likelihood) ValidationLoss() (float64, error) {
-	loss := math.Inf(1)
-	if _, _, _, ok := l.normaliser(); ok {
-		loss = l.valid.ZLL(l.WFA())
-	}
+	loss := l.lossOn(l.valid.Seqs, l.valid.Weights, nil)
 	if loss < l.bestLoss {
 		l.bestLoss = loss
 		l.best = l.params.Clone()

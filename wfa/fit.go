@@ -168,8 +168,9 @@ type Report struct {
 // matrix's is a *spectral.HankelRankError). Otherwise it splits the strings by
 // cfg.Seed, fits every candidate on the training part, keeps the one with
 // the best validation figure (cfg.Criterion) among those that are not
-// rejected (spectral radius of sum_s A_s >= 1, or a value <= 0 on more
-// than MaxFloored of the validation strings), and refits it on all strings. When the
+// rejected (spectral radius of sum_s A_s >= 1, a mass outside
+// [MinMass, MaxMass], or a value <= 0 on more than MaxFloored of the
+// validation strings), and refits it on all strings. When the
 // selection fails the report still lists the candidates.
 func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 	cfg, err := cfg.withDefaults()
@@ -263,10 +264,21 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
 		}
 	}
 	if best < 0 {
-		return cands, Spec{}, errors.Errorf("wfa: all %d candidate automata diverge or give a value <= 0 to more than %g of the validation strings", len(cands), cfg.MaxFloored)
+		return cands, Spec{}, errors.Errorf("wfa: all %d candidate automata diverge, have a mass outside [0.5, 2] or give a value <= 0 to more than %g of the validation strings", len(cands), cfg.MaxFloored)
 	}
 	return cands, cands[best].Spec, nil
 }
+
+// MinMass and MaxMass bound the mass sum_x f(x) = alpha^T (I - S)^-1 omega
+// of a selectable automaton. The Hankel entries are frequencies, so a
+// spectral automaton that models the sample has a mass near 1; one whose
+// mass is tiny makes every floored value look likely under ValidZLL (all
+// values floored, Z = 5e-17 on problem 5), one whose mass is large wastes
+// it on strings never seen.
+const (
+	MinMass = 0.5
+	MaxMass = 2
+)
 
 // value is the candidate's figure under the criterion.
 func (c Candidate) value(cr Criterion) float64 {
@@ -287,9 +299,12 @@ func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
 	c.Perplexity, c.Floored = valid.Perplexity(w)
 	c.NLL = NLL(w, valid)
 	c.ZLL = valid.ZLL(w)
+	z, zerr := w.Mass()
 	switch v := c.value(cfg.Criterion); {
 	case err != nil || !(rad < 1):
 		c.Rejected = "diverges"
+	case zerr != nil || !(z >= MinMass && z <= MaxMass):
+		c.Rejected = "mass out of range"
 	case c.Floored > cfg.MaxFloored:
 		c.Rejected = "rules out too many strings"
 	case math.IsNaN(v) || math.IsInf(v, 0):

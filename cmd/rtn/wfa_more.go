@@ -71,7 +71,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	res := map[string]any{"initial_valid_loss": rep.InitialValid, "best_valid_loss": rep.BestValid, "model": *out}
+	res := map[string]any{"initial_valid_nll": rep.InitialValid, "best_valid_nll": rep.BestValid, "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}
@@ -81,7 +81,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
-	fmt.Fprintf(stdout, "validation loss (floored values over the mass, nats per string): %.6f -> %.6f\n", rep.InitialValid, rep.BestValid)
+	fmt.Fprintf(stdout, "validation NLL (nats per string): %.6f -> %.6f\n", rep.InitialValid, rep.BestValid)
 	if rep.Stopped != "" {
 		fmt.Fprintf(stdout, "stopped: %s\n", rep.Stopped)
 	}
