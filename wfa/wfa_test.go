@@ -123,3 +123,21 @@ func TestScoreAndFloor(t *testing.T) {
 		t.Fatalf("negative value predicted as %g, want the floor", q[0])
 	}
 }
+
+// A degenerate candidate (mass near 0, every value floored) is rejected
+// although its zll is low, and so is a divergent one.
+func TestJudgeRejects(t *testing.T) {
+	valid := NewEvalSet([][]int{{0}, {1}, {0, 1}})
+	tiny := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1e-17}, Omega: []float64{0.5}, Trans: [][]float64{{0.2}, {0.2}}}
+	if c := judge(tiny, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "mass out of range" {
+		t.Fatalf("tiny-mass candidate: %+v", c)
+	}
+	big := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.6}, {0.6}}}
+	if c := judge(big, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "diverges" {
+		t.Fatalf("divergent candidate: %+v", c)
+	}
+	good := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.25}, {0.25}}}
+	if c := judge(good, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "" {
+		t.Fatalf("good candidate rejected: %+v", c)
+	}
+}
