@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
@@ -139,5 +140,27 @@ func TestJudgeRejects(t *testing.T) {
 	good := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.25}, {0.25}}}
 	if c := judge(good, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "" {
 		t.Fatalf("good candidate rejected: %+v", c)
+	}
+}
+
+// NDCG@5 of a ranking against SPiCe targets, by hand; a perfect ranking
+// scores 1; a malformed target line is refused with its line number.
+func TestNDCG5(t *testing.T) {
+	targets, err := ReadTargets(strings.NewReader("1.5 0 0.5 -1 0.3 2 0.2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ideal := 0.5 + 0.3/math.Log2(3) + 0.2/math.Log2(4)
+	targets[0].Ideal = ideal
+	got, err := NDCG5([][]int{{2, 0, End}}, targets)
+	want := (0.2 + 0.5/math.Log2(3) + 0.3/math.Log2(4)) / ideal
+	if err != nil || math.Abs(got-want) > 1e-15 {
+		t.Fatalf("NDCG5 = %g (%v), want %g", got, err, want)
+	}
+	if got, _ := NDCG5([][]int{{0, End, 2}}, targets); math.Abs(got-1) > 1e-15 {
+		t.Fatalf("perfect ranking scores %g", got)
+	}
+	if _, err := ReadTargets(strings.NewReader("1 0 0.5\n1 0\n")); err == nil || !strings.Contains(err.Error(), ":2:") && !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("malformed targets: %v", err)
 	}
 }
