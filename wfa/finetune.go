@@ -460,14 +460,21 @@ type FinetuneReport struct {
 	// (Likelihood.ValidationLoss, nats per string) of the starting and the
 	// returned automaton.
 	InitialValid, BestValid float64
-	// Stopped explains an early end other than patience ("" otherwise).
+	// StartZLL and BestZLL are EvalSet.ZLL on the validation strings (the
+	// floor rule's log-loss over the mass) of the start and of the best
+	// parameters; the start is returned when BestZLL is the larger.
+	StartZLL, BestZLL float64
+	// Stopped explains an early end other than patience, or why the start
+	// was kept ("" otherwise).
 	Stopped string
 }
 
 // Finetune trains the model's WFA, as a linear 2-RNN, on the
 // log-likelihood of the strings of s (see Likelihood), with the
 // validation split used for early stopping, and returns the automaton of
-// the best validation loss (never worse on validation than the start).
+// the best validation loss, or the start when that automaton is worse on
+// validation under the floor rule (EvalSet.ZLL): never worse on
+// validation than the start.
 func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *FinetuneReport, error) {
 	if cfg.Optimizer == "" {
 		cfg.Optimizer = "adam"
@@ -527,6 +534,17 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 		return nil, nil, err
 	}
 	rep.BestValid = p.bestLoss
-	out := &Model{WFA: p.Best(), Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Finetuned: true}
+	best := p.Best()
+	// The model is scored by its floored values; the likelihood trained
+	// above clips negative next-symbol weights and gives clipped steps no
+	// gradient, so it can improve while more strings fall to the floor.
+	// Keep the start unless the best parameters also do at least as well
+	// under the floor rule (EvalSet.ZLL) on validation.
+	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
+	if !(rep.BestZLL <= rep.StartZLL) {
+		rep.Stopped = "fine-tuned automaton worse on validation under the floor rule; the start is kept"
+		best = m.WFA
+	}
+	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Finetuned: true}
 	return out, rep, nil
 }
