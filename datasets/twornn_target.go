@@ -138,7 +138,7 @@ func (c RandomTwoRNNConfig) withDefaults() RandomTwoRNNConfig {
 func RandomTwoRNN(cfg RandomTwoRNNConfig, rng *rand.Rand) (LinearTwoRNN, error) {
 	c := cfg.withDefaults()
 	if c.States < 1 || c.In < 1 || c.Out < 1 || c.ScaleSeqs < 1 || c.ScaleLen < 1 {
-		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN with states %d, in %d, out %d, scale %d x %d: want all >= 1",
+		return LinearTwoRNN{}, errors.Errorf("datasets: random 2-RNN with states %d, in %d, out %d, scale %d x %d: want all >= 1",
 			c.States, c.In, c.Out, c.ScaleSeqs, c.ScaleLen)
 	}
 	if !(c.Std > 0) || math.IsInf(c.Std, 0) {
