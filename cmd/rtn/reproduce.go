@@ -22,6 +22,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	markdown := fs.String("markdown", "", "also write the summary as a Markdown page to this file (docs/results.md is made this way)")
+	readme := fs.String("readme", "", "also rewrite the headline table between the markers of this Markdown file (README.md)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -31,6 +32,17 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if *markdown != "" {
 		if err := checkWritable(*markdown); err != nil {
 			return usagef("-markdown: %v", err)
+		}
+	}
+	var readmeText string
+	if *readme != "" {
+		b, err := os.ReadFile(*readme)
+		if err != nil {
+			return usagef("-readme: %v", err)
+		}
+		readmeText = string(b)
+		if _, err := (&experiments.Summary{}).ReplaceHeadline(readmeText, ""); err != nil {
+			return usagef("-readme: %s has no headline markers", *readme)
 		}
 	}
 	cfg := experiments.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
@@ -66,6 +78,19 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 		err := graph.WriteFileAtomic(*markdown, func(w io.Writer) error { return sum.WriteMarkdown(w, command) })
 		if err != nil {
+			return err
+		}
+	}
+	if *readme != "" {
+		command := "go run ./cmd/rtn reproduce"
+		if !*quick {
+			command += " -quick=false"
+		}
+		text, err := sum.ReplaceHeadline(readmeText, command)
+		if err != nil {
+			return err
+		}
+		if err := graph.WriteFileAtomic(*readme, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 			return err
 		}
 	}
