@@ -206,8 +206,7 @@ func fineTune(res spectral.Result, train [3]datasets.TwoRNNData, spec SpectralSp
 		return res, 0, err
 	}
 	out, err := tr.Run()
-	var nf *optim.NonFiniteError
-	if errors.As(err, &nf) {
+	if optim.IsDiverged(err) {
 		return res, 0, nil // keep the spectral estimate
 	}
 	if err != nil {
