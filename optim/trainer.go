@@ -394,6 +394,11 @@ func checkResettable(opt Optimizer) error {
 	return nil
 }
 
+// Completed returns the number of epochs completed in total, including
+// those before a Resume: Run has nothing to do when it is at least
+// TrainConfig.Epochs.
+func (t *Trainer) Completed() int { return t.epoch }
+
 // done reports whether training is over: all epochs run, or the last
 // allowed plateau met.
 func (t *Trainer) done() bool { return t.epoch >= t.cfg.Epochs || t.stoppedEarly() }
