@@ -29,6 +29,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return usagef("-%s must be >= 1, got %d", f.name, f.v)
 		}
 	}
+	if err := needMemory(benchBytes(cfg)); err != nil {
+		return err
+	}
 	var names []string
 	if *only != "" {
 		for _, n := range strings.Split(*only, ",") {

@@ -65,26 +65,28 @@ func benchBytes(c experiments.BenchConfig) (string, float64) {
 	return fmt.Sprintf("-batch %d -steps %d -in %d -hidden %d", c.Batch, c.Steps, c.In, c.Hidden), float64s(4*acts + 4*weights)
 }
 
-// maxSampleWork bounds the work (multiply-adds) of umps eval's and umps
-// sample's sampling, about ten minutes at the speed of this code.
-const maxSampleWork = 1e12
+// maxEvalSeconds bounds the estimated time of umps eval's sampling: a
+// run past it is refused rather than left running without output.
+const maxEvalSeconds = 600
 
 // umpsEvalCheck checks umps eval: count strings of length n (the ints
-// and a symbol distribution per position for each draw), the n right
-// environments of D x D, and for motzkin the counting table of big
-// integers (n^2/2 of them) used by the completions.
+// grown by append), the n right environments of D x D, and for motzkin
+// the counting table of big integers (n^2/2 of them) used by the
+// completions; then the time, from costs measured on this code (about
+// 4e-6 D^2 s per position to set up, 3e-8 D^2 A s per drawn symbol).
 func umpsEvalCheck(n, count, bond, symbols int, motzkin bool) error {
 	N, C, D, A := float64(n), float64(count), float64(bond), float64(symbols)
-	bytes := float64s(C*N + 2*N*D*D)
+	bytes := float64s(2*C*N + 2*N*D*D)
 	if motzkin {
 		bytes += 48 * N * N / 2
 	}
-	if err := needMemory(fmt.Sprintf("-len %d -samples %d", n, count), bytes); err != nil {
+	what := fmt.Sprintf("-len %d -samples %d", n, count)
+	if err := needMemory(what, bytes); err != nil {
 		return err
 	}
-	if work := C*N*D*D*A + N*D*D*D; work > maxSampleWork {
-		return fmt.Errorf("-len %d -samples %d needs about %.2g multiply-adds at bond %d (limit %.0e, hours of work): lower -len or -samples",
-			n, count, work, bond, maxSampleWork)
+	if secs := 4e-6*N*D*D + 3e-8*C*N*D*D*A; secs > maxEvalSeconds {
+		return fmt.Errorf("%s needs about %.2g hours of sampling at bond %d (limit %d minutes): lower -len or -samples",
+			what, secs/3600, bond, maxEvalSeconds/60)
 	}
 	return nil
 }
@@ -179,4 +181,56 @@ func umpsDataCheck(path string, progress io.Writer) error {
 		return flagError("-data", err)
 	}
 	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(4*float64(size)))
+}
+
+// reportUMPSClamps says on stderr when the built-in language had fewer
+// strings than -train or -valid asked for.
+func reportUMPSClamps(stderr io.Writer, spec experiments.UMPSSpec, rep *experiments.UMPSReport) {
+	if _, _, err := experiments.Membership(spec.Data); err != nil {
+		return // a file: split 80/20, -train and -valid do not apply
+	}
+	if rep.NTrain < spec.NTrain {
+		fmt.Fprintf(stderr, "rtn: note: -train %d reduced to %d (80%% of the %s strings up to the maximum length)\n", spec.NTrain, rep.NTrain, spec.Data)
+	}
+	if rep.NValid < spec.NValid {
+		fmt.Fprintf(stderr, "rtn: note: -valid %d reduced to %d (20%% of the %s strings up to the maximum length)\n", spec.NValid, rep.NValid, spec.Data)
+	}
+}
+
+// spectralMinN returns the fewest training examples of length 2L+1 that
+// give the method as many equations (N p) as it has unknowns, and what
+// those unknowns are; 0 when the method has no such count (lstm).
+func spectralMinN(s experiments.SpectralSpec) (int, string) {
+	d, p := float64(s.D), float64(s.P)
+	R := float64(s.Rank)
+	if s.Task == "addition" {
+		d, p = 3, 2
+		if R == 0 {
+			R = 2
+		}
+	} else if R == 0 {
+		R = float64(s.States)
+	}
+	L := float64(s.L)
+	var unknowns float64
+	var what string
+	switch s.Method {
+	case "ls":
+		unknowns, what = math.Pow(d, 2*L+1)*p, "d^(2L+1) p Hankel entries"
+	case "nuclear", "iht", "tiht", "tiht+sgd":
+		rows, cols := math.Pow(d, L), math.Pow(d, L+1)*p
+		unknowns, what = R*(rows+cols-R), "R (d^L + d^(L+1) p - R) degrees of freedom of the rank-R Hankel matrix"
+	case "tt-als", "tt-tiht":
+		unknowns, what = (2*L+1)*R*R*d+R*p, "(2L+1) R^2 d + R p tensor-train values"
+	default:
+		return 0, ""
+	}
+	return int(math.Ceil(unknowns / p)), what
+}
+
+// warnUnderdetermined says on stderr when -n is below spectralMinN.
+func warnUnderdetermined(stderr io.Writer, s experiments.SpectralSpec) {
+	if min, what := spectralMinN(s); s.N < min {
+		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", s.N, min, s.Method, what)
+	}
 }

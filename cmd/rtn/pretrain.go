@@ -49,6 +49,9 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkPretrainFlags(&spec, list); err != nil {
 		return err
 	}
+	if err := checkOutDir("-out", spec.Out); err != nil {
+		return err
+	}
 	spec.NoTrain = spec.Epochs == 0
 	if !quiet && isTerminal(stderr) {
 		spec.Progress = stderr

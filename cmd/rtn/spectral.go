@@ -49,6 +49,12 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if err := checkSpectralFlags(&spec); err != nil {
 		return err
 	}
+	if err := needMemory(spectralBytes(spec)); err != nil {
+		return err
+	}
+	if !*sweep {
+		warnUnderdetermined(stderr, spec)
+	}
 	if *sweep {
 		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)
 	}
