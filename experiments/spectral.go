@@ -499,6 +499,11 @@ func parseSweepRow(rec []string) (SpectralReport, error) {
 	if !slices.Contains(SpectralMethods, r.Method) {
 		return r, fmt.Errorf("unknown method %q", r.Method)
 	}
+	for i, v := range []float64{r.Noise, float64(r.TrainMSE), float64(r.TestMSE), float64(r.TestOutputVar), r.Seconds} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return r, fmt.Errorf("column %s is %v, want a finite number", sweepHeader[[]int{3, 6, 7, 8, 10}[i]], v)
+		}
+	}
 	return r, nil
 }
 

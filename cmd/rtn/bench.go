@@ -29,9 +29,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return usagef("-%s must be >= 1, got %d", f.name, f.v)
 		}
 	}
-	if err := needMemory(benchBytes(cfg)); err != nil {
-		return err
-	}
 	var names []string
 	if *only != "" {
 		for _, n := range strings.Split(*only, ",") {
@@ -41,6 +38,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			names = append(names, n)
 		}
+	}
+	if err := needMemory(benchBytes(cfg)); err != nil {
+		return err
 	}
 	rs, err := experiments.RunBenchmarks(cfg, names)
 	if err != nil {

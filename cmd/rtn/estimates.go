@@ -160,7 +160,7 @@ func textFileStats(path string, progress io.Writer) (int64, int, error) {
 func trainDataCheck(path string, progress io.Writer) error {
 	size, distinct, err := textFileStats(path, progress)
 	if err != nil {
-		return flagError("-data", err)
+		return fmt.Errorf("-data: %v", err)
 	}
 	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
 }
@@ -178,7 +178,7 @@ func umpsDataCheck(path string, progress io.Writer) error {
 	}
 	size, _, err := textFileStats(path, progress)
 	if err != nil {
-		return flagError("-data", err)
+		return fmt.Errorf("-data: %v", err)
 	}
 	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(4*float64(size)))
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // checkOutDir fails, naming flag, unless dir is (or can be created as) a
@@ -22,6 +24,8 @@ func checkOutDir(flag, dir string) error {
 			return fmt.Errorf("%s %s: %s is not a directory", flag, dir, p)
 		case err == nil:
 			return probeWritable(flag, dir, p)
+		case errors.Is(err, syscall.ENOTDIR):
+			// A parent is a file: the loop reaches it and reports it.
 		case !os.IsNotExist(err):
 			return fmt.Errorf("%s %s: %v", flag, dir, err)
 		}
