@@ -15,6 +15,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -50,7 +51,8 @@ type TrainSpec struct {
 	Epochs int
 	// Batch is the minibatch size. Default 32.
 	Batch int
-	// Chunk is the truncated-BPTT length. Default 100.
+	// Chunk, when positive, is the truncated-BPTT length; 0 (the
+	// default) backpropagates through every step.
 	Chunk int
 	// Patience is the number of epochs without validation improvement
 	// before the learning rate drops (0: no early stopping).
@@ -153,7 +155,7 @@ func (s *TrainSpec) defaults() error {
 	case s.Batch < 0:
 		return errors.Errorf("batch must be positive, got %d", s.Batch)
 	case s.Chunk < 0:
-		return errors.Errorf("chunk must be positive, got %d", s.Chunk)
+		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
 	case s.Patience < 0:
 		return errors.Errorf("patience must not be negative, got %d", s.Patience)
 	}
@@ -187,12 +189,12 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 
 // NewModel builds an Elman RNN or LSTM sequence model for a task, with
 // weights drawn from rng.
-func NewModel(model, activation string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
+func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
 	p := graph.NewParams()
 	var cell graph.Cell
 	switch model {
 	case "rnn":
-		act, err := rnn.ParseActivation(activation)
+		act, err := activation.ParseOneOf(actName, rnn.ElmanActivations()...)
 		if err != nil {
 			return nil, err
 		}

@@ -92,6 +92,39 @@ const (
 	MethodNuclear Method = "nuclear"
 )
 
+// check reports an unknown method.
+func (m Method) check() error {
+	switch m {
+	case MethodLS, MethodIHT, MethodTIHT, MethodNuclear:
+		return nil
+	}
+	return fmt.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", m)
+}
+
+// estimate recovers the Hankel tensor of the examples of s with
+// cfg.Method (IHT/TIHT projecting to rank) and returns the iterations
+// spent (zero for least squares).
+func estimate(s datasets.TwoRNNData, cfg Config, rank int) (Hankel, int, error) {
+	var h Hankel
+	var st IHTStats
+	var err error
+	switch cfg.Method {
+	case MethodLS:
+		h, err = LeastSquares(s)
+	case MethodIHT, MethodTIHT:
+		h, st, err = iterativeHT(s, rank, cfg.Method == MethodTIHT, cfg.IHT)
+	case MethodNuclear:
+		if cfg.Nuclear.Lambda > 0 || !cfg.NuclearHoldout {
+			h, st, err = NuclearNorm(s, cfg.Nuclear)
+		} else {
+			h, st, _, err = NuclearHoldout(s, cfg.Nuclear)
+		}
+	default:
+		err = cfg.Method.check()
+	}
+	return h, st.Iterations, err
+}
+
 // Config configures Learn.
 type Config struct {
 	// Method is the recovery method; if empty it defaults to MethodTIHT.
@@ -165,28 +198,14 @@ func Learn(train [3]datasets.TwoRNNData, cfg Config) (Result, error) {
 	if cfg.Method == "" {
 		cfg.Method = MethodTIHT
 	}
+	if err := cfg.Method.check(); err != nil {
+		return Result{}, err
+	}
 	var hs [3]Hankel
 	var res Result
 	for k, s := range train {
 		var err error
-		switch cfg.Method {
-		case MethodLS:
-			hs[k], err = LeastSquares(s)
-		case MethodIHT, MethodTIHT:
-			var st IHTStats
-			hs[k], st, err = iterativeHT(s, cfg.Rank, cfg.Method == MethodTIHT, cfg.IHT)
-			res.Iterations[k] = st.Iterations
-		case MethodNuclear:
-			var st IHTStats
-			if cfg.Nuclear.Lambda > 0 || !cfg.NuclearHoldout {
-				hs[k], st, err = NuclearNorm(s, cfg.Nuclear)
-			} else {
-				hs[k], st, _, err = NuclearHoldout(s, cfg.Nuclear)
-			}
-			res.Iterations[k] = st.Iterations
-		default:
-			return Result{}, fmt.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", cfg.Method)
-		}
+		hs[k], res.Iterations[k], err = estimate(s, cfg, cfg.Rank)
 		if errors.Is(err, ErrDiverged) {
 			res.ZeroMSE = meanSquare(train[2].Y)
 			return fallback(res, d, p, cfg.Rank, err.Error()), nil
@@ -236,9 +255,14 @@ func ChooseRank(h Hankel) (int, error) {
 	if !svd.Factorize(h.Matrix(h.Len/2), mat.SVDNone) {
 		return 0, fmt.Errorf("spectral: SVD of H^(2L) failed")
 	}
-	sv := svd.Values(nil)
+	return gapRank(svd.Values(nil), "H^(2L)")
+}
+
+// gapRank is ChooseRank's rule on the decreasing singular values sv of a
+// Hankel matrix named what.
+func gapRank(sv []float64, what string) (int, error) {
 	if sv[0] == 0 {
-		return 0, fmt.Errorf("spectral: H^(2L) is zero, no rank to choose")
+		return 0, fmt.Errorf("spectral: %s is zero, no rank to choose", what)
 	}
 	floor := 1e-12 * sv[0]
 	best, bestGap := 1, 0.0
