@@ -56,7 +56,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-hidden must be in [1, 4096]", "train", "-hidden", "5000")
 	c(2, "-epochs must be >= 1", "train", "-epochs", "0")
 	c(2, "-batch must be >= 1", "train", "-batch", "-1")
-	c(2, "-chunk must be >= 1", "train", "-chunk", "0")
+	c(2, "-chunk must be >= 0", "train", "-chunk", "-1")
 	c(2, "-patience must be >= 0", "train", "-patience", "-1")
 	c(2, "-lr must be a finite number", "train", "-lr", "NaN")
 	c(2, "-lr must be a finite number", "train", "-lr", "-1")
