@@ -22,3 +22,12 @@ func TestExactSamplerExplodingDFA(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A class with no symbol of the alphabet is named in a short message
+// even when it expands to thousands of ranges.
+func TestRegexClassErrorShort(t *testing.T) {
+	_, err := CompileRegex(`\pL`, "01")
+	if err == nil || !strings.Contains(err.Error(), "holds no symbol") || len([]rune(err.Error())) > 120 {
+		t.Fatalf("got %q", err)
+	}
+}
