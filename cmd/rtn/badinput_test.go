@@ -142,6 +142,12 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `-methods: unknown method "svd"`, "spectral", "-sweep", "-methods", "ls,svd")
 	c(2, `-ranks: "10" is not a rank in [1, 9]`, "spectral", "-sweep", "-ranks", "10")
 	c(2, "-sweep needs -out", "spectral", "-sweep", "-out", "")
+	c(1, "-out "+file+"/m.npz: "+file+" is not a directory", "spectral", "-out", file+"/m.npz")
+	c(2, "-save-data must name a .npz or .csv file", "spectral", "-save-data", dir+"/")
+	c(1, "-save-data "+file+"/d.csv: "+file+" is not a directory", "spectral", "-save-data", file+"/d.csv")
+	c(1, "is not a directory", "spectral", "finetune", "-model", file, "-data", file, "-out", file)
+	c(1, "is not a directory", "spectral", "predict", "-model", file, "-data", file, "-out", file+"/p.csv")
+	c(1, "is not a directory", "reproduce", "-out", file)
 	// bench.
 	c(2, "-batch must be >= 1", "bench", "-batch", "0")
 	c(2, "-hidden must be >= 1", "bench", "-hidden", "0")

@@ -33,6 +33,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			return usagef("-markdown: %v", err)
 		}
 	}
+	if err := checkOutDir("-out", *out); err != nil {
+		return err
+	}
 	cfg := experiments.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {

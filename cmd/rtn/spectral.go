@@ -87,6 +87,12 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if err := needMemory(spectralBytes(spec)); err != nil {
 		return err
 	}
+	if err := checkOutPath("-out", spec.SaveModel); err != nil {
+		return err
+	}
+	if err := checkOutPath("-save-data", spec.SaveData); err != nil {
+		return err
+	}
 	if !*sweep {
 		warnUnderdetermined(stderr, spec)
 	}
