@@ -92,7 +92,7 @@ func TestFloatJSON(t *testing.T) {
 
 func TestTrainSpecErrors(t *testing.T) {
 	for _, spec := range []TrainSpec{
-		{Model: "gru"},
+		{Model: "transformer"},
 		{Hidden: -1},
 		{Task: "nope"},
 		{Optimizer: "nope"},

@@ -120,8 +120,8 @@ func (s *TrainSpec) defaults() error {
 	if s.Model == "" {
 		s.Model = "lstm"
 	}
-	if s.Model != "rnn" && s.Model != "lstm" {
-		return errors.Errorf("unknown model %q (want rnn or lstm)", s.Model)
+	if s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru" {
+		return errors.Errorf("unknown model %q (want rnn, lstm or gru)", s.Model)
 	}
 	if s.Activation == "" {
 		s.Activation = "tanh"
@@ -187,7 +187,7 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 	return nil, errors.Errorf("unknown task %q (built-in: pfa)", name)
 }
 
-// NewModel builds an Elman RNN or LSTM sequence model for a task, with
+// NewModel builds an Elman RNN, LSTM or GRU sequence model for a task, with
 // weights drawn from rng.
 func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
 	p := graph.NewParams()
@@ -215,8 +215,17 @@ func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.
 			return nil, err
 		}
 		cell = c
+	case "gru":
+		c, err := rnn.NewGRU(p, "gru", task.In, hidden)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Init(rng); err != nil {
+			return nil, err
+		}
+		cell = c
 	default:
-		return nil, errors.Errorf("unknown model %q (want rnn or lstm)", model)
+		return nil, errors.Errorf("unknown model %q (want rnn, lstm or gru)", model)
 	}
 	seq, err := layers.NewSequence(p, cell, task.Out, task.Kind)
 	if err != nil {

@@ -95,6 +95,13 @@ func TestRecurrenceMatchesUnrolled(t *testing.T) {
 			}
 			return c, err
 		}},
+		{"gru", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+			c, err := rnn.NewGRU(p, "gru", in, hidden)
+			if err == nil {
+				err = c.Init(rng)
+			}
+			return c, err
+		}},
 		{"2rnn-tanh", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := twornn.NewCell(p, "tworn", in, hidden, activation.Tanh)
 			if err == nil {

@@ -51,6 +51,7 @@ func TestGolden(t *testing.T) {
 		{"bench-bad-only", []string{"bench", "-only", "nope"}, 2},
 		{"bench-bad-reps", []string{"bench", "-reps", "0"}, 2},
 		{"train-rnn-small", []string{"train", "-model", "rnn", "-hidden", "8", "-epochs", "2", "-quiet"}, 0},
+		{"train-gru-small", []string{"train", "-model", "gru", "-hidden", "8", "-epochs", "2", "-quiet"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
-	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn or lstm")
+	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn, lstm or gru")
 	fs.StringVar(&spec.Activation, "activation", "tanh", "Elman RNN activation: tanh, symsigmoid or identity")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
@@ -74,8 +74,8 @@ const maxHidden = 1 << 12
 
 func checkTrainFlags(s *experiments.TrainSpec) error {
 	switch {
-	case s.Model != "rnn" && s.Model != "lstm":
-		return usagef("-model must be rnn or lstm, got %q", s.Model)
+	case s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru":
+		return usagef("-model must be rnn, lstm or gru, got %q", s.Model)
 	case s.Hidden <= 0 || s.Hidden > maxHidden:
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
 	case s.Epochs <= 0:
