@@ -50,7 +50,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `unknown subcommand "fit"`, "umps", "fit")
 	c(2, "flag provided but not defined: -x", "umps", "prob", "-x")
 	// train: values, names, ranges.
-	c(2, "-model must be rnn or lstm", "train", "-model", "gru")
+	c(2, "-model must be rnn, lstm or gru", "train", "-model", "transformer")
 	c(2, "-activation must be", "train", "-model", "rnn", "-activation", "relu")
 	c(2, "-hidden must be in [1, 4096]", "train", "-hidden", "0")
 	c(2, "-hidden must be in [1, 4096]", "train", "-hidden", "5000")
