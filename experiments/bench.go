@@ -138,47 +138,15 @@ func init() {
 	}
 }
 
-// benchSequenceStep times one Adam training step of an Elman RNN, LSTM or GRU
-// on random binary frames (the piano-roll shape).
+// benchSequenceStep times one Adam training step of an Elman RNN, LSTM or
+// GRU on random binary frames (the piano-roll shape).
 func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	task := &datasets.Task{Name: "bench", In: cfg.In, Out: cfg.In, Kind: datasets.Binary}
-	for i := 0; i < cfg.Batch; i++ {
-		e := datasets.Example{T: cfg.Steps, X: make([]float64, cfg.Steps*cfg.In), Y: make([]float64, cfg.Steps*cfg.In)}
-		for j := range e.X {
-			e.X[j] = float64(rng.IntN(2))
-			e.Y[j] = float64(rng.IntN(2))
-		}
-		task.Train = append(task.Train, e)
-	}
-	seq, err := NewModel(model, "tanh", cfg.Hidden, task, rng)
-	if err != nil {
-		return BenchResult{}, err
-	}
 	t0 := time.Now()
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
+	step, err := SequenceStep(model, cfg)
 	if err != nil {
-		return BenchResult{}, err
-	}
-	if err := prob.Compile(cfg.Batch); err != nil {
 		return BenchResult{}, err
 	}
 	setup := time.Since(t0)
-	opt, err := optim.New("adam", optim.Config{})
-	if err != nil {
-		return BenchResult{}, err
-	}
-	idx := make([]int, cfg.Batch)
-	for i := range idx {
-		idx[i] = i
-	}
-	g := seq.Params.Like()
-	step := func() error {
-		if _, err := prob.LossGrad(idx, g); err != nil {
-			return err
-		}
-		return opt.Step(seq.Params, g)
-	}
 	if err := step(); err != nil { // warm-up: first-run allocations
 		return BenchResult{}, err
 	}
@@ -192,5 +160,49 @@ func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
 	return BenchResult{
 		Name: model + "-step", Setup: setup.Seconds(), PerStep: float64(per.Microseconds()) / 1000,
 		Note: fmt.Sprintf("batch %d, in/out %d, hidden %d, %d steps", cfg.Batch, cfg.In, cfg.Hidden, cfg.Steps),
+	}, nil
+}
+
+// SequenceStep builds what rtn bench times for model (rnn, lstm or gru):
+// a batch of cfg.Batch random binary sequences of cfg.Steps frames of
+// cfg.In notes, the model with cfg.Hidden units compiled for it (full
+// BPTT), and returns one training step (forward, backward through time,
+// Adam update). BenchmarkTrainStep runs the same step.
+func SequenceStep(model string, cfg BenchConfig) (func() error, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	task := &datasets.Task{Name: "bench", In: cfg.In, Out: cfg.In, Kind: datasets.Binary}
+	for i := 0; i < cfg.Batch; i++ {
+		e := datasets.Example{T: cfg.Steps, X: make([]float64, cfg.Steps*cfg.In), Y: make([]float64, cfg.Steps*cfg.In)}
+		for j := range e.X {
+			e.X[j] = float64(rng.IntN(2))
+			e.Y[j] = float64(rng.IntN(2))
+		}
+		task.Train = append(task.Train, e)
+	}
+	seq, err := NewModel(model, "tanh", cfg.Hidden, task, rng)
+	if err != nil {
+		return nil, err
+	}
+	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
+	if err != nil {
+		return nil, err
+	}
+	if err := prob.Compile(cfg.Batch); err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{})
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, cfg.Batch)
+	for i := range idx {
+		idx[i] = i
+	}
+	g := seq.Params.Like()
+	return func() error {
+		if _, err := prob.LossGrad(idx, g); err != nil {
+			return err
+		}
+		return opt.Step(seq.Params, g)
 	}, nil
 }

@@ -3,6 +3,7 @@ package layers_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -301,6 +302,49 @@ func TestRecurrenceTruncation(t *testing.T) {
 		for i := range g {
 			if math.Abs(g[i]-w[i]) > recurrenceTol*math.Max(1, math.Abs(w[i])) {
 				t.Errorf("%s[%d]: %.17g, chunked reference %.17g", n, i, g[i], w[i])
+			}
+		}
+	}
+}
+
+// badCell's step multiplies x [batch, 3] by a [4, 2] weight: its shapes do
+// not fit, and NewSequence says so before any training.
+type badCell struct{ p *graph.Params }
+
+func (c badCell) InputSize() int    { return 3 }
+func (c badCell) StateSizes() []int { return []int{2} }
+func (c badCell) InitialState(b *graph.Builder, batch int) []*G.Node {
+	return []*G.Node{b.ZeroState(batch, 2)}
+}
+func (c badCell) Step(b *graph.Builder, x *G.Node, h []*G.Node) []*G.Node {
+	return []*G.Node{b.Add(b.Mul(x, b.Param(c.p, "W")), h[0])}
+}
+
+// wideCell returns a state wider than StateSizes says.
+type wideCell struct{ badCell }
+
+func (c wideCell) Step(b *graph.Builder, x *G.Node, h []*G.Node) []*G.Node {
+	return []*G.Node{b.Concat(1, h[0], h[0])}
+}
+
+func TestCellShapeErrorsAtBuild(t *testing.T) {
+	p := graph.NewParams()
+	p.Add("W", 4, 2)
+	for _, tc := range []struct {
+		name string
+		cell graph.Cell
+		want []string
+	}{
+		{"mul", badCell{p}, []string{"cell step", "(2, 3)", "(4, 2)"}},
+		{"state", wideCell{badCell{p}}, []string{"cell step", "state 0 has shape (2, 4), want [2 2]"}},
+	} {
+		_, err := layers.NewSequence(p.Clone(), tc.cell, 1, datasets.Real)
+		if err == nil {
+			t.Fatalf("%s: NewSequence accepted a cell whose shapes do not fit", tc.name)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %q", tc.name, err, w)
 			}
 		}
 	}

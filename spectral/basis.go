@@ -1,6 +1,8 @@
 package spectral
 
 import (
+	"github.com/pkg/errors"
+
 	"fmt"
 	"slices"
 	"strconv"
@@ -130,7 +132,7 @@ func ChooseBasis(usable []int, d, p, rank int) (Basis, error) {
 	case capMax > 0:
 		return Basis{}, &RankError{Rank: rank, Max: capMax, Basis: bestCap}
 	}
-	return Basis{}, fmt.Errorf("spectral: no prefix/suffix basis in the usable lengths %v: a basis needs lengths a, b, a+b and a+b+1 (for example L, 2L and 2L+1)", usable)
+	return Basis{}, errors.Errorf("spectral: no prefix/suffix basis in the usable lengths %v: a basis needs lengths a, b, a+b and a+b+1 (for example L, 2L and 2L+1)", usable)
 }
 
 func allOK(ls []int, ok map[int]bool) bool {
@@ -160,13 +162,13 @@ func BasisHankels(hs map[int]Hankel, b Basis) (h *mat.Dense, hc []*mat.Dense, he
 	for _, l := range b.Lengths() {
 		t, ok := hs[l]
 		if !ok {
-			return nil, nil, nil, nil, fmt.Errorf("spectral: basis %v needs H^(%d)", b, l)
+			return nil, nil, nil, nil, errors.Errorf("spectral: basis %v needs H^(%d)", b, l)
 		}
 		if d == 0 {
 			d, p = t.In, t.Out
 		}
 		if t.Len != l || t.In != d || t.Out != p || len(t.Data) == 0 {
-			return nil, nil, nil, nil, fmt.Errorf("spectral: Hankel tensor of length %d has l = %d, d = %d, p = %d (want d = %d, p = %d)", l, t.Len, t.In, t.Out, d, p)
+			return nil, nil, nil, nil, errors.Errorf("spectral: Hankel tensor of length %d has l = %d, d = %d, p = %d (want d = %d, p = %d)", l, t.Len, t.In, t.Out, d, p)
 		}
 		if err := checkFinite(fmt.Sprintf("Hankel tensor H^(%d)", l), t.Data); err != nil {
 			return nil, nil, nil, nil, err
@@ -174,7 +176,7 @@ func BasisHankels(hs map[int]Hankel, b Basis) (h *mat.Dense, hc []*mat.Dense, he
 	}
 	rows, cols, ok := b.Dims(d, p)
 	if !ok || len(b.Prefix) == 0 || len(b.Suffix) == 0 {
-		return nil, nil, nil, nil, fmt.Errorf("spectral: basis %v is empty or too large", b)
+		return nil, nil, nil, nil, errors.Errorf("spectral: basis %v is empty or too large", b)
 	}
 	h, hp = mat.NewDense(rows, cols, nil), mat.NewDense(rows, p, nil)
 	hc = make([]*mat.Dense, d)
@@ -226,11 +228,11 @@ func RecoverBasis(hs map[int]Hankel, b Basis, rank int) (RNN, error) {
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h, mat.SVDThin) {
-		return RNN{}, fmt.Errorf("spectral: SVD of the Hankel matrix of %v failed", b)
+		return RNN{}, errors.Errorf("spectral: SVD of the Hankel matrix of %v failed", b)
 	}
 	sv := svd.Values(nil)
 	if sv[rank-1] <= float64(max(rows, cols))*eps*sv[0] || sv[rank-1] == 0 {
-		return RNN{}, fmt.Errorf("spectral: rank %d exceeds the numerical rank of the Hankel matrix of %v (singular value %d is %g, the largest %g)",
+		return RNN{}, errors.Errorf("spectral: rank %d exceeds the numerical rank of the Hankel matrix of %v (singular value %d is %g, the largest %g)",
 			rank, b, rank, sv[rank-1], sv[0])
 	}
 	var u, v mat.Dense

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"errors"
+	"github.com/pkg/errors"
+
 	"fmt"
 	"math"
 	"slices"
@@ -63,7 +64,7 @@ func UsableLengths(train datasets.IOData, method Method, maxRows int) []int {
 // every basis allows is a *RankError.
 func Fit(train datasets.IOData, cfg FitConfig) (FitResult, error) {
 	if err := train.Validate(); err != nil {
-		return FitResult{}, fmt.Errorf("spectral: %v", err)
+		return FitResult{}, errors.Wrap(err, "spectral")
 	}
 	if cfg.Method == "" {
 		cfg.Method = MethodTIHT
@@ -75,7 +76,7 @@ func Fit(train datasets.IOData, cfg FitConfig) (FitResult, error) {
 		cfg.MaxRows = 4096
 	}
 	if cfg.Rank < 0 || cfg.MaxRows < 1 {
-		return FitResult{}, fmt.Errorf("spectral: Fit with rank %d and MaxRows %d, want >= 0 and >= 1", cfg.Rank, cfg.MaxRows)
+		return FitResult{}, errors.Errorf("spectral: Fit with rank %d and MaxRows %d, want >= 0 and >= 1", cfg.Rank, cfg.MaxRows)
 	}
 	groups := train.ByLength()
 	if len(groups) == 3 && groups[1].Len == 2*groups[0].Len && groups[2].Len == groups[1].Len+1 {
@@ -155,7 +156,7 @@ func basisRank(byLen map[int]datasets.TwoRNNData, b Basis) (int, error) {
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h, mat.SVDNone) {
-		return 0, fmt.Errorf("spectral: SVD of the Hankel matrix of %v failed", b)
+		return 0, errors.Errorf("spectral: SVD of the Hankel matrix of %v failed", b)
 	}
 	return gapRank(svd.Values(nil), "the Hankel matrix")
 }
@@ -165,7 +166,7 @@ func basisRank(byLen map[int]datasets.TwoRNNData, b Basis) (int, error) {
 // together.
 func (m RNN) PredictIO(s datasets.IOData) ([]float64, error) {
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("spectral: %v", err)
+		return nil, errors.Wrap(err, "spectral")
 	}
 	lengths, _ := s.Lengths()
 	where := make([][]int, len(lengths))
@@ -192,7 +193,7 @@ func (m RNN) PredictIO(s datasets.IOData) ([]float64, error) {
 // equals MSE bit for bit.
 func (m RNN) MSEIO(s datasets.IOData) (float64, error) {
 	if err := s.Validate(); err != nil {
-		return math.NaN(), fmt.Errorf("spectral: %v", err)
+		return math.NaN(), errors.Wrap(err, "spectral")
 	}
 	ss := 0.0
 	for _, g := range s.ByLength() {
@@ -215,10 +216,10 @@ func (m RNN) MSEIO(s datasets.IOData) (float64, error) {
 // validation MSE of each rank tried (index r-1). cfg.Rank is ignored.
 func FitSelect(train, valid datasets.IOData, cfg FitConfig, maxRank int) (FitResult, []float64, error) {
 	if maxRank < 1 {
-		return FitResult{}, nil, fmt.Errorf("spectral: FitSelect with maxRank %d, want >= 1", maxRank)
+		return FitResult{}, nil, errors.Errorf("spectral: FitSelect with maxRank %d, want >= 1", maxRank)
 	}
 	if err := valid.Validate(); err != nil {
-		return FitResult{}, nil, fmt.Errorf("spectral: validation data: %v", err)
+		return FitResult{}, nil, errors.Wrap(err, "spectral: validation data")
 	}
 	var best FitResult
 	var mses []float64

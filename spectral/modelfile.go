@@ -1,6 +1,8 @@
 package spectral
 
 import (
+	"github.com/pkg/errors"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,17 +61,17 @@ func SaveModel(npzPath, jsonPath string, m RNN, info ModelInfo) error {
 		{Name: "omega", Shape: []int{p, n}, Data: m.Omega},
 	})
 	if err != nil {
-		return fmt.Errorf("spectral: saving the model: %v", err)
+		return errors.Wrap(err, "spectral: saving the model")
 	}
 	js, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
-		return fmt.Errorf("spectral: %v", err)
+		return errors.Wrap(err, "spectral")
 	}
 	if err := params.WriteFileAtomic(jsonPath, func(w io.Writer) error {
 		_, err := w.Write(append(js, '\n'))
 		return err
 	}); err != nil {
-		return fmt.Errorf("spectral: saving the model metadata: %v", err)
+		return errors.Wrap(err, "spectral: saving the model metadata")
 	}
 	return nil
 }
@@ -81,10 +83,10 @@ func LoadModel(path string) (RNN, ModelInfo, error) {
 	var info ModelInfo
 	arrays, err := params.ReadArrays(path, &info)
 	if err != nil {
-		return RNN{}, ModelInfo{}, fmt.Errorf("spectral: %v", err)
+		return RNN{}, ModelInfo{}, errors.Wrap(err, "spectral")
 	}
 	if info.Format != ModelFormat {
-		return RNN{}, ModelInfo{}, fmt.Errorf("spectral: %s: not a linear 2-RNN model file (format %q, want %q)", path, info.Format, ModelFormat)
+		return RNN{}, ModelInfo{}, errors.Errorf("spectral: %s: not a linear 2-RNN model file (format %q, want %q)", path, info.Format, ModelFormat)
 	}
 	n, d, p := info.States, info.In, info.Out
 	m := RNN{States: n, In: d, Out: p}
@@ -92,7 +94,7 @@ func LoadModel(path string) (RNN, ModelInfo, error) {
 	for _, a := range arrays {
 		shape, ok := want[a.Name]
 		if !ok || fmt.Sprint(shape) != fmt.Sprint(a.Shape) {
-			return RNN{}, ModelInfo{}, fmt.Errorf("spectral: %s: array %s of shape %v, want alpha %v, A %v and omega %v",
+			return RNN{}, ModelInfo{}, errors.Errorf("spectral: %s: array %s of shape %v, want alpha %v, A %v and omega %v",
 				path, a.Name, a.Shape, want["alpha"], want["A"], want["omega"])
 		}
 		switch a.Name {
@@ -105,7 +107,7 @@ func LoadModel(path string) (RNN, ModelInfo, error) {
 		}
 	}
 	if err := m.Validate(); err != nil {
-		return RNN{}, ModelInfo{}, fmt.Errorf("spectral: %s: %v", path, err)
+		return RNN{}, ModelInfo{}, errors.Wrapf(err, "spectral: %s", path)
 	}
 	return m, info, nil
 }

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"errors"
+	"github.com/pkg/errors"
+
 	"fmt"
 	"math"
 
@@ -22,11 +23,11 @@ import (
 func Recover(hL, h2L, h2L1 Hankel, rank int) (RNN, error) {
 	L, d, p := hL.Len, hL.In, hL.Out
 	if h2L.Len != 2*L || h2L1.Len != 2*L+1 {
-		return RNN{}, fmt.Errorf("spectral: Hankel tensors of lengths %d, %d, %d, want L, 2L, 2L+1", L, h2L.Len, h2L1.Len)
+		return RNN{}, errors.Errorf("spectral: Hankel tensors of lengths %d, %d, %d, want L, 2L, 2L+1", L, h2L.Len, h2L1.Len)
 	}
 	for _, h := range []Hankel{h2L, h2L1} {
 		if h.In != d || h.Out != p {
-			return RNN{}, fmt.Errorf("spectral: Hankel tensors with d = %d, p = %d and d = %d, p = %d", d, p, h.In, h.Out)
+			return RNN{}, errors.Errorf("spectral: Hankel tensors with d = %d, p = %d and d = %d, p = %d", d, p, h.In, h.Out)
 		}
 	}
 	for _, h := range []Hankel{hL, h2L, h2L1} {
@@ -36,15 +37,15 @@ func Recover(hL, h2L, h2L1 Hankel, rank int) (RNN, error) {
 	}
 	dL := hL.Rows()
 	if rank < 1 || rank > dL {
-		return RNN{}, fmt.Errorf("spectral: rank %d out of range: H^(2L)<<L,L+1>> is %d x %d, so the rank must be in [1, %d]", rank, dL, dL*p, dL)
+		return RNN{}, errors.Errorf("spectral: rank %d out of range: H^(2L)<<L,L+1>> is %d x %d, so the rank must be in [1, %d]", rank, dL, dL*p, dL)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h2L.Matrix(L), mat.SVDThin) {
-		return RNN{}, fmt.Errorf("spectral: SVD of H^(2L) failed")
+		return RNN{}, errors.New("spectral: SVD of H^(2L) failed")
 	}
 	sv := svd.Values(nil)
 	if sv[rank-1] <= float64(dL*p)*eps*sv[0] || sv[rank-1] == 0 {
-		return RNN{}, fmt.Errorf("spectral: rank %d exceeds the numerical rank of H^(2L)<<L,L+1>> (singular value %d is %g, the largest %g)",
+		return RNN{}, errors.Errorf("spectral: rank %d exceeds the numerical rank of H^(2L)<<L,L+1>> (singular value %d is %g, the largest %g)",
 			rank, rank, sv[rank-1], sv[0])
 	}
 	var u, v mat.Dense
@@ -98,7 +99,7 @@ func (m Method) check() error {
 	case MethodLS, MethodIHT, MethodTIHT, MethodNuclear:
 		return nil
 	}
-	return fmt.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", m)
+	return errors.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", m)
 }
 
 // estimate recovers the Hankel tensor of the examples of s with
@@ -171,13 +172,13 @@ func Learn(train [3]datasets.TwoRNNData, cfg Config) (Result, error) {
 	L := train[0].Len
 	for k, want := range []int{L, 2 * L, 2*L + 1} {
 		if err := train[k].Validate(); err != nil {
-			return Result{}, fmt.Errorf("spectral: training set %d: %v", k, err)
+			return Result{}, errors.Wrapf(err, "spectral: training set %d", k)
 		}
 		if train[k].Len != want {
-			return Result{}, fmt.Errorf("spectral: training sets of lengths %d, %d, %d, want L, 2L, 2L+1", L, train[1].Len, train[2].Len)
+			return Result{}, errors.Errorf("spectral: training sets of lengths %d, %d, %d, want L, 2L, 2L+1", L, train[1].Len, train[2].Len)
 		}
 		if train[k].In != train[0].In || train[k].Out != train[0].Out {
-			return Result{}, fmt.Errorf("spectral: training set %d has d = %d, p = %d, set 0 has d = %d, p = %d",
+			return Result{}, errors.Errorf("spectral: training set %d has d = %d, p = %d, set 0 has d = %d, p = %d",
 				k, train[k].In, train[k].Out, train[0].In, train[0].Out)
 		}
 	}
@@ -193,7 +194,7 @@ func Learn(train [3]datasets.TwoRNNData, cfg Config) (Result, error) {
 		}
 	}
 	if cfg.Rank < 1 || cfg.Rank > dL {
-		return Result{}, fmt.Errorf("spectral: rank %d out of range [1, d^L = %d]", cfg.Rank, dL)
+		return Result{}, errors.Errorf("spectral: rank %d out of range [1, d^L = %d]", cfg.Rank, dL)
 	}
 	if cfg.Method == "" {
 		cfg.Method = MethodTIHT
@@ -246,14 +247,14 @@ func judge(res Result, m RNN, s datasets.TwoRNNData) Result {
 // once N is large enough; with few examples prefer an explicit rank.
 func ChooseRank(h Hankel) (int, error) {
 	if h.Len < 2 || h.Len%2 != 0 {
-		return 0, fmt.Errorf("spectral: ChooseRank needs H^(2L), got a tensor of length %d", h.Len)
+		return 0, errors.Errorf("spectral: ChooseRank needs H^(2L), got a tensor of length %d", h.Len)
 	}
 	if err := checkFinite("Hankel tensor", h.Data); err != nil {
 		return 0, err
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h.Matrix(h.Len/2), mat.SVDNone) {
-		return 0, fmt.Errorf("spectral: SVD of H^(2L) failed")
+		return 0, errors.New("spectral: SVD of H^(2L) failed")
 	}
 	return gapRank(svd.Values(nil), "H^(2L)")
 }
@@ -262,7 +263,7 @@ func ChooseRank(h Hankel) (int, error) {
 // Hankel matrix named what.
 func gapRank(sv []float64, what string) (int, error) {
 	if sv[0] == 0 {
-		return 0, fmt.Errorf("spectral: %s is zero, no rank to choose", what)
+		return 0, errors.Errorf("spectral: %s is zero, no rank to choose", what)
 	}
 	floor := 1e-12 * sv[0]
 	best, bestGap := 1, 0.0
