@@ -21,7 +21,7 @@
 //     optim registry and early stopping on validation.
 //   - Model files are JSON and round-trip bit for bit.
 //
-// A minimal session:
+// A minimal example:
 //
 //	train, _ := datasets.ReadStringsFile("1.pautomac.train", datasets.PAutomaC, nil)
 //	m, _, _ := wfa.Fit(train, wfa.Config{Seed: 1})
