@@ -9,16 +9,15 @@ import (
 	"strconv"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/rtnlab/rtn/graph"
 )
 
 // writeJSON writes v as indented JSON, atomically.
 func writeJSON(path string, v any) error {
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
@@ -27,7 +26,7 @@ func writeJSON(path string, v any) error {
 
 // writeCSV writes a header and rows, atomically.
 func writeCSV(path string, header []string, rows [][]string) error {
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(header); err != nil {
 			return err
@@ -109,7 +108,7 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series, refs []HLine)
 	if err != nil {
 		return err
 	}
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := wt.WriteTo(w)
 		return err
 	})

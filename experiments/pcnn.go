@@ -13,10 +13,10 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // PCNNSpec is one training run of the Riemannian paper's experiments
@@ -244,7 +244,7 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	rep := &PCNNReport{Task: spec.Task, Model: spec.Model, Method: method.String(), Units: spec.Units,
 		Degree: spec.Degree, TrueBits: valid.TrueBits()}
 	best := math.Inf(1)
-	var bestParams *graph.Params
+	var bestParams *params.Params
 	var bestModel *pcnn.Model
 	var bestErr float64
 	validTrace := &pcnn.Trace{}

@@ -14,10 +14,10 @@ import (
 
 	"github.com/rtnlab/rtn/autoenc"
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // PretrainSpec describes one run of the linear-autoencoder pre-training
@@ -207,7 +207,7 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		rep.PretrainSeconds = time.Since(start).Seconds()
 	}
 	linear := spec.Init == "linear"
-	measure := func(p *graph.Params, epoch int, secs float64) error {
+	measure := func(p *params.Params, epoch int, secs float64) error {
 		e, err := measureEpoch(p, task, linear)
 		if err != nil {
 			return err
@@ -291,7 +291,7 @@ const pretrainRidge = 1
 // W = (2/s) A^T, U = 2 rho B^T (autoenc.Pretrain's default scaling; A^T
 // and B^T for identity units), b = h0 = 0, and the ridge least-squares
 // readout calibrated for Bernoulli outputs.
-func pretrainParams(p *graph.Params, task *datasets.Task, hidden int, linear bool) error {
+func pretrainParams(p *params.Params, task *datasets.Task, hidden int, linear bool) error {
 	in := make([][]float64, len(task.Train))
 	tg := make([][]float64, len(task.Train))
 	for i, ex := range task.Train {
@@ -319,7 +319,7 @@ func pretrainParams(p *graph.Params, task *datasets.Task, hidden int, linear boo
 }
 
 // measureEpoch evaluates the parameters on the three splits.
-func measureEpoch(p *graph.Params, task *datasets.Task, linear bool) (PretrainEpoch, error) {
+func measureEpoch(p *params.Params, task *datasets.Task, linear bool) (PretrainEpoch, error) {
 	var e PretrainEpoch
 	for _, s := range []struct {
 		exs      []datasets.Example
@@ -345,7 +345,7 @@ func measureEpoch(p *graph.Params, task *datasets.Task, linear bool) (PretrainEp
 // with gonum kernels and returns the frame accuracy counts (threshold
 // 0.5) and the NLL in nats per frame. It computes the same function as the
 // graph of layers.Sequence (tested).
-func EvalElmanBernoulli(p *graph.Params, exs []datasets.Example, linear bool) (*losses.FrameAccuracy, float64, error) {
+func EvalElmanBernoulli(p *params.Params, exs []datasets.Example, linear bool) (*losses.FrameAccuracy, float64, error) {
 	shape := p.Shape("rnn/W")
 	if len(shape) != 2 || !p.Has(layers.OutW) {
 		return nil, 0, errors.New("experiments: parameters are not an Elman RNN named rnn with an output layer")

@@ -28,6 +28,7 @@ import (
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -255,7 +256,7 @@ var _ twornn.Net = (*lstmNet)(nil)
 // at the last step, then a linear output layer (out/W [H, p], out/b [p]).
 type lstmNet struct {
 	cell    *rnn.LSTM
-	p       *graph.Params
+	p       *params.Params
 	in, out int
 }
 
@@ -263,7 +264,7 @@ type lstmNet struct {
 func (n *lstmNet) Sizes() (int, int) { return n.in, n.out }
 
 // Parameters implements twornn.Net.
-func (n *lstmNet) Parameters() *graph.Params { return n.p }
+func (n *lstmNet) Parameters() *params.Params { return n.p }
 
 // Build implements twornn.Net.
 func (n *lstmNet) Build(b *graph.Builder, batch, steps int) ([]*G.Node, *G.Node, *G.Node, error) {
@@ -283,7 +284,7 @@ func (n *lstmNet) Build(b *graph.Builder, batch, steps int) ([]*G.Node, *G.Node,
 func runLSTM(spec SpectralSpec, sp datasets.TwoRNNSplits, start time.Time) (*SpectralReport, error) {
 	const hidden = 20
 	in, out := sp.Train[0].In, sp.Train[0].Out
-	p := graph.NewParams()
+	p := params.New()
 	cell, err := rnn.NewLSTM(p, "lstm", in, hidden)
 	if err != nil {
 		return nil, err
@@ -564,7 +565,7 @@ func WriteSweep(dir, name string, reps []SpectralReport, byRank bool) error {
 		lines[key][line][r.N] = append(lines[key][line][r.N], float64(r.TestMSE))
 	}
 	if !byRank {
-		if err := graph.WriteFileAtomic(filepath.Join(dir, name+"_summary.md"), func(w io.Writer) error {
+		if err := params.WriteFileAtomic(filepath.Join(dir, name+"_summary.md"), func(w io.Writer) error {
 			return SweepSummary(w, reps)
 		}); err != nil {
 			return err
@@ -752,7 +753,7 @@ func logLogPlot(path, title string, series []Series) error {
 	if err != nil {
 		return err
 	}
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := wt.WriteTo(w)
 		return err
 	})

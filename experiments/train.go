@@ -18,6 +18,7 @@ import (
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // TrainSpec describes one training run of a first-order recurrent model on
@@ -190,7 +191,7 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 // NewModel builds an Elman RNN, LSTM or GRU sequence model for a task, with
 // weights drawn from rng.
 func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
-	p := graph.NewParams()
+	p := params.New()
 	var cell graph.Cell
 	switch model {
 	case "rnn":

@@ -12,8 +12,8 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/params"
 )
 
 // UMPSSpec configures the training of a u-MPS Born machine (rtn umps
@@ -116,8 +116,8 @@ type UMPSReport struct {
 	// BestEpoch count them.
 	BalanceEpochs int `json:"balance_epochs"`
 	// Params and Meta are the trained model.
-	Params *graph.Params `json:"-"`
-	Meta   UMPSMeta      `json:"-"`
+	Params *params.Params `json:"-"`
+	Meta   UMPSMeta       `json:"-"`
 }
 
 // UMPSData returns the training and validation strings of a data name and
@@ -167,8 +167,8 @@ func parseTomita(name string) (datasets.Tomita, error) {
 }
 
 // SaveUMPS writes a u-MPS model file.
-func SaveUMPS(path string, meta UMPSMeta, p *graph.Params) error {
-	return graph.SaveNPZ(path, meta, map[string]*graph.Params{"params": p})
+func SaveUMPS(path string, meta UMPSMeta, p *params.Params) error {
+	return params.SaveNPZ(path, meta, map[string]*params.Params{"params": p})
 }
 
 // LoadUMPS reads a model file written by SaveUMPS (path may be the run
@@ -179,7 +179,7 @@ func LoadUMPS(path string) (*umps.MPS, UMPSMeta, error) {
 		path = filepath.Join(path, "model.npz")
 	}
 	var meta UMPSMeta
-	sets, err := graph.LoadNPZ(path, &meta)
+	sets, err := params.LoadNPZ(path, &meta)
 	if err != nil {
 		return nil, meta, err
 	}

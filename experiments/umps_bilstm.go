@@ -13,6 +13,7 @@ import (
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // This file holds the u-MPS paper's bidirectional LSTM baseline for
@@ -24,7 +25,7 @@ import (
 // BiLSTM is the completion baseline over d symbols (input ids d+1 mark
 // begin for the forward and end for the backward reader).
 type BiLSTM struct {
-	P        *graph.Params
+	P        *params.Params
 	fwd, bwd *rnn.LSTM
 	d, h     int
 	result   *optim.Result
@@ -69,7 +70,7 @@ func (bl *BiLSTM) build(batch, n int, grad bool) (*biGraph, error) {
 			total = b.Add(total, l)
 		}
 	}
-	var wrt *graph.Params
+	var wrt *params.Params
 	if grad {
 		wrt = bl.P
 	}
@@ -80,7 +81,7 @@ func (bl *BiLSTM) build(batch, n int, grad bool) (*biGraph, error) {
 }
 
 // run binds a batch of strings and returns the mean NLL per symbol.
-func (g *biGraph) run(strs [][]int, d int, grads *graph.Params) (float64, error) {
+func (g *biGraph) run(strs [][]int, d int, grads *params.Params) (float64, error) {
 	in := d + 1
 	for t := 0; t < g.n; t++ {
 		xf := make([]float64, g.batch*in)
@@ -136,10 +137,10 @@ type biProblem struct {
 	validGraph   *biGraph
 }
 
-func (p *biProblem) Params() *graph.Params { return p.bl.P }
-func (p *biProblem) NumExamples() int      { return len(p.train) }
+func (p *biProblem) Params() *params.Params { return p.bl.P }
+func (p *biProblem) NumExamples() int       { return len(p.train) }
 
-func (p *biProblem) LossGrad(idx []int, grads *graph.Params) (float64, error) {
+func (p *biProblem) LossGrad(idx []int, grads *params.Params) (float64, error) {
 	g, ok := p.graphs[len(idx)]
 	if !ok {
 		var err error
@@ -181,7 +182,7 @@ func TrainBiLSTM(train, valid [][]int, d, hidden, epochs int, seed uint64, progr
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x62696c73))
-	p := graph.NewParams()
+	p := params.New()
 	bl := &BiLSTM{P: p, d: d, h: hidden}
 	var err error
 	if bl.fwd, err = rnn.NewLSTM(p, "fwd", d+1, hidden); err != nil {

@@ -8,10 +8,10 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // This file holds the u-MPS paper's unidirectional LSTM baseline: a
@@ -40,7 +40,7 @@ func positional(pos, n int) []float64 {
 // previous symbol (or begin, id d) one-hot plus the positional encoding;
 // outputs are the next symbol or end (id d).
 type LSTMBaseline struct {
-	P      *graph.Params
+	P      *params.Params
 	cell   *rnn.LSTM
 	d, h   int
 	prob   *layers.Problem
@@ -85,7 +85,7 @@ func TrainLSTMBaseline(train, valid [][]int, d, hidden, epochs int, seed uint64,
 	for _, s := range valid {
 		task.Valid = append(task.Valid, lstmExample(s, d))
 	}
-	p := graph.NewParams()
+	p := params.New()
 	cell, err := rnn.NewLSTM(p, "lstm", task.In, hidden)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func trainBaseline(prob optim.Problem, epochs int, seed uint64, progress io.Writ
 type lstmState struct{ h, c []float64 }
 
 // newLSTMState returns the learned initial state (h0, c0) for count rows.
-func newLSTMState(p *graph.Params, cell *rnn.LSTM, H, count int) *lstmState {
+func newLSTMState(p *params.Params, cell *rnn.LSTM, H, count int) *lstmState {
 	st := &lstmState{h: make([]float64, count*H), c: make([]float64, count*H)}
 	for r := 0; r < count; r++ {
 		copy(st.h[r*H:], p.Data(cell.Name("h0")))
@@ -142,7 +142,7 @@ func newLSTMState(p *graph.Params, cell *rnn.LSTM, H, count int) *lstmState {
 
 // lstmStep advances every row by one input: the LSTM of layers/rnn (gates
 // i, f, g, o) written out in plain Go for sampling.
-func lstmStep(p *graph.Params, cell *rnn.LSTM, H int, st *lstmState, x [][]float64) {
+func lstmStep(p *params.Params, cell *rnn.LSTM, H int, st *lstmState, x [][]float64) {
 	W, U, bias := p.Data(cell.Name("W")), p.Data(cell.Name("U")), p.Data(cell.Name("b"))
 	z := make([]float64, 4*H)
 	for r := range x {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // The LSTM baseline's plain-Go forward pass (used for sampling) computes
@@ -61,7 +62,7 @@ func TestBiLSTM(t *testing.T) {
 		t.Fatal(err)
 	}
 	loss := func() (float64, error) { return g.run(train[:2], 3, nil) }
-	grad := func(gr *graph.Params) error { _, err := g.run(train[:2], 3, gr); return err }
+	grad := func(gr *params.Params) error { _, err := g.run(train[:2], 3, gr); return err }
 	if err := graph.CheckGradients(bl.P, loss, grad, graph.FDOptions{MaxPerParam: 20}); err != nil {
 		t.Error(err)
 	}

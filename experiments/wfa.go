@@ -15,8 +15,8 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/losses"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/wfa"
 )
 
@@ -254,7 +254,7 @@ func wfaMeanRows(results []*PAutomaCResult, mode string) []Row {
 
 // writeWFATable writes the per-problem table in Markdown.
 func writeWFATable(path string, results []*PAutomaCResult) error {
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
 		b.WriteString("| problem | optimum | splearn val.-selected refit (config) | splearn oracle | wfa learn (config) | wfa finetune | learn / splearn | fit s (CPU s) | splearn fit s | selection s | finetune s |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")

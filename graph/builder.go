@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -26,7 +27,7 @@ type Builder struct {
 }
 
 type boundParam struct {
-	set  *Params
+	set  *params.Params
 	name string
 	node *G.Node
 }
@@ -117,7 +118,7 @@ func (b *Builder) binary(op string, f func(x, y *G.Node) (*G.Node, error), x, y 
 // the graph sees the new values. Calling Param twice with the same name
 // returns the same node. Names are unique within a graph: binding a name
 // from two different sets is an error (gorgonia would merge the two nodes).
-func (b *Builder) Param(p *Params, name string) *G.Node {
+func (b *Builder) Param(p *params.Params, name string) *G.Node {
 	if b.err != nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -13,7 +14,7 @@ import (
 // gradient for the vector.
 func TestBroadcastOpsGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	p := NewParams()
+	p := params.New()
 	for name, shape := range map[string][]int{"x": {3, 4}, "row": {4}, "col": {3}} {
 		if _, err := p.Add(name, shape...); err != nil {
 			t.Fatal(err)

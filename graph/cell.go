@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -36,7 +37,7 @@ type Cell interface {
 // LearnedState is a learnable initial state: the parameter name of p, of
 // shape [size], broadcast over the batch to [batch, size]. Its gradient is
 // the sum over the batch of the gradients reaching the state.
-func (b *Builder) LearnedState(p *Params, name string, batch int) *G.Node {
+func (b *Builder) LearnedState(p *params.Params, name string, batch int) *G.Node {
 	v := b.Param(p, name)
 	if v == nil {
 		return nil

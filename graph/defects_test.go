@@ -15,6 +15,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -189,7 +190,7 @@ func TestDefectOuterProdGradient(t *testing.T) {
 		t.Error("the gradient of G.OuterProd now runs: gorgonia changed, reconsider the workaround")
 	}
 
-	p := NewParams()
+	p := params.New()
 	for _, s := range []struct {
 		name  string
 		shape []int
@@ -260,7 +261,7 @@ func TestDefectTensordotGradient(t *testing.T) {
 	}
 
 	// rtn's replacement for rank-3 . rank-1: Reshape to (6, 4), then Mul.
-	p := NewParams()
+	p := params.New()
 	for _, s := range []struct {
 		name  string
 		shape []int
@@ -341,7 +342,7 @@ func TestDefectDualValuesAccumulate(t *testing.T) {
 		t.Errorf("dual-value gradients over three runs are %v; the defect gave [1 3 6]: gorgonia changed, reconsider the workaround", seen)
 	}
 
-	p := NewParams()
+	p := params.New()
 	if _, err := p.Add("w", 2); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +407,7 @@ func TestDefectSoftplusTruncated(t *testing.T) {
 // node copies the value when it is computed and is right: Builder.Watch
 // adds one, and Machine.Value reads only watched nodes.
 func TestDefectForwardValueOverwritten(t *testing.T) {
-	p := NewParams()
+	p := params.New()
 	if _, err := p.Add("x", 2, 3); err != nil {
 		t.Fatal(err)
 	}

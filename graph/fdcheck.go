@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 )
 
 // FDOptions sets the finite-difference checker. The zero value is usable.
@@ -56,7 +57,7 @@ func (e *GradientError) Error() string {
 //
 // It works for any model: a gorgonia graph (run the Machine in loss and
 // AddGrads in grad), a fused op, or a hand-written kernel.
-func CheckGradients(p *Params, loss func() (float64, error), grad func(g *Params) error, opt FDOptions) error {
+func CheckGradients(p *params.Params, loss func() (float64, error), grad func(g *params.Params) error, opt FDOptions) error {
 	h := opt.Step
 	if h == 0 {
 		h = 1e-6
@@ -107,7 +108,7 @@ func CheckGradients(p *Params, loss func() (float64, error), grad func(g *Params
 // CheckMachineGradients runs CheckGradients on a compiled Machine whose
 // inputs are already bound: the loss is the machine's loss node and the
 // gradient its symbolic gradient.
-func CheckMachineGradients(m *Machine, p *Params, opt FDOptions) error {
+func CheckMachineGradients(m *Machine, p *params.Params, opt FDOptions) error {
 	return CheckGradients(p,
 		func() (float64, error) {
 			if err := m.Run(); err != nil {
@@ -115,7 +116,7 @@ func CheckMachineGradients(m *Machine, p *Params, opt FDOptions) error {
 			}
 			return m.Loss(), nil
 		},
-		func(g *Params) error {
+		func(g *params.Params) error {
 			if err := m.Run(); err != nil {
 				return err
 			}

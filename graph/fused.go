@@ -9,6 +9,7 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -281,7 +282,7 @@ func CheckKernel(k Kernel, shapes [][]int, values [][]float64, rng *rand.Rand, o
 		return errors.Errorf("graph: CheckKernel: %d shapes for %d values", len(shapes), len(values))
 	}
 	b := NewBuilder()
-	p := NewParams()
+	p := params.New()
 	xs := make([]*G.Node, len(shapes))
 	fixed := map[*G.Node][]float64{}
 	for i, s := range shapes {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -132,7 +133,7 @@ func TestFusedHashAndErrors(t *testing.T) {
 	// A kernel without Backward runs forward, and differentiating through
 	// it is an error at compile time.
 	b = NewBuilder()
-	p := NewParams()
+	p := params.New()
 	p.Add("x", 2)
 	fwd := Kernel{Name: "test.Sum", Forward: func(in [][]float64, y []float64) error { y[0] = in[0][0] + in[0][1]; return nil }}
 	loss := b.Fused(fwd, b.Param(p, "x"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -93,8 +94,8 @@ func TestCheckHashesCleanGraph(t *testing.T) {
 // TestParamFromTwoSets: one name bound from two sets would give two input
 // nodes that gorgonia merges (same name, type and shape); Param refuses.
 func TestParamFromTwoSets(t *testing.T) {
-	p1, p2 := NewParams(), NewParams()
-	for _, p := range []*Params{p1, p2} {
+	p1, p2 := params.New(), params.New()
+	for _, p := range []*params.Params{p1, p2} {
 		if _, err := p.Add("W", 2); err != nil {
 			t.Fatal(err)
 		}

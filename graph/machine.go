@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -35,7 +36,7 @@ type Machine struct {
 // parameter of p that the Builder bound (through Param), checks the graph
 // for hash collisions (see CheckHashes), and compiles a TapeMachine. With a
 // nil p or a nil loss no gradient is built (an evaluation-only machine).
-func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
+func Compile(b *Builder, loss *G.Node, p *params.Params) (*Machine, error) {
 	return CompileWRT(b, loss, p, nil)
 }
 
@@ -43,7 +44,7 @@ func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
 // the given input nodes (made by Builder.Input), whose gradients
 // Machine.InputGrad reads after a run: the vector-Jacobian product of a
 // step with respect to its incoming state, for instance.
-func CompileWRT(b *Builder, loss *G.Node, p *Params, inputs []*G.Node) (*Machine, error) {
+func CompileWRT(b *Builder, loss *G.Node, p *params.Params, inputs []*G.Node) (*Machine, error) {
 	if err := b.Err(); err != nil {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func (m *Machine) Value(n *G.Node) ([]float64, error) {
 // AddGrads adds the gradients of the last Run into dst, which must hold
 // every parameter the machine differentiates (usually p.Like()).
 // Parameters that the graph binds but the loss does not reach add nothing.
-func (m *Machine) AddGrads(dst *Params) error {
+func (m *Machine) AddGrads(dst *params.Params) error {
 	for i, bp := range m.wrt {
 		d := dst.Data(bp.name)
 		if d == nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -23,9 +24,9 @@ const (
 
 // opsParams returns a Params holding one tensor "x" of the given shape,
 // filled with seeded N(0, 2^2) draws.
-func opsParams(t *testing.T, seed uint64, shape ...int) *Params {
+func opsParams(t *testing.T, seed uint64, shape ...int) *params.Params {
 	t.Helper()
-	p := NewParams()
+	p := params.New()
 	if _, err := p.Add("x", shape...); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func opsParams(t *testing.T, seed uint64, shape ...int) *Params {
 }
 
 // opsRun compiles loss over p, runs once and returns the machine.
-func opsRun(t *testing.T, b *Builder, loss *G.Node, p *Params) *Machine {
+func opsRun(t *testing.T, b *Builder, loss *G.Node, p *params.Params) *Machine {
 	t.Helper()
 	m, err := Compile(b, loss, p)
 	if err != nil {
@@ -94,7 +95,7 @@ func checkValues(t *testing.T, got, want []float64, tol float64) {
 // output values.
 func evalConst(t *testing.T, shape []int, x []float64, f func(b *Builder, x *G.Node) *G.Node) ([]float64, []int) {
 	t.Helper()
-	p := NewParams()
+	p := params.New()
 	if _, err := p.Add("x", shape...); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestOpsGradients(t *testing.T) {
 // error is negligible because the functions are nearly linear there.
 func TestOpsGradientExtreme(t *testing.T) {
 	for _, axis := range []int{0, 1} {
-		p := NewParams()
+		p := params.New()
 		if _, err := p.Add("x", 2, 3); err != nil {
 			t.Fatal(err)
 		}

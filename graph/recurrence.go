@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -38,7 +39,7 @@ type RecurrenceConfig struct {
 // its machines hold values on their nodes.
 type Recurrence struct {
 	cell  Cell
-	p     *Params
+	p     *params.Params
 	batch int
 	cfg   RecurrenceConfig
 	sizes []int
@@ -69,7 +70,7 @@ type stepGraph struct {
 // parameters the cell and head bind from p are differentiated. Shape
 // errors of the cell (a state of the wrong width, a step that does not
 // fit its input) are reported here, naming the state and the shapes.
-func NewRecurrence(c Cell, p *Params, batch int, head Head, cfg RecurrenceConfig) (*Recurrence, error) {
+func NewRecurrence(c Cell, p *params.Params, batch int, head Head, cfg RecurrenceConfig) (*Recurrence, error) {
 	if batch <= 0 {
 		return nil, errors.Errorf("graph: recurrence needs a positive batch size, got %d", batch)
 	}
@@ -166,7 +167,7 @@ func (r *Recurrence) compileStep(head Head, grad bool) (*stepGraph, error) {
 // grads non-nil, the gradient of the summed loss with respect to every
 // parameter is added into grads (full or truncated BPTT, see
 // RecurrenceConfig).
-func (r *Recurrence) Run(xs [][]float64, aux [][][]float64, grads *Params) (float64, error) {
+func (r *Recurrence) Run(xs [][]float64, aux [][][]float64, grads *params.Params) (float64, error) {
 	T := len(xs)
 	if T == 0 || len(aux) != T {
 		return 0, errors.Errorf("graph: recurrence over %d steps with %d head inputs", T, len(aux))
@@ -226,7 +227,7 @@ func (r *Recurrence) forward(xs [][]float64, aux [][][]float64) (float64, error)
 	return total, nil
 }
 
-func (r *Recurrence) backward(xs [][]float64, aux [][][]float64, grads *Params) error {
+func (r *Recurrence) backward(xs [][]float64, aux [][][]float64, grads *params.Params) error {
 	bw := r.bwd
 	for _, g := range r.gcarry {
 		clear(g)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rtnlab/rtn/params"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -20,9 +21,9 @@ var reshapeCases = map[string]func(b *Builder, x, r *G.Node) *G.Node{
 	},
 }
 
-func reshapeParams(t *testing.T) *Params {
+func reshapeParams(t *testing.T) *params.Params {
 	t.Helper()
-	p := NewParams()
+	p := params.New()
 	if _, err := p.Add("x", 2, 3); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@
 // the tensor models of later work. A user-defined cell needs nothing
 // more than the graph.Cell interface:
 //
-//	p := graph.NewParams()
+//	p := params.New()
 //	cell, _ := rnn.NewElman(p, "rnn", task.In, 32, activation.Tanh)
 //	seq, _ := layers.NewSequence(p, cell, task.Out, task.Kind)
 //	prob, _ := layers.NewProblem(seq, task, layers.ProblemConfig{})

@@ -11,6 +11,7 @@ import (
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // DiagCell is a user-defined recurrent cell with a diagonal recurrence,
@@ -20,7 +21,7 @@ import (
 // written as one step of gorgonia operations. Nothing else is needed to
 // train it.
 type DiagCell struct {
-	P          *graph.Params
+	P          *params.Params
 	In, Hidden int
 }
 
@@ -47,7 +48,7 @@ func Example_customCell() {
 		panic(err)
 	}
 
-	p := graph.NewParams()
+	p := params.New()
 	p.Add("W", task.In, 16)
 	p.Add("d", 16)
 	p.Add("b", 16)

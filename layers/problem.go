@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // ProblemConfig sets how a Problem cuts sequences into graphs. The zero
@@ -65,14 +66,14 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 }
 
 // Params implements optim.Problem.
-func (p *Problem) Params() *graph.Params { return p.seq.Params }
+func (p *Problem) Params() *params.Params { return p.seq.Params }
 
 // NumExamples implements optim.Problem.
 func (p *Problem) NumExamples() int { return len(p.task.Train) }
 
 // LossGrad implements optim.Problem: the mean per-step loss of the
 // training examples in batch and its (truncated-BPTT) gradient.
-func (p *Problem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (p *Problem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	grads.Zero()
 	return p.run(p.task.Train, batch, grads)
 }
@@ -135,7 +136,7 @@ func (p *Problem) evalIdx(exs []datasets.Example, idx []int) (float64, error) {
 	return sum / steps, nil
 }
 
-func (p *Problem) run(exs []datasets.Example, idx []int, grads *graph.Params) (float64, error) {
+func (p *Problem) run(exs []datasets.Example, idx []int, grads *params.Params) (float64, error) {
 	bt, err := datasets.MakeBatch(p.task, exs, idx)
 	if err != nil {
 		return 0, err
@@ -158,7 +159,7 @@ func (p *Problem) run(exs []datasets.Example, idx []int, grads *graph.Params) (f
 
 // sumLoss runs a batch through the recurrence and returns the summed
 // loss; with grads non-nil it adds the gradient of the sum into grads.
-func (p *Problem) sumLoss(bt datasets.Batch, grads *graph.Params) (float64, error) {
+func (p *Problem) sumLoss(bt datasets.Batch, grads *params.Params) (float64, error) {
 	r, err := p.recurrence(bt.B)
 	if err != nil {
 		return 0, err

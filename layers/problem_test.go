@@ -10,6 +10,7 @@ import (
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 const (
@@ -53,7 +54,7 @@ func randomTask(kind datasets.TargetKind, in, out, n, maxLen int, rng *rand.Rand
 func newLSTMProblem(t *testing.T, task *datasets.Task, hidden int, cfg ProblemConfig, seed uint64) *Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	p := graph.NewParams()
+	p := params.New()
 	cell, err := rnn.NewLSTM(p, "lstm", task.In, hidden)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestProblemGradients(t *testing.T) {
 			batch := []int{0, 2, 3, 4}
 			err := graph.CheckGradients(prob.Params(),
 				func() (float64, error) { return prob.Loss(batch) },
-				func(g *graph.Params) error { _, err := prob.LossGrad(batch, g); return err },
+				func(g *params.Params) error { _, err := prob.LossGrad(batch, g); return err },
 				graph.FDOptions{Tol: fdTol})
 			if err != nil {
 				t.Fatal(err)
@@ -186,7 +187,7 @@ func TestMaskedBatch(t *testing.T) {
 func TestProblemErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	task := randomTask(datasets.Real, 3, 2, 2, 4, rng)
-	p := graph.NewParams()
+	p := params.New()
 	cell, err := rnn.NewElman(p, "rnn", 5, 3, activation.Tanh)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func TestProblemErrors(t *testing.T) {
 	if _, err := NewProblem(seq, task, ProblemConfig{}); err == nil {
 		t.Error("a task of input width 3 was accepted by a cell of width 5")
 	}
-	if _, err := NewSequence(graph.NewParams(), cell, 0, datasets.Real); err == nil {
+	if _, err := NewSequence(params.New(), cell, 0, datasets.Real); err == nil {
 		t.Error("output width 0 accepted")
 	}
 }

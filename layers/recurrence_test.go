@@ -14,6 +14,7 @@ import (
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/layers/twornn"
+	"github.com/rtnlab/rtn/params"
 )
 
 // recurrenceTol is the agreement required between the step-compiled
@@ -23,7 +24,7 @@ const recurrenceTol = 1e-12
 // unrolledLoss computes the summed masked loss of a batch and its gradient
 // with the whole sequence unrolled into one graph, the reference for
 // graph.Recurrence.
-func unrolledLoss(t *testing.T, seq *layers.Sequence, bt datasets.Batch, grads *graph.Params) float64 {
+func unrolledLoss(t *testing.T, seq *layers.Sequence, bt datasets.Batch, grads *params.Params) float64 {
 	t.Helper()
 	b := graph.NewBuilder()
 	u, err := graph.Unroll(b, seq.Cell, bt.B, bt.T, false)
@@ -73,44 +74,44 @@ func TestRecurrenceMatchesUnrolled(t *testing.T) {
 	const in, hidden, out = 3, 4, 2
 	cells := []struct {
 		name string
-		make func(p *graph.Params, rng *rand.Rand) (graph.Cell, error)
+		make func(p *params.Params, rng *rand.Rand) (graph.Cell, error)
 	}{
-		{"elman-tanh", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"elman-tanh", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := rnn.NewElman(p, "rnn", in, hidden, activation.Tanh)
 			if err == nil {
 				err = c.Init(rng)
 			}
 			return c, err
 		}},
-		{"elman-symsigmoid", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"elman-symsigmoid", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := rnn.NewElman(p, "rnn", in, hidden, activation.SymSigmoid)
 			if err == nil {
 				err = c.Init(rng)
 			}
 			return c, err
 		}},
-		{"lstm", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"lstm", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := rnn.NewLSTM(p, "lstm", in, hidden)
 			if err == nil {
 				err = c.Init(rng)
 			}
 			return c, err
 		}},
-		{"gru", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"gru", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := rnn.NewGRU(p, "gru", in, hidden)
 			if err == nil {
 				err = c.Init(rng)
 			}
 			return c, err
 		}},
-		{"2rnn-tanh", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"2rnn-tanh", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := twornn.NewCell(p, "tworn", in, hidden, activation.Tanh)
 			if err == nil {
 				err = c.Init(rng)
 			}
 			return c, err
 		}},
-		{"2rnn-leakyrelu", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"2rnn-leakyrelu", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			c, err := twornn.NewCell(p, "tworn", in, hidden, activation.LeakyReLU)
 			if err == nil {
 				err = c.Init(rng)
@@ -120,7 +121,7 @@ func TestRecurrenceMatchesUnrolled(t *testing.T) {
 			}
 			return c, err
 		}},
-		{"readme-diag", func(p *graph.Params, rng *rand.Rand) (graph.Cell, error) {
+		{"readme-diag", func(p *params.Params, rng *rand.Rand) (graph.Cell, error) {
 			p.Add("W", in, hidden)
 			p.Add("d", hidden)
 			p.Add("b", hidden)
@@ -133,7 +134,7 @@ func TestRecurrenceMatchesUnrolled(t *testing.T) {
 	for _, c := range cells {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(11, 3))
-			p := graph.NewParams()
+			p := params.New()
 			cell, err := c.make(p, rng)
 			if err != nil {
 				t.Fatal(err)
@@ -206,7 +207,7 @@ func TestRecurrenceMatchesUnrolled(t *testing.T) {
 // shorter truncation changes the gradient but not the loss.
 func TestRecurrenceTruncation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
-	p := graph.NewParams()
+	p := params.New()
 	cell, err := rnn.NewElman(p, "rnn", 2, 3, activation.Tanh)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +227,7 @@ func TestRecurrenceTruncation(t *testing.T) {
 		xs[s] = []float64{rng.NormFloat64(), rng.NormFloat64()}
 		aux[s] = [][]float64{{rng.NormFloat64(), rng.NormFloat64()}, {1}}
 	}
-	run := func(k int) (float64, *graph.Params) {
+	run := func(k int) (float64, *params.Params) {
 		r, err := seq.Recurrence(1, k)
 		if err != nil {
 			t.Fatal(err)
@@ -309,7 +310,7 @@ func TestRecurrenceTruncation(t *testing.T) {
 
 // badCell's step multiplies x [batch, 3] by a [4, 2] weight: its shapes do
 // not fit, and NewSequence says so before any training.
-type badCell struct{ p *graph.Params }
+type badCell struct{ p *params.Params }
 
 func (c badCell) InputSize() int    { return 3 }
 func (c badCell) StateSizes() []int { return []int{2} }
@@ -328,7 +329,7 @@ func (c wideCell) Step(b *graph.Builder, x *G.Node, h []*G.Node) []*G.Node {
 }
 
 func TestCellShapeErrorsAtBuild(t *testing.T) {
-	p := graph.NewParams()
+	p := params.New()
 	p.Add("W", 4, 2)
 	for _, tc := range []struct {
 		name string

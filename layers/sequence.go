@@ -10,6 +10,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/losses"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Sequence is a recurrent cell with a linear output layer on its state 0:
@@ -23,7 +24,7 @@ import (
 // Its parameters are the cell's plus out/W [H, Out] and out/b [Out].
 type Sequence struct {
 	Cell   graph.Cell
-	Params *graph.Params
+	Params *params.Params
 	Out    int
 	Kind   datasets.TargetKind
 }
@@ -36,7 +37,7 @@ const (
 
 // NewSequence adds the output layer's parameters to p, the set the cell's
 // parameters live in.
-func NewSequence(p *graph.Params, cell graph.Cell, out int, kind datasets.TargetKind) (*Sequence, error) {
+func NewSequence(p *params.Params, cell graph.Cell, out int, kind datasets.TargetKind) (*Sequence, error) {
 	if out <= 0 {
 		return nil, errors.Errorf("layers: output width must be positive, got %d", out)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/losses"
+	"github.com/rtnlab/rtn/params"
 )
 
 const (
@@ -83,7 +84,7 @@ func TestLosses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := graph.NewParams()
+			p := params.New()
 			if _, err := p.Add("x", tc.batch, tc.k); err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // AcceptRejectConfig configures AcceptReject.
@@ -55,7 +54,7 @@ type AcceptReject struct {
 	c        AcceptRejectConfig
 	accepted int
 	rejected int
-	saved    *graph.Params // parameters before the step
+	saved    *params.Params // parameters before the step
 }
 
 var _ ProblemStepper = (*AcceptReject)(nil)
@@ -97,7 +96,7 @@ func (a *AcceptReject) Rejected() int { return a.rejected }
 
 // Step implements Optimizer; it always fails, since the scheme needs to
 // evaluate the loss again: use StepProblem.
-func (a *AcceptReject) Step(params, grads *graph.Params) error {
+func (a *AcceptReject) Step(params, grads *params.Params) error {
 	return errors.Errorf("optim: %s needs StepProblem with a Problem that implements Evaluator, not Step", a.Name())
 }
 
@@ -119,7 +118,7 @@ func (a *AcceptReject) Check(p Problem) error {
 // exactly), undone otherwise (then tried
 // again up to Retries times at the reduced rate). An error from the inner
 // step or the evaluation leaves the parameters and state as they were.
-func (a *AcceptReject) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {
+func (a *AcceptReject) StepProblem(p Problem, batch []int, loss float64, grads *params.Params) error {
 	ev, ok := p.(Evaluator)
 	if !ok {
 		return a.Check(p)
@@ -149,7 +148,7 @@ func (a *AcceptReject) StepProblem(p Problem, batch []int, loss float64, grads *
 }
 
 // try makes one inner step and returns the loss after it.
-func (a *AcceptReject) try(p Problem, ev Evaluator, batch []int, loss float64, grads *graph.Params) (float64, error) {
+func (a *AcceptReject) try(p Problem, ev Evaluator, batch []int, loss float64, grads *params.Params) (float64, error) {
 	var err error
 	if ps, ok := a.inner.(ProblemStepper); ok {
 		err = ps.StepProblem(p, batch, loss, grads)
@@ -163,7 +162,7 @@ func (a *AcceptReject) try(p Problem, ev Evaluator, batch []int, loss float64, g
 }
 
 // save copies params into a.saved, reusing its memory.
-func (a *AcceptReject) save(params *graph.Params) {
+func (a *AcceptReject) save(params *params.Params) {
 	if a.saved != nil && a.saved.SameLayout(params) == nil {
 		_ = a.saved.CopyFrom(params) // same layout: cannot fail
 		return
@@ -173,7 +172,7 @@ func (a *AcceptReject) save(params *graph.Params) {
 
 // restore puts back the parameters and inner state saved before the step,
 // then returns cause (or a restoring error, which should not happen).
-func (a *AcceptReject) restore(params, state *graph.Params, cause error) error {
+func (a *AcceptReject) restore(params, state *params.Params, cause error) error {
 	if err := params.CopyFrom(a.saved); err != nil {
 		return errors.Wrapf(err, "optim: %s: restoring parameters", a.Name())
 	}
@@ -195,8 +194,8 @@ const (
 // State implements Optimizer: the counters "accepted" and "rejected", the
 // learning rate "lr" (which this optimizer adapts, so a resumed run needs
 // it), each of shape [1], and the inner state under "inner/".
-func (a *AcceptReject) State() *graph.Params {
-	s := graph.NewParams()
+func (a *AcceptReject) State() *params.Params {
+	s := params.New()
 	for _, kv := range []struct {
 		name string
 		v    float64
@@ -215,7 +214,7 @@ func (a *AcceptReject) State() *graph.Params {
 // LoadState implements Optimizer; s is what State returned, or an empty
 // set, which resets the counters and the inner state but keeps the
 // learning rate.
-func (a *AcceptReject) LoadState(s *graph.Params) error {
+func (a *AcceptReject) LoadState(s *params.Params) error {
 	if s == nil {
 		return errors.Errorf("optim: %s: nil state", a.Name())
 	}
@@ -240,9 +239,9 @@ func (a *AcceptReject) LoadState(s *graph.Params) error {
 
 // splitState validates s and returns its own values (accepted, rejected,
 // lr) and the inner state.
-func (a *AcceptReject) splitState(s *graph.Params) ([3]float64, *graph.Params, error) {
+func (a *AcceptReject) splitState(s *params.Params) ([3]float64, *params.Params, error) {
 	var own [3]float64
-	in := graph.NewParams()
+	in := params.New()
 	for _, n := range s.Names() {
 		if rest, ok := strings.CutPrefix(n, innerPrefix); ok {
 			mustAdd(in, rest, s.Shape(n)...)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func newAcceptReject(t testing.TB, inner Optimizer, c AcceptRejectConfig) *AcceptReject {
@@ -201,7 +201,7 @@ func (c *countingStepper) Check(p Problem) error {
 	return nil
 }
 
-func (c *countingStepper) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {
+func (c *countingStepper) StepProblem(p Problem, batch []int, loss float64, grads *params.Params) error {
 	c.steps++
 	return c.Step(p.Params(), grads)
 }
@@ -262,7 +262,7 @@ func TestAcceptRejectReset(t *testing.T) {
 	a := newAcceptReject(t, inner, AcceptRejectConfig{})
 	stepProblem(t, a, h, 5)
 	lr := a.LearningRate()
-	if err := a.LoadState(graph.NewParams()); err != nil {
+	if err := a.LoadState(params.New()); err != nil {
 		t.Fatal(err)
 	}
 	if a.Accepted() != 0 || a.Rejected() != 0 || inner.State().Len() != 0 || a.LearningRate() != lr {

@@ -3,7 +3,7 @@ package optim
 import (
 	"math"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func init() {
@@ -36,7 +36,7 @@ func NewAdaGrad(c Config) (*AdaGrad, error) {
 // Step implements Optimizer. It fails, changing nothing, if grads is not
 // laid out like params, a parameter's shape differs from its state, or a
 // gradient holds NaN or Inf.
-func (o *AdaGrad) Step(params, grads *graph.Params) error {
+func (o *AdaGrad) Step(params, grads *params.Params) error {
 	return o.step(params, grads, o.update)
 }
 

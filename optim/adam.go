@@ -3,7 +3,7 @@ package optim
 import (
 	"math"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func init() {
@@ -50,7 +50,7 @@ func NewAdam(c Config) (*Adam, error) {
 // Step implements Optimizer. It fails, changing nothing, if grads is not
 // laid out like params, a parameter's shape differs from its state, or a
 // gradient holds NaN or Inf.
-func (o *Adam) Step(params, grads *graph.Params) error {
+func (o *Adam) Step(params, grads *params.Params) error {
 	return o.step(params, grads, o.update)
 }
 
@@ -96,7 +96,7 @@ func NewAdamax(c Config) (*Adamax, error) {
 // Step implements Optimizer. It fails, changing nothing, if grads is not
 // laid out like params, a parameter's shape differs from its state, or a
 // gradient holds NaN or Inf.
-func (o *Adamax) Step(params, grads *graph.Params) error {
+func (o *Adamax) Step(params, grads *params.Params) error {
 	return o.step(params, grads, o.update)
 }
 

@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Defaults shared by the registered optimizers (see Config).
@@ -85,7 +84,7 @@ type base struct {
 	slots   []string // per-element slots, e.g. {"m", "v"}
 	counted bool     // keep a step counter "t/<param>"
 
-	state   *graph.Params
+	state   *params.Params
 	views   map[string]*slotViews // per parameter, into state; rebuilt lazily
 	scratch map[string][]float64  // effective gradients when clipping or decaying
 }
@@ -112,9 +111,9 @@ func (b *base) LearningRate() float64 { return b.lr }
 func (b *base) SetLearningRate(lr float64) { b.lr = lr }
 
 // State implements Optimizer: a deep copy of the slots and step counters.
-func (b *base) State() *graph.Params {
+func (b *base) State() *params.Params {
 	if b.state == nil {
-		return graph.NewParams()
+		return params.New()
 	}
 	return b.state.Clone()
 }
@@ -122,7 +121,7 @@ func (b *base) State() *graph.Params {
 // step validates params and grads against each other and the state, then
 // applies k to every parameter in params.Names() order. On error nothing
 // has been modified.
-func (b *base) step(params, grads *graph.Params, k kernel) error {
+func (b *base) step(params, grads *params.Params, k kernel) error {
 	names := params.Names()
 	if err := b.check(names, params, grads); err != nil {
 		return err
@@ -146,7 +145,7 @@ func (b *base) step(params, grads *graph.Params, k kernel) error {
 
 // check returns an error if grads is not laid out like params or if a
 // known parameter changed shape.
-func (b *base) check(names []string, params, grads *graph.Params) error {
+func (b *base) check(names []string, params, grads *params.Params) error {
 	if grads.Len() != params.Len() {
 		return errors.Errorf("optim: %s: %d gradients for %d parameters", b.name, grads.Len(), params.Len())
 	}
@@ -180,7 +179,7 @@ func (b *base) stateShape(n string) []int {
 // clipScale returns the factor that brings the gradient's global norm down
 // to the clipping threshold (1 when it is below or clipping is off), or an
 // error naming a non-finite gradient.
-func (b *base) clipScale(names []string, grads *graph.Params) (float64, error) {
+func (b *base) clipScale(names []string, grads *params.Params) (float64, error) {
 	sum := 0.0
 	for _, n := range names {
 		for _, g := range grads.Data(n) {
@@ -205,7 +204,7 @@ func (b *base) clipScale(names []string, grads *graph.Params) (float64, error) {
 
 // clipScaleLarge is clipScale for gradients whose squared norm overflows;
 // without clipping such a step is taken as is.
-func (b *base) clipScaleLarge(names []string, grads *graph.Params) float64 {
+func (b *base) clipScaleLarge(names []string, grads *params.Params) float64 {
 	if b.clip == 0 {
 		return 1
 	}
@@ -261,7 +260,7 @@ func (b *base) viewsOf(name string, shape []int) *slotViews {
 		return v
 	}
 	if b.state == nil {
-		b.state = graph.NewParams()
+		b.state = params.New()
 	}
 	if b.views == nil {
 		b.views = map[string]*slotViews{}
@@ -286,7 +285,7 @@ func (b *base) stateData(key string, shape ...int) []float64 {
 }
 
 // mustAdd adds a tensor whose name and shape are known to be valid.
-func mustAdd(p *graph.Params, name string, shape ...int) {
+func mustAdd(p *params.Params, name string, shape ...int) {
 	if _, err := p.Add(name, shape...); err != nil {
 		panic(err) // shapes come from validated parameters, names are new
 	}
@@ -297,7 +296,7 @@ func mustAdd(p *graph.Params, name string, shape ...int) {
 // tensor whose slot this optimizer does not keep, a parameter missing one
 // of its slots, mismatched shapes, or a step count that is not a
 // non-negative integer.
-func (b *base) LoadState(s *graph.Params) error {
+func (b *base) LoadState(s *params.Params) error {
 	if s == nil {
 		return errors.Errorf("optim: %s: nil state", b.name)
 	}
@@ -316,7 +315,7 @@ func (b *base) LoadState(s *graph.Params) error {
 
 // stateParams splits the names of s into slots and parameters, returning
 // the parameters in order of first appearance.
-func (b *base) stateParams(s *graph.Params) ([]string, error) {
+func (b *base) stateParams(s *params.Params) ([]string, error) {
 	var params []string
 	seen := map[string]bool{}
 	for _, n := range s.Names() {
@@ -349,7 +348,7 @@ func (b *base) hasSlot(slot string) bool {
 
 // checkParamState checks that s holds every slot of parameter p with one
 // shape, and a valid step counter when the optimizer counts steps.
-func (b *base) checkParamState(s *graph.Params, p string) error {
+func (b *base) checkParamState(s *params.Params, p string) error {
 	var shape []int
 	for _, slot := range b.slots {
 		sh := s.Shape(slot + "/" + p)

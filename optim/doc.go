@@ -1,7 +1,7 @@
 // Package optim holds rtn's optimizers, learning-rate schedules and the
 // generic training loop.
 //
-// Optimizers update named parameters (graph.Params) in place; their state
+// Optimizers update named parameters (params.Params) in place; their state
 // is keyed by parameter name and saved with checkpoints. They are looked up
 // by name (New, Names), which feeds the -optimizer flag. Optimizers that
 // need more than a gradient implement ProblemStepper and ask the Problem

@@ -4,8 +4,7 @@ import (
 	"testing"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // countingProblem counts LossGrad and Loss calls.
@@ -14,7 +13,7 @@ type countingProblem struct {
 	lossGrads, losses int
 }
 
-func (c *countingProblem) LossGrad(b []int, g *graph.Params) (float64, error) {
+func (c *countingProblem) LossGrad(b []int, g *params.Params) (float64, error) {
 	c.lossGrads++
 	return c.harnessProblem.LossGrad(b, g)
 }
@@ -33,7 +32,7 @@ type gradFreeStepper struct {
 
 func (g *gradFreeStepper) NeedsGradient() bool { return g.needs }
 
-func (g *gradFreeStepper) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {
+func (g *gradFreeStepper) StepProblem(p Problem, batch []int, loss float64, grads *params.Params) error {
 	if !g.needs {
 		for _, n := range grads.Names() {
 			for _, v := range grads.Data(n) {

@@ -4,8 +4,7 @@ import (
 	"sort"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Optimizer updates named parameters in place from their gradients.
@@ -16,7 +15,7 @@ type Optimizer interface {
 	Name() string
 	// Step updates params in place from grads (same names and shapes).
 	// It does not modify grads.
-	Step(params, grads *graph.Params) error
+	Step(params, grads *params.Params) error
 	// LearningRate is the current learning rate.
 	LearningRate() float64
 	// SetLearningRate changes the learning rate (schedules call it).
@@ -25,9 +24,9 @@ type Optimizer interface {
 	// per-parameter slots are named "<slot>/<param>", scalars such as the
 	// step count are tensors of shape [1]. An optimizer without state
 	// returns an empty set.
-	State() *graph.Params
+	State() *params.Params
 	// LoadState replaces the state with s, as returned by State.
-	LoadState(s *graph.Params) error
+	LoadState(s *params.Params) error
 }
 
 // Problem is what the training loop and optimizers see of a model and its
@@ -35,13 +34,13 @@ type Optimizer interface {
 // training examples given by index.
 type Problem interface {
 	// Params are the learnable parameters, updated in place.
-	Params() *graph.Params
+	Params() *params.Params
 	// NumExamples is the number of training examples; batches hold
 	// indices in [0, NumExamples()).
 	NumExamples() int
 	// LossGrad returns the mean loss over the batch and writes its
 	// gradient into grads (a set laid out like Params; it is overwritten).
-	LossGrad(batch []int, grads *graph.Params) (float64, error)
+	LossGrad(batch []int, grads *params.Params) (float64, error)
 }
 
 // Evaluator is implemented by problems that can evaluate the training loss
@@ -77,7 +76,7 @@ type ProblemStepper interface {
 	Check(p Problem) error
 	// StepProblem performs one step. loss and grads are the loss and
 	// gradient at the current parameters on batch.
-	StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error
+	StepProblem(p Problem, batch []int, loss float64, grads *params.Params) error
 }
 
 // GradientFree is the optional interface of problem steppers that compute

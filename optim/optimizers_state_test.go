@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // stateVariants are harnessVariants with clipping and weight decay on,
@@ -21,7 +21,7 @@ func stateVariants() []harnessVariant {
 
 // sameBits returns an error message naming the first tensor of a and b
 // that differs in layout or in any bit, or "".
-func sameBits(a, b *graph.Params) string {
+func sameBits(a, b *params.Params) string {
 	if err := a.SameLayout(b); err != nil {
 		return err.Error()
 	}
@@ -91,7 +91,7 @@ func TestStateIsDeepCopy(t *testing.T) {
 }
 
 func TestLoadStateForeign(t *testing.T) {
-	states := map[string]*graph.Params{}
+	states := map[string]*params.Params{}
 	variants := harnessVariants()
 	for _, v := range variants {
 		o := newOptimizer(t, v.name, v.c)
@@ -140,7 +140,7 @@ func TestLoadStateInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := graph.NewParams()
+			s := params.New()
 			for _, st := range tt.state {
 				mustAdd(s, st.name, st.n)
 				_ = s.Fill(st.name, st.v)
@@ -160,7 +160,7 @@ func TestLoadStateEmptyResets(t *testing.T) {
 	h1, h2 := leastSquaresProblem(t), leastSquaresProblem(t)
 	o := newOptimizer(t, "adam", Config{})
 	runSteps(t, o, h1, 3)
-	if err := o.LoadState(graph.NewParams()); err != nil {
+	if err := o.LoadState(params.New()); err != nil {
 		t.Fatal(err)
 	}
 	if err := h1.params.CopyFrom(h2.params); err != nil {
@@ -177,15 +177,15 @@ func TestStepErrors(t *testing.T) {
 	shapes := map[string][]int{"w": {3}, "b": {1}, "v": {4}}
 	tests := []struct {
 		name   string
-		grads  func(t *testing.T) *graph.Params
+		grads  func(t *testing.T) *params.Params
 		substr string
 	}{
-		{"missing", func(t *testing.T) *graph.Params { return mustParams(t, shapes, "w", "v") }, `no gradient for parameter "b"`},
-		{"extra", func(t *testing.T) *graph.Params { return mustParams(t, shapes, "w", "b", "v") }, "3 gradients for 2"},
-		{"shape", func(t *testing.T) *graph.Params {
+		{"missing", func(t *testing.T) *params.Params { return mustParams(t, shapes, "w", "v") }, `no gradient for parameter "b"`},
+		{"extra", func(t *testing.T) *params.Params { return mustParams(t, shapes, "w", "b", "v") }, "3 gradients for 2"},
+		{"shape", func(t *testing.T) *params.Params {
 			return mustParams(t, map[string][]int{"w": {3, 1}, "b": {1}}, "w", "b")
 		}, "shape [3] but its gradient [3 1]"},
-		{"nan", func(t *testing.T) *graph.Params {
+		{"nan", func(t *testing.T) *params.Params {
 			g := mustParams(t, shapes, "w", "b")
 			g.Data("b")[0] = math.NaN()
 			return g

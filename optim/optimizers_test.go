@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // harnessProblem is a deterministic test problem: a loss with its gradient
@@ -13,17 +14,17 @@ import (
 // It implements Problem and Evaluator (every batch is the full batch).
 type harnessProblem struct {
 	name   string
-	params *graph.Params
+	params *params.Params
 	// f returns the loss at params and, when g is not nil, writes the
 	// gradient into it.
-	f    func(p, g *graph.Params) float64
+	f    func(p, g *params.Params) float64
 	want map[string][]float64 // minimiser
 }
 
-func (h *harnessProblem) Params() *graph.Params { return h.params }
-func (h *harnessProblem) NumExamples() int      { return 1 }
+func (h *harnessProblem) Params() *params.Params { return h.params }
+func (h *harnessProblem) NumExamples() int       { return 1 }
 
-func (h *harnessProblem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (h *harnessProblem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	return h.f(h.params, grads), nil
 }
 
@@ -41,9 +42,9 @@ func (h *harnessProblem) dist() float64 {
 	return d
 }
 
-func mustParams(t testing.TB, shapes map[string][]int, order ...string) *graph.Params {
+func mustParams(t testing.TB, shapes map[string][]int, order ...string) *params.Params {
 	t.Helper()
-	p := graph.NewParams()
+	p := params.New()
 	for _, n := range order {
 		if _, err := p.Add(n, shapes[n]...); err != nil {
 			t.Fatal(err)
@@ -62,7 +63,7 @@ func quadraticProblem(t testing.TB) *harnessProblem {
 		lambda[i] = math.Pow(100, float64(i)/(n-1))
 		c[i] = 1 + 0.25*float64(i)
 	}
-	f := func(p, g *graph.Params) float64 {
+	f := func(p, g *params.Params) float64 {
 		x := p.Data("x")
 		loss := 0.0
 		for i := range x {
@@ -96,7 +97,7 @@ func leastSquaresProblem(t testing.TB) *harnessProblem {
 		}
 	}
 	p := mustParams(t, map[string][]int{"w": {d}, "b": {1}}, "w", "b")
-	f := func(p, g *graph.Params) float64 {
+	f := func(p, g *params.Params) float64 {
 		w, b := p.Data("w"), p.Data("b")
 		gw, gb := make([]float64, d), 0.0
 		loss := 0.0
@@ -125,7 +126,7 @@ func leastSquaresProblem(t testing.TB) *harnessProblem {
 func rosenbrockProblem(t testing.TB) *harnessProblem {
 	p := mustParams(t, map[string][]int{"x": {1}, "y": {1}}, "x", "y")
 	p.Data("x")[0], p.Data("y")[0] = -1.2, 1
-	f := func(p, g *graph.Params) float64 {
+	f := func(p, g *params.Params) float64 {
 		x, y := p.Data("x")[0], p.Data("y")[0]
 		if g != nil {
 			g.Data("x")[0] = -2*(1-x) - 400*x*(y-x*x)
@@ -217,7 +218,7 @@ func TestHarnessGradients(t *testing.T) {
 	for _, hc := range harnessCases {
 		h := hc.problem(t)
 		loss := func() (float64, error) { return h.f(h.params, nil), nil }
-		grad := func(g *graph.Params) error { h.f(h.params, g); return nil }
+		grad := func(g *params.Params) error { h.f(h.params, g); return nil }
 		if err := graph.CheckGradients(h.params, loss, grad, graph.FDOptions{Tol: 1e-6}); err != nil {
 			t.Errorf("%s: %v", h.name, err)
 		}

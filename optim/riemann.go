@@ -4,8 +4,7 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // RiemannProblem is the optional interface of problems that a Riemann
@@ -24,7 +23,7 @@ type RiemannProblem interface {
 	// Params + rate*dir is the step, a descent direction of the loss.
 	// An error means no usable direction (a singular metric); the step
 	// then counts as rejected.
-	RiemannDirection(g int, dir *graph.Params) error
+	RiemannDirection(g int, dir *params.Params) error
 	// RiemannRate is the starting rate of every group (1/N for the PCNN).
 	RiemannRate() float64
 }
@@ -72,8 +71,8 @@ type Riemann struct {
 	accepted int
 	rejected int
 	failed   int // directions the problem could not give
-	dir      *graph.Params
-	saved    *graph.Params
+	dir      *params.Params
+	saved    *params.Params
 }
 
 var _ ProblemStepper = (*Riemann)(nil)
@@ -146,7 +145,7 @@ func (r *Riemann) Rejected() int { return r.rejected }
 func (r *Riemann) Failed() int { return r.failed }
 
 // Step implements Optimizer; it always fails: use StepProblem.
-func (r *Riemann) Step(params, grads *graph.Params) error {
+func (r *Riemann) Step(params, grads *params.Params) error {
 	return errors.New("optim: riemann needs StepProblem with a problem that implements optim.RiemannProblem, not Step")
 }
 
@@ -171,7 +170,7 @@ func (r *Riemann) NeedsGradient() bool { return false }
 // kept if the loss on batch is finite and not above loss, undone
 // otherwise. The gradient grads is not used: the problem's direction
 // replaces it.
-func (r *Riemann) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {
+func (r *Riemann) StepProblem(p Problem, batch []int, loss float64, grads *params.Params) error {
 	if err := r.Check(p); err != nil {
 		return err
 	}
@@ -231,8 +230,8 @@ func (r *Riemann) reject(g int) {
 
 // State implements Optimizer: "lr" [groups] (absent before the first
 // step), and "next", "accepted", "rejected", "failed" [1].
-func (r *Riemann) State() *graph.Params {
-	s := graph.NewParams()
+func (r *Riemann) State() *params.Params {
+	s := params.New()
 	put := func(name string, v ...float64) {
 		if _, err := s.Add(name, len(v)); err == nil {
 			copy(s.Data(name), v)
@@ -249,7 +248,7 @@ func (r *Riemann) State() *graph.Params {
 }
 
 // LoadState implements Optimizer; an empty set resets the optimizer.
-func (r *Riemann) LoadState(s *graph.Params) error {
+func (r *Riemann) LoadState(s *params.Params) error {
 	if s == nil {
 		return errors.New("optim: riemann: nil state")
 	}

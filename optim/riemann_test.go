@@ -5,31 +5,31 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // quadRiemann is loss = sum_g c_g (x_g - 1)^2 over two scalar groups, with
 // the exact Newton direction as its metric direction; fail makes group 1
 // report a singular metric.
 type quadRiemann struct {
-	p    *graph.Params
+	p    *params.Params
 	c    [2]float64
 	fail bool
 }
 
 func newQuadRiemann() *quadRiemann {
-	p := graph.NewParams()
+	p := params.New()
 	_, _ = p.Add("x", 2)
 	return &quadRiemann{p: p, c: [2]float64{1, 10}}
 }
 
-func (q *quadRiemann) Params() *graph.Params { return q.p }
-func (q *quadRiemann) NumExamples() int      { return 1 }
+func (q *quadRiemann) Params() *params.Params { return q.p }
+func (q *quadRiemann) NumExamples() int       { return 1 }
 func (q *quadRiemann) Loss([]int) (float64, error) {
 	x := q.p.Data("x")
 	return q.c[0]*(x[0]-1)*(x[0]-1) + q.c[1]*(x[1]-1)*(x[1]-1), nil
 }
-func (q *quadRiemann) LossGrad(b []int, g *graph.Params) (float64, error) {
+func (q *quadRiemann) LossGrad(b []int, g *params.Params) (float64, error) {
 	x := q.p.Data("x")
 	for k := range 2 {
 		g.Data("x")[k] = 2 * q.c[k] * (x[k] - 1)
@@ -38,7 +38,7 @@ func (q *quadRiemann) LossGrad(b []int, g *graph.Params) (float64, error) {
 }
 func (q *quadRiemann) RiemannGroups() int   { return 2 }
 func (q *quadRiemann) RiemannRate() float64 { return 0.5 }
-func (q *quadRiemann) RiemannDirection(g int, dir *graph.Params) error {
+func (q *quadRiemann) RiemannDirection(g int, dir *params.Params) error {
 	if g == 1 && q.fail {
 		return errors.New("singular")
 	}

@@ -4,8 +4,7 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func init() {
@@ -50,7 +49,7 @@ func NewRMSProp(c Config) (*RMSProp, error) {
 // Step implements Optimizer. It fails, changing nothing, if grads is not
 // laid out like params, a parameter's shape differs from its state, or a
 // gradient holds NaN or Inf.
-func (o *RMSProp) Step(params, grads *graph.Params) error {
+func (o *RMSProp) Step(params, grads *params.Params) error {
 	return o.step(params, grads, o.update)
 }
 

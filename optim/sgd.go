@@ -2,8 +2,7 @@ package optim
 
 import (
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func init() {
@@ -52,7 +51,7 @@ func NewSGD(c Config) (*SGD, error) {
 // Step implements Optimizer. It fails, changing nothing, if grads is not
 // laid out like params, a parameter's shape differs from its state, or a
 // gradient holds NaN or Inf.
-func (o *SGD) Step(params, grads *graph.Params) error {
+func (o *SGD) Step(params, grads *params.Params) error {
 	return o.step(params, grads, o.update)
 }
 

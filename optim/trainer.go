@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // TrainConfig configures a Trainer. The zero value is usable: every
@@ -228,7 +227,7 @@ func IsDiverged(err error) bool {
 // plateaus, a schedule, a divergence guard, hooks, checkpoints and exact
 // resumption.
 //
-// The Problem must return the same *graph.Params from every call to
+// The Problem must return the same *params.Params from every call to
 // Params; the Trainer updates it in place.
 //
 // A Trainer is not safe for concurrent use: one goroutine calls Resume
@@ -245,10 +244,10 @@ type Trainer struct {
 	hooks    []Hook         // built-in, then the caller's
 	progress *progressBar   // nil without TrainConfig.Progress
 
-	params   *graph.Params // p.Params()
-	grads    *graph.Params
-	lastGood *graph.Params // the last parameters with a finite loss and gradient
-	best     *graph.Params
+	params   *params.Params // p.Params()
+	grads    *params.Params
+	lastGood *params.Params // the last parameters with a finite loss and gradient
+	best     *params.Params
 
 	// Progress, all saved in checkpoints.
 	begun        bool // the initial evaluation is done
@@ -385,7 +384,7 @@ func (c TrainConfig) withDefaults() (TrainConfig, error) {
 // ResetOnDrop needs; opt's state is left as it was.
 func checkResettable(opt Optimizer) error {
 	saved := opt.State()
-	if err := opt.LoadState(graph.NewParams()); err != nil {
+	if err := opt.LoadState(params.New()); err != nil {
 		return errors.Errorf("optim: TrainConfig.ResetOnDrop: %s cannot reset its state: %v", opt.Name(), err)
 	}
 	if err := opt.LoadState(saved); err != nil {

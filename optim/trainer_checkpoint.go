@@ -10,11 +10,10 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
-// A training checkpoint is a graph.SaveNPZ file with the sets "params"
+// A training checkpoint is a params.SaveNPZ file with the sets "params"
 // (the current parameters), "best" (the best ones), "optim" (the
 // optimizer's State) and "trainer" (exact float state: "lr",
 // "best_valid", "elapsed", "history" [epochs, historyCols] and the
@@ -55,7 +54,7 @@ func (t *Trainer) save(path string) error {
 		Seed: t.cfg.Seed, BatchSize: t.cfg.BatchSize, Epoch: t.epoch, Step: t.step, BestEpoch: t.bestEpoch,
 		Drops: t.drops, SinceImprove: t.sinceImprove, HistoryCols: historyCols,
 	}
-	tr := graph.NewParams()
+	tr := params.New()
 	for _, kv := range []struct {
 		name string
 		v    float64
@@ -77,8 +76,8 @@ func (t *Trainer) save(path string) error {
 			copy(tr.Data("schedule"), s)
 		}
 	}
-	sets := map[string]*graph.Params{"params": t.params, "best": t.best, "optim": t.opt.State(), "trainer": tr}
-	return graph.SaveNPZ(path, m, sets)
+	sets := map[string]*params.Params{"params": t.params, "best": t.best, "optim": t.opt.State(), "trainer": tr}
+	return params.SaveNPZ(path, m, sets)
 }
 
 func bool01(b bool) float64 {
@@ -104,7 +103,7 @@ func bool01(b bool) float64 {
 // one).
 func (t *Trainer) Resume(path string) error {
 	var m trainerMeta
-	sets, err := graph.LoadNPZ(path, &m)
+	sets, err := params.LoadNPZ(path, &m)
 	if err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func (t *Trainer) Resume(path string) error {
 	}
 	optState := sets["optim"]
 	if optState == nil {
-		optState = graph.NewParams()
+		optState = params.New()
 	}
 	saved := t.opt.State()
 	if err := t.opt.LoadState(optState); err != nil {
@@ -168,7 +167,7 @@ type trainerScalars struct {
 }
 
 // readTrainerSet checks and decodes the "trainer" set against m.
-func readTrainerSet(tr *graph.Params, m trainerMeta) (trainerScalars, error) {
+func readTrainerSet(tr *params.Params, m trainerMeta) (trainerScalars, error) {
 	var sc trainerScalars
 	if tr == nil {
 		return sc, errors.New(`no "trainer" set`)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func TestTrainerDiverged(t *testing.T) {
@@ -50,7 +50,7 @@ func TestTrainerDiverged(t *testing.T) {
 				return
 			}
 			var m trainerMeta
-			if _, err := graph.LoadNPZ(ck, &m); err != nil || m.Epoch != tc.epochs {
+			if _, err := params.LoadNPZ(ck, &m); err != nil || m.Epoch != tc.epochs {
 				t.Fatalf("checkpoint: epoch %d, %v", m.Epoch, err)
 			}
 		})

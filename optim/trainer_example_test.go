@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // meanProblem fits one number a to the data by least squares,
 // loss 0.5 (a − y_i)² averaged over a batch; its minimiser is the mean.
 type meanProblem struct {
-	p *graph.Params
+	p *params.Params
 	y []float64
 }
 
-func (m *meanProblem) Params() *graph.Params { return m.p }
-func (m *meanProblem) NumExamples() int      { return len(m.y) }
+func (m *meanProblem) Params() *params.Params { return m.p }
+func (m *meanProblem) NumExamples() int       { return len(m.y) }
 
-func (m *meanProblem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (m *meanProblem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	a, g := m.p.Data("a")[0], grads.Data("a")
 	loss := 0.0
 	for _, i := range batch {
@@ -30,7 +30,7 @@ func (m *meanProblem) LossGrad(batch []int, grads *graph.Params) (float64, error
 }
 
 func ExampleTrainer() {
-	p := graph.NewParams()
+	p := params.New()
 	if _, err := p.Add("a", 1); err != nil {
 		log.Fatal(err)
 	}

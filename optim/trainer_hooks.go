@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Event says why a hook runs.
@@ -94,9 +93,9 @@ type State struct {
 	Elapsed time.Duration
 	// Params are the current parameters (at the end, the restored best).
 	// A hook may read or save them; changing them breaks exact resumption.
-	Params *graph.Params
+	Params *params.Params
 	// Best holds the best parameters so far.
-	Best *graph.Params
+	Best *params.Params
 	// Stats describes the epoch just finished (nil except at an epoch
 	// event).
 	Stats *EpochStats
@@ -199,7 +198,7 @@ type metricsWriter struct {
 
 func (m *metricsWriter) write(h []EpochStats) error {
 	if !m.started || m.written > len(h) {
-		err := graph.WriteFileAtomic(m.path, func(w io.Writer) error {
+		err := params.WriteFileAtomic(m.path, func(w io.Writer) error {
 			for _, st := range h {
 				if err := writeMetricsLine(w, st); err != nil {
 					return err

@@ -14,12 +14,11 @@ import (
 	"testing"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // snapshotHook records the parameters at every epoch end.
-func snapshotHook(snaps *[]*graph.Params) Hook {
+func snapshotHook(snaps *[]*params.Params) Hook {
 	return Hook{Name: "snap", EveryEpoch: true, Fn: func(s *State) error {
 		*snaps = append(*snaps, s.Params.Clone())
 		return nil
@@ -58,7 +57,7 @@ func TestTrainerPatience(t *testing.T) {
 			p := newTrProblem(t, 16, 3)
 			p.validSeq = tc.valid
 			initial := p.params.Clone()
-			var snaps []*graph.Params
+			var snaps []*params.Params
 			cfg := tc.cfg
 			cfg.Epochs, cfg.BatchSize = 3, 8
 			if tc.stopped {
@@ -104,7 +103,7 @@ func TestTrainerRestoreOnDrop(t *testing.T) {
 	p := newTrProblem(t, 16, 3)
 	p.validSeq = []float64{10, 5, 6, 7, 8}
 	p.record = true
-	var snaps []*graph.Params
+	var snaps []*params.Params
 	cfg := TrainConfig{Epochs: 3, BatchSize: 8, Patience: 1, MaxDrops: 5, RestoreOnDrop: true, Hooks: []Hook{snapshotHook(&snaps)}}
 	if _, err := mustTrainer(t, p, &testSGD{lr: 0.1}, cfg).Run(); err != nil {
 		t.Fatal(err)
@@ -309,14 +308,14 @@ func (o *trNeedsEvaluator) Check(p Problem) error {
 	return nil
 }
 
-func (o *trNeedsEvaluator) StepProblem(p Problem, batch []int, loss float64, grads *graph.Params) error {
+func (o *trNeedsEvaluator) StepProblem(p Problem, batch []int, loss float64, grads *params.Params) error {
 	return o.Step(p.Params(), grads)
 }
 
 // trNoReset is testSGD whose state cannot be reset.
 type trNoReset struct{ testSGD }
 
-func (o *trNoReset) LoadState(s *graph.Params) error { return errors.New("no reset") }
+func (o *trNoReset) LoadState(s *params.Params) error { return errors.New("no reset") }
 
 func TestNewTrainerErrors(t *testing.T) {
 	fn := func(*State) error { return nil }
@@ -369,7 +368,7 @@ func TestTrainerCheckpointEvery(t *testing.T) {
 	var epochs []int
 	hook := Hook{Name: "peek", EveryEpoch: true, Fn: func(s *State) error {
 		var m trainerMeta
-		if _, err := graph.LoadNPZ(ck, &m); err == nil {
+		if _, err := params.LoadNPZ(ck, &m); err == nil {
 			epochs = append(epochs, m.Epoch)
 		} else {
 			epochs = append(epochs, -1)
@@ -395,7 +394,7 @@ func TestTrainerCheckpointEvery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := graph.LoadNPZ(ck, nil)
+	sets, err := params.LoadNPZ(ck, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

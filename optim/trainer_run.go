@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Run trains until TrainConfig.Epochs epochs are complete in total or the
@@ -238,7 +237,7 @@ func (t *Trainer) endEpoch(e int) (EpochStats, error) {
 // drop applies ResetOnDrop and RestoreOnDrop.
 func (t *Trainer) drop() error {
 	if t.cfg.ResetOnDrop {
-		if err := t.opt.LoadState(graph.NewParams()); err != nil {
+		if err := t.opt.LoadState(params.New()); err != nil {
 			return errors.Wrap(err, "optim: resetting the optimizer at a drop")
 		}
 	}
@@ -303,7 +302,7 @@ func splitmix64(z uint64) uint64 {
 
 // copyParams copies src into dst, two sets the Trainer made alike (Run
 // checks that the problem's set kept its layout); a failure is a bug.
-func copyParams(dst, src *graph.Params) {
+func copyParams(dst, src *params.Params) {
 	if err := dst.CopyFrom(src); err != nil {
 		panic(err)
 	}
@@ -312,7 +311,7 @@ func copyParams(dst, src *graph.Params) {
 func finite64(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // firstNonFinite returns the name and value of the first NaN or Inf in p.
-func firstNonFinite(p *graph.Params) (string, float64, bool) {
+func firstNonFinite(p *params.Params) (string, float64, bool) {
 	for _, n := range p.Names() {
 		for _, v := range p.Data(n) {
 			if !finite64(v) {

@@ -12,8 +12,7 @@ import (
 	"testing"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // trProblem is linear least squares, y ≈ W x + b with x in R^3, loss
@@ -21,12 +20,12 @@ import (
 // Evaluator and Validator, records the batches it sees, and can be made to
 // return a NaN loss or gradient at a given LossGrad call.
 type trProblem struct {
-	params     *graph.Params
+	params     *params.Params
 	x, vx      [][]float64
 	y, vy      []float64
 	calls      int
 	batches    [][]int
-	seen       []*graph.Params // params at each LossGrad call, if record
+	seen       []*params.Params // params at each LossGrad call, if record
 	record     bool
 	nanLossAt  int // LossGrad call (from 1) returning a NaN loss
 	nanGradAt  int // LossGrad call (from 1) returning an Inf gradient
@@ -43,7 +42,7 @@ var trTrue = []float64{1, -2, 0.5, 0.3} // W (3), b
 func newTrProblem(t testing.TB, n int, seed uint64) *trProblem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 99))
-	p := &trProblem{params: graph.NewParams()}
+	p := &trProblem{params: params.New()}
 	if _, err := p.params.Add("W", 1, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -65,15 +64,15 @@ func newTrProblem(t testing.TB, n int, seed uint64) *trProblem {
 	return p
 }
 
-func (p *trProblem) Params() *graph.Params { return p.params }
-func (p *trProblem) NumExamples() int      { return len(p.x) }
+func (p *trProblem) Params() *params.Params { return p.params }
+func (p *trProblem) NumExamples() int       { return len(p.x) }
 
 func (p *trProblem) residual(x []float64, y float64) float64 {
 	w, b := p.params.Data("W"), p.params.Data("b")
 	return w[0]*x[0] + w[1]*x[1] + w[2]*x[2] + b[0] - y
 }
 
-func (p *trProblem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (p *trProblem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	p.calls++
 	p.batches = append(p.batches, append([]int(nil), batch...))
 	if p.record {
@@ -130,9 +129,9 @@ func (p *trProblem) ValidationLoss() (float64, error) {
 // trNoValid hides trProblem's Validator and Evaluator.
 type trNoValid struct{ p *trProblem }
 
-func (q trNoValid) Params() *graph.Params { return q.p.Params() }
-func (q trNoValid) NumExamples() int      { return q.p.NumExamples() }
-func (q trNoValid) LossGrad(b []int, g *graph.Params) (float64, error) {
+func (q trNoValid) Params() *params.Params { return q.p.Params() }
+func (q trNoValid) NumExamples() int       { return q.p.NumExamples() }
+func (q trNoValid) LossGrad(b []int, g *params.Params) (float64, error) {
 	return q.p.LossGrad(b, g)
 }
 
@@ -161,14 +160,14 @@ type testSGD struct{ lr float64 }
 func (o *testSGD) Name() string               { return "testsgd" }
 func (o *testSGD) LearningRate() float64      { return o.lr }
 func (o *testSGD) SetLearningRate(lr float64) { o.lr = lr }
-func (o *testSGD) State() *graph.Params       { return graph.NewParams() }
-func (o *testSGD) LoadState(s *graph.Params) error {
+func (o *testSGD) State() *params.Params      { return params.New() }
+func (o *testSGD) LoadState(s *params.Params) error {
 	if s.Len() != 0 {
 		return fmt.Errorf("testsgd has no state, got %v", s)
 	}
 	return nil
 }
-func (o *testSGD) Step(params, grads *graph.Params) error {
+func (o *testSGD) Step(params, grads *params.Params) error {
 	for _, n := range params.Names() {
 		p, g := params.Data(n), grads.Data(n)
 		for i := range p {
@@ -184,7 +183,7 @@ type trInfStep struct {
 	k, n int
 }
 
-func (o *trInfStep) Step(params, grads *graph.Params) error {
+func (o *trInfStep) Step(params, grads *params.Params) error {
 	o.n++
 	if err := o.testSGD.Step(params, grads); err != nil {
 		return err
@@ -197,7 +196,7 @@ func (o *trInfStep) Step(params, grads *graph.Params) error {
 
 // trSameBits returns "" if a and b agree in layout and every bit, or
 // names the first difference.
-func trSameBits(a, b *graph.Params) string {
+func trSameBits(a, b *params.Params) string {
 	if err := a.SameLayout(b); err != nil {
 		return err.Error()
 	}
@@ -356,11 +355,11 @@ func TestTrainerResumeBitExact(t *testing.T) {
 func trSameCheckpoints(t *testing.T, pathA, pathB string) {
 	t.Helper()
 	var ma, mb trainerMeta
-	a, err := graph.LoadNPZ(pathA, &ma)
+	a, err := params.LoadNPZ(pathA, &ma)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := graph.LoadNPZ(pathB, &mb)
+	b, err := params.LoadNPZ(pathB, &mb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +421,7 @@ func TestTrainerNonFinite(t *testing.T) {
 			}
 			// The checkpoint of epoch 1 is intact, loads, and resumes.
 			var m trainerMeta
-			sets, err := graph.LoadNPZ(ck, &m)
+			sets, err := params.LoadNPZ(ck, &m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -472,7 +471,7 @@ func TestTrainerResumeRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	wide := newTrProblem(t, 16, 4)
-	wide.params = graph.NewParams()
+	wide.params = params.New()
 	wide.params.Add("W", 1, 4)
 	wide.params.Add("b", 1)
 	adam, err := New("adam", Config{})

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -40,11 +40,11 @@ const (
 // optim.Problem, optim.Evaluator and optim.Validator.
 type Likelihood struct {
 	n, d   int
-	params *graph.Params
+	params *params.Params
 	train  [][]int
 	valid  *EvalSet
 	// best holds the parameters of the lowest validation loss seen.
-	best     *graph.Params
+	best     *params.Params
 	bestLoss float64
 }
 
@@ -61,7 +61,7 @@ func NewLikelihood(w spectral.WFA, train, valid [][]int) (*Likelihood, error) {
 		return nil, errors.Errorf("wfa: fine-tuning on %d training and %d validation strings", len(train), len(valid))
 	}
 	n, d := w.States, len(w.Trans)
-	p := graph.NewParams()
+	p := params.New()
 	rnn := w.RNN()
 	for _, a := range []struct {
 		name  string
@@ -79,7 +79,7 @@ func NewLikelihood(w spectral.WFA, train, valid [][]int) (*Likelihood, error) {
 }
 
 // Params are alpha, A and omega.
-func (l *Likelihood) Params() *graph.Params { return l.params }
+func (l *Likelihood) Params() *params.Params { return l.params }
 
 // NumExamples is the number of training strings.
 func (l *Likelihood) NumExamples() int { return len(l.train) }
@@ -105,7 +105,7 @@ func (l *Likelihood) Best() spectral.WFA {
 }
 
 // LossGrad is the mean loss over the batch and its gradient.
-func (l *Likelihood) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (l *Likelihood) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	grads.Zero()
 	return l.loss(batch, grads)
 }
@@ -189,7 +189,7 @@ const condFloor = 1e-12
 // x_1..x_(t-1): g_s = h A_s beta, g_end = h omega, q = max(g, 0) / sum
 // max(g, 0), h = alpha^T A_x1..A_x(t-1). As sum_s A_s beta + omega = beta,
 // the product of the q_t telescopes to f(x) / Z wherever no g is negative.
-func (l *Likelihood) loss(batch []int, grads *graph.Params) (float64, error) {
+func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 	seqs := make([][]int, len(batch))
 	weights := make([]float64, len(batch))
 	for i, b := range batch {
@@ -200,7 +200,7 @@ func (l *Likelihood) loss(batch []int, grads *graph.Params) (float64, error) {
 
 // lossOn is the weighted sum of the strings' losses (+Inf outside the
 // normalisable region), adding its gradient to grads when not nil.
-func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *graph.Params) float64 {
+func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Params) float64 {
 	_, beta, _, ok := l.normaliser()
 	if !ok {
 		return math.Inf(1)
@@ -240,7 +240,7 @@ type strState struct {
 
 // run returns the loss of one string and, when grads is not nil, adds
 // inv (the string's weight) times its gradient to grads (alpha, A) and gm (d loss / d m).
-func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *graph.Params, gm []float64, inv float64) float64 {
+func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *params.Params, gm []float64, inv float64) float64 {
 	k := len(x)
 	st.h, st.direct = grow(st.h, k+1, n), grow(st.direct, k+1, n)
 	st.c = append(st.c[:0], make([]float64, k+1)...)
@@ -306,7 +306,7 @@ func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *graph.P
 // back propagates the direct state gradients through the rescaled forward
 // chain h_t = h_(t-1) A_(x_t) / c_t (the loss is invariant to the scale of
 // each state, so the scales are constants of the chain).
-func (st *strState) back(x []int, a []float64, n, d int, grads *graph.Params) {
+func (st *strState) back(x []int, a []float64, n, d int, grads *params.Params) {
 	gA, ga := grads.Data(ParamA), grads.Data(ParamAlpha)
 	k := len(x)
 	st.delta = grow1(st.delta, n)
@@ -338,7 +338,7 @@ func (st *strState) back(x []int, a []float64, n, d int, grads *graph.Params) {
 
 // backNormaliser adds the gradient that flows through m: m[:, s] = A_s beta
 // and m[:, d] = omega, with beta = (I - S)^-1 omega.
-func (l *Likelihood) backNormaliser(beta, gm []float64, grads *graph.Params) {
+func (l *Likelihood) backNormaliser(beta, gm []float64, grads *params.Params) {
 	n, d := l.n, l.d
 	a := l.params.Data(ParamA)
 	gA, gw := grads.Data(ParamA), grads.Data(ParamOmega)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pkg/errors"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -91,7 +91,7 @@ func (m *Model) Write(w io.Writer) error {
 
 // Save writes the model to path atomically.
 func (m *Model) Save(path string) error {
-	return graph.WriteFileAtomic(path, m.Write)
+	return params.WriteFileAtomic(path, m.Write)
 }
 
 // Read reads a model written by Write and validates it.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -120,11 +120,11 @@ func TestResumeBitExact(t *testing.T) {
 	mustRun(t, append(common, "-epochs", "2", "-out", two)...)
 	mustRun(t, append(common, "-epochs", "4", "-resume", two)...)
 	for _, file := range []string{"model.npz", "checkpoint.npz"} {
-		a, err := graph.LoadNPZ(filepath.Join(one, file), nil)
+		a, err := params.LoadNPZ(filepath.Join(one, file), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := graph.LoadNPZ(filepath.Join(two, file), nil)
+		b, err := params.LoadNPZ(filepath.Join(two, file), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,11 +169,11 @@ func TestNaNKeepsCheckpoint(t *testing.T) {
 		t.Errorf("the error is not one line: %q", stderr)
 	}
 	mustRun(t, append(diverging, "-epochs", "1", "-out", one)...)
-	a, err := graph.LoadNPZ(filepath.Join(failed, "checkpoint.npz"), nil)
+	a, err := params.LoadNPZ(filepath.Join(failed, "checkpoint.npz"), nil)
 	if err != nil {
 		t.Fatalf("the checkpoint of the failed run does not load: %v", err)
 	}
-	b, err := graph.LoadNPZ(filepath.Join(one, "checkpoint.npz"), nil)
+	b, err := params.LoadNPZ(filepath.Join(one, "checkpoint.npz"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

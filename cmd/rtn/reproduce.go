@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rtnlab/rtn/experiments"
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
@@ -79,7 +79,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(filepath.Dir(*markdown), 0o755); err != nil {
 			return err
 		}
-		err := graph.WriteFileAtomic(*markdown, func(w io.Writer) error { return sum.WriteMarkdown(w, command) })
+		err := params.WriteFileAtomic(*markdown, func(w io.Writer) error { return sum.WriteMarkdown(w, command) })
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := graph.WriteFileAtomic(*readme, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+		if err := params.WriteFileAtomic(*readme, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 			return err
 		}
 	}

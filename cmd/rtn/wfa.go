@@ -11,7 +11,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
 )
@@ -272,5 +272,5 @@ func writeOut(path string, stdout io.Writer, fn func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return fn(stdout)
 	}
-	return graph.WriteFileAtomic(path, fn)
+	return params.WriteFileAtomic(path, fn)
 }

@@ -9,7 +9,7 @@
 // Units are numbered 0..N; unit 0 has activity 1. Each unit j >= 1 has an
 // incoming list Network.In[j-1] whose first entry is 0 (the bias) and
 // which contains j itself (the loop the paper always includes).
-// Parameters live in a graph.Params set ("W", "tau", "rho" for the RNN,
+// Parameters live in a params.Params set ("W", "tau", "rho" for the RNN,
 // "V0"), so checkpoints and rtn's optimizers see them like any
 // other model's. Log-likelihoods are in nats and are maximised; gradients
 // and directions are ascent directions, as in the paper.

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Trace holds the forward pass of a model over a sequence of T symbols,
@@ -291,7 +291,7 @@ func (m *Model) advance(v, a []float64, x int, tx, next []float64) {
 // B_j^t = d logLik / d V_j^t into B [T+1, N] (eq. 20 for PCNN; CNN and
 // RNN drop the persistence term B_j^{t+1}). W_iy follows eq. (15),
 // tau_{ijy} eq. (23), rho_{jy} = sum_t 1{x_t=y} B_j^{t+1}, V0_j = B_j^0.
-func (m *Model) Backward(s datasets.Stream, tr *Trace, grad *graph.Params, B []float64) error {
+func (m *Model) Backward(s datasets.Stream, tr *Trace, grad *params.Params, B []float64) error {
 	if err := checkSeq(s, m.A); err != nil {
 		return err
 	}
@@ -316,7 +316,7 @@ func (m *Model) Backward(s datasets.Stream, tr *Trace, grad *graph.Params, B []f
 // the predicted steps: sum_y pi_t(y) w_iy = (Pi W^T)_{ti}, and the
 // writing gradient of eq. (15) is W = Act^T D with D_t = e_{x_t} - pi_t
 // (the steps with chi_t = 0 add exact zeros to both, so they are left out).
-func (m *Model) backward(s datasets.Stream, tr *Trace, grad *graph.Params, B []float64) {
+func (m *Model) backward(s datasets.Stream, tr *Trace, grad *params.Params, B []float64) {
 	T, N, A := tr.T, m.Net.N, m.A
 	w, tau := m.w(), m.tau()
 	gtau, grho := grad.Data("tau"), grad.Data("rho")

@@ -9,6 +9,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 )
 
 // GraphModel is a model unrolled as a gorgonia graph over sequences of a
@@ -151,7 +152,7 @@ func (g *GraphModel) Bind(s datasets.Stream) error {
 
 // NLL runs the graph on s and returns -log-likelihood in nats; with grad
 // not nil it also adds the gradient of the NLL into grad.
-func (g *GraphModel) NLL(s datasets.Stream, grad *graph.Params) (float64, error) {
+func (g *GraphModel) NLL(s datasets.Stream, grad *params.Params) (float64, error) {
 	if err := g.Bind(s); err != nil {
 		return 0, err
 	}
@@ -176,7 +177,7 @@ type GraphProblem struct {
 }
 
 // Params is the model's parameter set.
-func (p *GraphProblem) Params() *graph.Params { return p.G.Model.P }
+func (p *GraphProblem) Params() *params.Params { return p.G.Model.P }
 
 // NumExamples is the number of sequences.
 func (p *GraphProblem) NumExamples() int { return len(p.Seqs) }
@@ -185,12 +186,12 @@ func (p *GraphProblem) NumExamples() int { return len(p.Seqs) }
 func (p *GraphProblem) Loss(batch []int) (float64, error) { return p.run(batch, nil) }
 
 // LossGrad is Loss with its gradient written into grads.
-func (p *GraphProblem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (p *GraphProblem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	grads.Zero()
 	return p.run(batch, grads)
 }
 
-func (p *GraphProblem) run(batch []int, grads *graph.Params) (float64, error) {
+func (p *GraphProblem) run(batch []int, grads *params.Params) (float64, error) {
 	var sum float64
 	n := 0
 	for _, i := range batch {

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // WritingMethod is the metric used for the writing weights w.
@@ -110,7 +110,7 @@ func (d Damping) withDefaults() Damping {
 // trace tr of s: the quasi-diagonal inverse Hessian of eqs. (16)-(19)
 // applied to the gradient W (eq. 15) for QDH, or W_iy / h_ii^y for DH.
 // w + eta*dir is the paper's update. Cost O(T N A).
-func (m *Model) WritingDirection(s datasets.Stream, tr *Trace, method WritingMethod, damp Damping, dir *graph.Params) error {
+func (m *Model) WritingDirection(s datasets.Stream, tr *Trace, method WritingMethod, damp Damping, dir *params.Params) error {
 	if err := m.checkTrace(s, tr, dir); err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func finite(x []float64, what string) error {
 }
 
 // checkTrace validates the arguments shared by the direction kernels.
-func (m *Model) checkTrace(s datasets.Stream, tr *Trace, dir *graph.Params) error {
+func (m *Model) checkTrace(s datasets.Stream, tr *Trace, dir *params.Params) error {
 	if err := checkSeq(s, m.A); err != nil {
 		return err
 	}

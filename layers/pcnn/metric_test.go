@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 )
 
 // stepper runs the alternating scheme of section 2 on one model: even
@@ -293,7 +293,7 @@ func TestTransitionBadInput(t *testing.T) {
 	if _, err := m.TransitionDirection(s, tr, B[:5], grad, QDRBPM, Damping{}, m.P.Like()); err == nil {
 		t.Error("short B accepted")
 	}
-	if err := m.WritingDirection(s, tr, QDH, Damping{}, graph.NewParams()); err == nil {
+	if err := m.WritingDirection(s, tr, QDH, Damping{}, params.New()); err == nil {
 		t.Error("direction set of another layout accepted")
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Kind selects the evolution equation of a model.
@@ -67,7 +67,7 @@ type Model struct {
 	Act  activation.Activation
 	A    int
 	Net  *Network
-	P    *graph.Params
+	P    *params.Params
 	// Off[j-1] is the index of unit j's first incoming edge in "tau";
 	// Off[N] = E.
 	Off []int
@@ -96,7 +96,7 @@ func New(kind Kind, act activation.Activation, alphabet int, net *Network) (*Mod
 	if err := net.validate(); err != nil {
 		return nil, err
 	}
-	m := &Model{Kind: kind, Act: act, A: alphabet, Net: net, P: graph.NewParams(), Off: make([]int, net.N+1)}
+	m := &Model{Kind: kind, Act: act, A: alphabet, Net: net, P: params.New(), Off: make([]int, net.N+1)}
 	e := 0
 	for j := range net.In {
 		m.Off[j] = e

@@ -8,6 +8,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 )
 
 // gradTol is the bar: native gradients equal central finite
@@ -54,7 +55,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 					s := randomSeq(rng, 12, 3)
 					err := graph.CheckGradients(m.P,
 						func() (float64, error) { return m.LogLik(s) },
-						func(g *graph.Params) error {
+						func(g *params.Params) error {
 							tr, err := m.Forward(s, nil)
 							if err != nil {
 								return err

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Method selects the metrics of the Riemannian training (section 2).
@@ -41,9 +41,9 @@ type Problem struct {
 	Fallbacks int
 
 	tr   *Trace
-	at   *graph.Params // parameters of tr; nil when stale
+	at   *params.Params // parameters of tr; nil when stale
 	B    []float64
-	grad *graph.Params
+	grad *params.Params
 	hasB bool
 }
 
@@ -78,7 +78,7 @@ func (p *Problem) WithValidation(valid datasets.Stream) (*Validated, error) {
 }
 
 // Params is the model's parameter set.
-func (p *Problem) Params() *graph.Params { return p.Model.P }
+func (p *Problem) Params() *params.Params { return p.Model.P }
 
 // NumExamples is 1: the whole training sequence is one example.
 func (p *Problem) NumExamples() int { return 1 }
@@ -124,7 +124,7 @@ func (p *Problem) ensure(back bool) error {
 
 // sameValues reports whether two sets of one layout hold equal values,
 // the tensor named except left out.
-func sameValues(a, b *graph.Params, except string) bool {
+func sameValues(a, b *params.Params, except string) bool {
 	for _, name := range a.Names() {
 		if name == except {
 			continue
@@ -148,7 +148,7 @@ func (p *Problem) Loss(batch []int) (float64, error) {
 }
 
 // LossGrad is Loss with its gradient written into grads.
-func (p *Problem) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (p *Problem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	if err := p.ensure(true); err != nil {
 		return 0, err
 	}
@@ -185,7 +185,7 @@ func (p *Problem) RiemannRate() float64 { return 1 / float64(p.Model.Net.N) }
 
 // RiemannDirection writes the metric direction of group g (0 writing,
 // 1 transition) at the current parameters into dir.
-func (p *Problem) RiemannDirection(g int, dir *graph.Params) error {
+func (p *Problem) RiemannDirection(g int, dir *params.Params) error {
 	switch g {
 	case 0:
 		if err := p.ensure(false); err != nil {

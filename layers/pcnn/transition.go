@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // freqs is the frequency of each symbol in s (nutilde of eq. 30).
@@ -36,8 +36,8 @@ func freqs(s datasets.Stream, a int) []float64 {
 // returns how many (j, y) blocks fell back to the quasi-diagonal solve
 // because Cholesky failed. Cost O(T N d^2) for the full metrics,
 // O(T N (d + A)) for the others.
-func (m *Model) TransitionDirection(s datasets.Stream, tr *Trace, B []float64, grad *graph.Params,
-	method TransitionMethod, damp Damping, dir *graph.Params) (fallbacks int, err error) {
+func (m *Model) TransitionDirection(s datasets.Stream, tr *Trace, B []float64, grad *params.Params,
+	method TransitionMethod, damp Damping, dir *params.Params) (fallbacks int, err error) {
 	if err := m.checkTrace(s, tr, dir); err != nil {
 		return 0, err
 	}
@@ -81,7 +81,7 @@ func (m *Model) TransitionDirection(s datasets.Stream, tr *Trace, B []float64, g
 }
 
 // fbDirection is frequency-adjusted backpropagation.
-func (m *Model) fbDirection(s datasets.Stream, grad, dir *graph.Params) {
+func (m *Model) fbDirection(s datasets.Stream, grad, dir *params.Params) {
 	A := m.A
 	f := freqs(s, A)
 	copy(dir.Data("V0"), grad.Data("V0"))
@@ -103,7 +103,7 @@ func (m *Model) fbDirection(s datasets.Stream, grad, dir *graph.Params) {
 // qdContextual is the quasi-diagonal solve of eqs. (32)-(33) for CNN and
 // PCNN. If only is not nil, it restricts the solve to the (j, y) blocks
 // with only[j-1][y] set (the fallback of fullContextual).
-func (m *Model) qdContextual(s datasets.Stream, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params, only [][]bool) {
+func (m *Model) qdContextual(s datasets.Stream, tr *Trace, mt []float64, grad *params.Params, eps float64, dir *params.Params, only [][]bool) {
 	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
 	// diag[(o+k)*A+y] = M_kk^(jy), zero[(o+k)*A+y] = M_0k^(jy): dot
@@ -159,7 +159,7 @@ func qdBlock(diag, zero, g, d []float64, b, stride, L int, eps float64) (d0, m00
 // falling back to the quasi-diagonal solve where Cholesky fails. The
 // blocks are built and solved one symbol at a time, so that they stay in
 // cache and take O(N d^2) memory rather than O(A N d^2).
-func (m *Model) fullContextual(s datasets.Stream, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) int {
+func (m *Model) fullContextual(s datasets.Stream, tr *Trace, mt []float64, grad *params.Params, eps float64, dir *params.Params) int {
 	N, A := m.Net.N, m.A
 	// Block j of size L x L starts at base[j-1] in the symbol's S
 	// entries.
@@ -218,7 +218,7 @@ func (m *Model) fullContextual(s datasets.Stream, tr *Trace, mt []float64, grad 
 // qdRNN is the quasi-diagonal solve for the RNN of eq. (80): the incoming
 // parameters of unit j are tau_{ij} for i in In[j] (activity a_i^t, i = 0
 // the always-active bias) and rho_{jy} (activity 1{x_t = y}).
-func (m *Model) qdRNN(s datasets.Stream, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) {
+func (m *Model) qdRNN(s datasets.Stream, tr *Trace, mt []float64, grad *params.Params, eps float64, dir *params.Params) {
 	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
 	diag, zero := make([]float64, E), make([]float64, E)

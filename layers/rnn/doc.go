@@ -4,5 +4,5 @@
 // unrolls and trains.
 //
 // Parameter names are prefixed with the name given at construction, so
-// several cells can share one graph.Params set.
+// several cells can share one params.Params set.
 package rnn

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 )
 
 // ElmanActivations lists the nonlinearities an Elman cell supports.
@@ -37,13 +38,13 @@ type Elman struct {
 	name       string
 	in, hidden int
 	act        activation.Activation
-	params     *graph.Params
+	params     *params.Params
 }
 
 var _ graph.Cell = (*Elman)(nil)
 
 // NewElman adds an Elman cell's parameters to p (zero-filled; see Init).
-func NewElman(p *graph.Params, name string, in, hidden int, act activation.Activation) (*Elman, error) {
+func NewElman(p *params.Params, name string, in, hidden int, act activation.Activation) (*Elman, error) {
 	if err := activation.Check(act, ElmanActivations()...); err != nil {
 		return nil, errors.Wrap(err, "rnn: Elman")
 	}

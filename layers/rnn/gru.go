@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // GRU is the gated recurrent unit in PyTorch's convention
@@ -24,13 +25,13 @@ import (
 type GRU struct {
 	name       string
 	in, hidden int
-	params     *graph.Params
+	params     *params.Params
 }
 
 var _ graph.Cell = (*GRU)(nil)
 
 // NewGRU adds a GRU cell's parameters to p (zero-filled; see Init).
-func NewGRU(p *graph.Params, name string, in, hidden int) (*GRU, error) {
+func NewGRU(p *params.Params, name string, in, hidden int) (*GRU, error) {
 	if in <= 0 || hidden <= 0 {
 		return nil, errors.Errorf("rnn: GRU sizes must be positive, got in %d, hidden %d", in, hidden)
 	}

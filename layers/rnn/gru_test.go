@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // TestGRUForward compares the GRU graph with a plain loop written from
@@ -13,7 +14,7 @@ import (
 func TestGRUForward(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	const in, hid, batch, steps = 3, 4, 2, 3
-	p := graph.NewParams()
+	p := params.New()
 	c, err := NewGRU(p, "gru", in, hid)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // LSTM is the long short-term memory cell (without peepholes)
@@ -22,13 +23,13 @@ import (
 type LSTM struct {
 	name       string
 	in, hidden int
-	params     *graph.Params
+	params     *params.Params
 }
 
 var _ graph.Cell = (*LSTM)(nil)
 
 // NewLSTM adds an LSTM cell's parameters to p (zero-filled; see Init).
-func NewLSTM(p *graph.Params, name string, in, hidden int) (*LSTM, error) {
+func NewLSTM(p *params.Params, name string, in, hidden int) (*LSTM, error) {
 	if in <= 0 || hidden <= 0 {
 		return nil, errors.Errorf("rnn: LSTM sizes must be positive, got in %d, hidden %d", in, hidden)
 	}

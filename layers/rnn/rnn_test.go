@@ -9,6 +9,7 @@ import (
 
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 )
 
 const (
@@ -19,7 +20,7 @@ const (
 // cellLoss unrolls c over steps and returns a machine whose loss is a fixed
 // random weighting of every output and of the final state, so every
 // parameter, including the initial state, affects it.
-func cellLoss(t *testing.T, c graph.Cell, p *graph.Params, batch, steps int, carry bool, rng *rand.Rand) (*graph.Machine, *graph.Unrolled) {
+func cellLoss(t *testing.T, c graph.Cell, p *params.Params, batch, steps int, carry bool, rng *rand.Rand) (*graph.Machine, *graph.Unrolled) {
 	t.Helper()
 	b := graph.NewBuilder()
 	u, err := graph.Unroll(b, c, batch, steps, carry)
@@ -60,7 +61,7 @@ func cellLoss(t *testing.T, c graph.Cell, p *graph.Params, batch, steps int, car
 	return m, u
 }
 
-func randomize(p *graph.Params, rng *rand.Rand) {
+func randomize(p *params.Params, rng *rand.Rand) {
 	for _, n := range p.Names() {
 		_ = p.InitNormal(n, rng, 0.5)
 	}
@@ -69,13 +70,13 @@ func randomize(p *graph.Params, rng *rand.Rand) {
 func TestCellGradients(t *testing.T) {
 	cases := []struct {
 		name string
-		make func(p *graph.Params) (graph.Cell, error)
+		make func(p *params.Params) (graph.Cell, error)
 	}{
-		{"elman-tanh", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Tanh) }},
-		{"elman-symsigmoid", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.SymSigmoid) }},
-		{"elman-identity", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Identity) }},
-		{"lstm", func(p *graph.Params) (graph.Cell, error) { return NewLSTM(p, "lstm", 3, 4) }},
-		{"gru", func(p *graph.Params) (graph.Cell, error) { return NewGRU(p, "gru", 3, 4) }},
+		{"elman-tanh", func(p *params.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Tanh) }},
+		{"elman-symsigmoid", func(p *params.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.SymSigmoid) }},
+		{"elman-identity", func(p *params.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Identity) }},
+		{"lstm", func(p *params.Params) (graph.Cell, error) { return NewLSTM(p, "lstm", 3, 4) }},
+		{"gru", func(p *params.Params) (graph.Cell, error) { return NewGRU(p, "gru", 3, 4) }},
 	}
 	for _, tc := range cases {
 		for _, carry := range []bool{false, true} {
@@ -85,7 +86,7 @@ func TestCellGradients(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(1, 2))
-				p := graph.NewParams()
+				p := params.New()
 				c, err := tc.make(p)
 				if err != nil {
 					t.Fatal(err)
@@ -106,7 +107,7 @@ func TestElmanForward(t *testing.T) {
 		t.Run(act.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			const in, hid, batch, steps = 3, 4, 2, 3
-			p := graph.NewParams()
+			p := params.New()
 			c, err := NewElman(p, "rnn", in, hid, act)
 			if err != nil {
 				t.Fatal(err)
@@ -175,7 +176,7 @@ func TestElmanForward(t *testing.T) {
 }
 
 func TestBadSizes(t *testing.T) {
-	p := graph.NewParams()
+	p := params.New()
 	if _, err := NewElman(p, "a", 0, 3, activation.Tanh); err == nil {
 		t.Error("NewElman accepted in = 0")
 	}

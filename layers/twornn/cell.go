@@ -11,6 +11,7 @@ import (
 
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -30,8 +31,8 @@ type Cell struct {
 	name      string
 	in, n     int
 	act       activation.Activation
-	params    *graph.Params
-	fixed     *graph.Params
+	params    *params.Params
+	fixed     *params.Params
 	spread    []float64 // d x (d n): spread[c, c*n+j] = 1
 	blockSum  []float64 // (d n) x n: blockSum[c*n+j, j] = 1
 	slopeName string
@@ -40,14 +41,14 @@ type Cell struct {
 var _ graph.Cell = (*Cell)(nil)
 
 // NewCell adds the cell's parameters (zero) to p; in is d, states n.
-func NewCell(p *graph.Params, name string, in, states int, act activation.Activation) (*Cell, error) {
+func NewCell(p *params.Params, name string, in, states int, act activation.Activation) (*Cell, error) {
 	if in <= 0 || states <= 0 {
 		return nil, errors.Errorf("twornn: cell sizes must be positive, got in %d, states %d", in, states)
 	}
 	if err := activation.Check(act, Activations()...); err != nil {
 		return nil, errors.Wrap(err, "twornn")
 	}
-	c := &Cell{name: name, in: in, n: states, act: act, params: p, fixed: graph.NewParams(), slopeName: name + "/slope"}
+	c := &Cell{name: name, in: in, n: states, act: act, params: p, fixed: params.New(), slopeName: name + "/slope"}
 	if _, err := p.Add(c.Name("A"), states, in*states); err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func (c *Cell) Name(t string) string { return c.name + "/" + t }
 
 // Fixed is the untrained parameter set holding the LeakyReLU slope
 // (<name>/slope, n copies of the slope).
-func (c *Cell) Fixed() *graph.Params { return c.fixed }
+func (c *Cell) Fixed() *params.Params { return c.fixed }
 
 // SetSlope sets the LeakyReLU negative slope s (1 = linear); graphs
 // already built see the new value at their next run. A schedule moves it

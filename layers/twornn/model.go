@@ -11,6 +11,7 @@ import (
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/losses"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -21,7 +22,7 @@ type Model struct {
 	// Cell is the recurrent step.
 	Cell *Cell
 	// Params holds A, h0 and Omega.
-	Params *graph.Params
+	Params *params.Params
 	// Out is p.
 	Out  int
 	name string
@@ -32,7 +33,7 @@ func NewModel(name string, in, states, out int, act activation.Activation) (*Mod
 	if out <= 0 {
 		return nil, errors.Errorf("twornn: output width must be positive, got %d", out)
 	}
-	p := graph.NewParams()
+	p := params.New()
 	c, err := NewCell(p, name, in, states, act)
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ var _ Net = (*Model)(nil)
 func (m *Model) Sizes() (in, out int) { return m.Cell.in, m.Out }
 
 // Parameters implements Net.
-func (m *Model) Parameters() *graph.Params { return m.Params }
+func (m *Model) Parameters() *params.Params { return m.Params }
 
 // MSE is MSE(m, s).
 func (m *Model) MSE(s datasets.TwoRNNData) (float64, error) { return MSE(m, s) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // Net is a recurrent model read at its last step: what Regression
@@ -17,7 +18,7 @@ type Net interface {
 	// Sizes returns the input and output widths d and p.
 	Sizes() (in, out int)
 	// Parameters is the trained parameter set.
-	Parameters() *graph.Params
+	Parameters() *params.Params
 	// Build unrolls the model over steps steps for a batch and returns
 	// the per-step input nodes [batch, d], the target node [batch, p] and
 	// the loss summed over the batch (a scalar).
@@ -66,13 +67,13 @@ func NewRegression(m Net, sets []datasets.TwoRNNData) (*Regression, error) {
 }
 
 // Params implements optim.Problem.
-func (r *Regression) Params() *graph.Params { return r.model.Parameters() }
+func (r *Regression) Params() *params.Params { return r.model.Parameters() }
 
 // NumExamples implements optim.Problem: the examples of all sets.
 func (r *Regression) NumExamples() int { return len(r.where) }
 
 // LossGrad implements optim.Problem.
-func (r *Regression) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (r *Regression) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	grads.Zero()
 	return r.run(batch, grads)
 }
@@ -105,7 +106,7 @@ func (r *Regression) Batches(rng *rand.Rand, batchSize int) [][]int {
 
 // run groups the batch by set, runs each group's graph and returns the
 // mean loss; with grads non-nil it leaves the gradient of that mean there.
-func (r *Regression) run(batch []int, grads *graph.Params) (float64, error) {
+func (r *Regression) run(batch []int, grads *params.Params) (float64, error) {
 	if len(batch) == 0 {
 		return 0, errors.New("twornn: empty batch")
 	}
@@ -175,7 +176,7 @@ func (r *Regression) machine(set, steps, batch int, grad bool) (*regMachine, err
 	if err != nil {
 		return nil, err
 	}
-	var wrt *graph.Params
+	var wrt *params.Params
 	if grad {
 		wrt = r.model.Parameters()
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -151,7 +152,7 @@ func TestModelGradients(t *testing.T) {
 		}
 		err = graph.CheckGradients(m.Params,
 			func() (float64, error) { return reg.Loss(all) },
-			func(g *graph.Params) error { _, err := reg.LossGrad(all, g); return err },
+			func(g *params.Params) error { _, err := reg.LossGrad(all, g); return err },
 			graph.FDOptions{Tol: 1e-6})
 		if err != nil {
 			t.Fatalf("%s: %v", act, err)

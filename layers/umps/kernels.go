@@ -16,16 +16,16 @@ import (
 // Pad marks the end of a sequence in a padded batch of symbols.
 const Pad = -1
 
-// params is a read-only view of a model's tensors for the kernels.
-type params struct {
+// view is a read-only view of a model's tensors for the kernels.
+type view struct {
 	D, d         int
 	mats         [][]float64
 	alpha, omega []float64
 }
 
-func viewOf(A, alpha, omega []float64, D, d int) params {
+func viewOf(A, alpha, omega []float64, D, d int) view {
 	m := &MPS{Bond: D, Symbols: d, A: A}
-	return params{D: D, d: d, mats: m.Matrices(), alpha: alpha, omega: omega}
+	return view{D: D, d: d, mats: m.Matrices(), alpha: alpha, omega: omega}
 }
 
 func gen(D int, x []float64) blas64.General {
@@ -84,7 +84,7 @@ func EncodeBatch(seqs [][]int, T int) ([]float64, error) {
 
 // leftStates returns the rescaled row states l_0 = alpha, l_t = l_{t-1}
 // A(s_t) / 2^e, t = 0..n, and the total exponent.
-func (p params) leftStates(s []int) ([][]float64, int) {
+func (p view) leftStates(s []int) ([][]float64, int) {
 	l := make([][]float64, len(s)+1)
 	l[0] = append([]float64(nil), p.alpha...)
 	exp := 0
@@ -100,7 +100,7 @@ func (p params) leftStates(s []int) ([][]float64, int) {
 
 // rightStates returns r_{n+1} = omega and r_t = A(s_t) r_{t+1} / 2^e
 // (index t-1 in the slice, so r[n] is omega).
-func (p params) rightStates(s []int) [][]float64 {
+func (p view) rightStates(s []int) [][]float64 {
 	n := len(s)
 	r := make([][]float64, n+1)
 	r[n] = append([]float64(nil), p.omega...)
@@ -114,7 +114,7 @@ func (p params) rightStates(s []int) [][]float64 {
 }
 
 // logAmp2 returns 2 log|f(s)| for each sequence.
-func (p params) logAmp2(seqs [][]int) []float64 {
+func (p view) logAmp2(seqs [][]int) []float64 {
 	y := make([]float64, len(seqs))
 	for b, s := range seqs {
 		l, exp := p.leftStates(s)
@@ -127,7 +127,7 @@ func (p params) logAmp2(seqs [][]int) []float64 {
 // logAmp2Grad accumulates sum_b dy_b d(2 log|f(s_b)|)/d(A, alpha, omega)
 // into gA (D, d, D), ga and gw: with l, r the rescaled states around
 // position t, d f / d A(s_t) divided by f is l r^T / (l^T A(s_t) r).
-func (p params) logAmp2Grad(seqs [][]int, dy, gA, ga, gw []float64) {
+func (p view) logAmp2Grad(seqs [][]int, dy, gA, ga, gw []float64) {
 	D, d := p.D, p.d
 	tmp := make([]float64, D)
 	for b, s := range seqs {
@@ -159,7 +159,7 @@ func (p params) logAmp2Grad(seqs [][]int, dy, gA, ga, gw []float64) {
 // transferSweep applies E^r (right) or E^l to q0 = v v^T maxN times,
 // dividing by the trace each time; it returns the normalised matrices and
 // their log scales (log of the trace products).
-func (p params) transferSweep(v []float64, maxN int, right bool) ([][]float64, []float64) {
+func (p view) transferSweep(v []float64, maxN int, right bool) ([][]float64, []float64) {
 	D := p.D
 	qs := make([][]float64, maxN+1)
 	logs := make([]float64, maxN+1)
@@ -198,7 +198,7 @@ func (p params) transferSweep(v []float64, maxN int, right bool) ([][]float64, [
 }
 
 // logZn returns log Z_n, n = 0..maxN, with the right sweep it used.
-func (p params) logZn(maxN int) (logZ []float64, rq [][]float64, rlog []float64) {
+func (p view) logZn(maxN int) (logZ []float64, rq [][]float64, rlog []float64) {
 	rq, rlog = p.transferSweep(p.omega, maxN, true)
 	logZ = make([]float64, maxN+1)
 	for n := range logZ {
@@ -212,7 +212,7 @@ func (p params) logZn(maxN int) (logZ []float64, rq [][]float64, rlog []float64)
 // 2 sum_{k+j=n-1} L_k A(c) R_j, so the whole gradient for A(c) is
 // 2 sum_k L_k A(c) S_k with S_k = sum_{n>k} (dy_n / Z_n) R_{n-1-k}, each
 // weight taken in the log domain: O(maxN^2 D^2 + maxN d D^3).
-func (p params) logZnGrad(maxN int, dy, gA, ga, gw []float64) {
+func (p view) logZnGrad(maxN int, dy, gA, ga, gw []float64) {
 	D, d := p.D, p.d
 	logZ, rq, rlog := p.logZn(maxN)
 	lq, llog := p.transferSweep(p.alpha, maxN, false)

@@ -8,9 +8,10 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
-// Parameter names of a u-MPS in a graph.Params set.
+// Parameter names of a u-MPS in a params.Params set.
 const (
 	ParamA     = "A"     // core [D, d, D]
 	ParamAlpha = "alpha" // left boundary [D]
@@ -19,12 +20,12 @@ const (
 
 // NewParams returns a parameter set holding a freshly initialised u-MPS
 // (see New) under ParamA, ParamAlpha and ParamOmega.
-func NewParams(bond, symbols int, init Init, rng *rand.Rand) (*graph.Params, error) {
+func NewParams(bond, symbols int, init Init, rng *rand.Rand) (*params.Params, error) {
 	m, err := New(bond, symbols, init, rng)
 	if err != nil {
 		return nil, err
 	}
-	p := graph.NewParams()
+	p := params.New()
 	for _, t := range []struct {
 		name  string
 		shape []int
@@ -42,7 +43,7 @@ func NewParams(bond, symbols int, init Init, rng *rand.Rand) (*graph.Params, err
 
 // FromParams returns the u-MPS held in p; it shares p's memory, so an
 // optimizer step on p is seen by the model.
-func FromParams(p *graph.Params) (*MPS, error) {
+func FromParams(p *params.Params) (*MPS, error) {
 	s := p.Shape(ParamA)
 	if len(s) != 3 || s[0] != s[2] || !p.Has(ParamAlpha) || !p.Has(ParamOmega) {
 		return nil, errors.Errorf("umps: parameters %v are not a u-MPS (want %s [D, d, D], %s [D], %s [D])", p, ParamA, ParamAlpha, ParamOmega)
@@ -67,7 +68,7 @@ type NLL struct {
 }
 
 // NewNLL builds and compiles the NLL graph over the u-MPS in p.
-func NewNLL(p *graph.Params, B, T int, norm Norm) (*NLL, error) {
+func NewNLL(p *params.Params, B, T int, norm Norm) (*NLL, error) {
 	if _, err := FromParams(p); err != nil {
 		return nil, err
 	}
@@ -99,7 +100,7 @@ func NewNLL(p *graph.Params, B, T int, norm Norm) (*NLL, error) {
 
 // Run evaluates the loss on seqs (exactly B strings of length <= T); with
 // grads non-nil it adds the gradient into grads.
-func (n *NLL) Run(seqs [][]int, grads *graph.Params) (float64, error) {
+func (n *NLL) Run(seqs [][]int, grads *params.Params) (float64, error) {
 	if len(seqs) != n.B {
 		return 0, errors.Errorf("umps: NLL graph takes %d strings, got %d", n.B, len(seqs))
 	}
@@ -138,7 +139,7 @@ func (n *NLL) Run(seqs [][]int, grads *graph.Params) (float64, error) {
 // validation set (optim.Validator) and loss-only evaluation
 // (optim.Evaluator). One NLL graph is compiled per batch size in use.
 type Problem struct {
-	p            *graph.Params
+	p            *params.Params
 	train, valid [][]int
 	maxLen       int
 	norm         Norm
@@ -147,7 +148,7 @@ type Problem struct {
 
 // NewProblem checks that every string uses the model's symbols and
 // returns the problem. valid may be empty (no validation loss then).
-func NewProblem(p *graph.Params, train, valid [][]int, norm Norm) (*Problem, error) {
+func NewProblem(p *params.Params, train, valid [][]int, norm Norm) (*Problem, error) {
 	m, err := FromParams(p)
 	if err != nil {
 		return nil, err
@@ -166,7 +167,7 @@ func NewProblem(p *graph.Params, train, valid [][]int, norm Norm) (*Problem, err
 }
 
 // Params returns the model's parameters (updated in place by the trainer).
-func (pr *Problem) Params() *graph.Params { return pr.p }
+func (pr *Problem) Params() *params.Params { return pr.p }
 
 // NumExamples is the number of training strings.
 func (pr *Problem) NumExamples() int { return len(pr.train) }
@@ -192,7 +193,7 @@ func (pr *Problem) batch(idx []int) ([][]int, *NLL, error) {
 
 // LossGrad returns the mean NLL of the batch and overwrites grads with its
 // gradient.
-func (pr *Problem) LossGrad(idx []int, grads *graph.Params) (float64, error) {
+func (pr *Problem) LossGrad(idx []int, grads *params.Params) (float64, error) {
 	seqs, g, err := pr.batch(idx)
 	if err != nil {
 		return 0, err
@@ -218,7 +219,7 @@ func (pr *Problem) ValidationLoss() (float64, error) {
 
 // MeanNLL is -(1/N) sum log P(s) over seqs, nats per string, with P = P_|s|
 // or P_* as norm says.
-func MeanNLL(p *graph.Params, seqs [][]int, norm Norm) (float64, error) {
+func MeanNLL(p *params.Params, seqs [][]int, norm Norm) (float64, error) {
 	if len(seqs) == 0 {
 		return math.NaN(), nil
 	}

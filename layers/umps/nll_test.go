@@ -9,12 +9,13 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // nllBatch mixes lengths, with the empty string and padding.
 var nllBatch = [][]int{{0, 1, 1}, {1}, {}, {1, 0, 0, 1}, {0, 0}}
 
-func nllParams(t *testing.T, init Init) *graph.Params {
+func nllParams(t *testing.T, init Init) *params.Params {
 	t.Helper()
 	p, err := NewParams(3, 2, init, rand.New(rand.NewPCG(8, 9)))
 	if err != nil {
@@ -38,7 +39,7 @@ func TestNLLGradients(t *testing.T) {
 			t.Fatal(err)
 		}
 		loss := func() (float64, error) { return n.Run(nllBatch, nil) }
-		grad := func(g *graph.Params) error { _, err := n.Run(nllBatch, g); return err }
+		grad := func(g *params.Params) error { _, err := n.Run(nllBatch, g); return err }
 		if err := graph.CheckGradients(p, loss, grad, graph.FDOptions{}); err != nil {
 			t.Errorf("init %d: %v", init, err)
 		}
@@ -67,7 +68,7 @@ func TestNLLGradients(t *testing.T) {
 // plainNLL builds the same loss as a plain unrolled gorgonia graph: each
 // amplitude a chain of vector-matrix products of slices of A, and each Z_n
 // the explicit sum of f(s)^2 over all strings of length n.
-func plainNLL(t *testing.T, p *graph.Params, batch [][]int) *graph.Machine {
+func plainNLL(t *testing.T, p *params.Params, batch [][]int) *graph.Machine {
 	t.Helper()
 	b := graph.NewBuilder()
 	A, alpha, omega := b.Param(p, ParamA), b.Param(p, ParamAlpha), b.Param(p, ParamOmega)
@@ -204,7 +205,7 @@ func TestNLLStar(t *testing.T) {
 		t.Fatal(err)
 	}
 	loss := func() (float64, error) { return n.Run(nllBatch, nil) }
-	grad := func(g *graph.Params) error { _, err := n.Run(nllBatch, g); return err }
+	grad := func(g *params.Params) error { _, err := n.Run(nllBatch, g); return err }
 	if err := graph.CheckGradients(p, loss, grad, graph.FDOptions{}); err != nil {
 		t.Error(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // The gradient of log Z_R from the adjoint recursion agrees with finite
@@ -34,7 +35,7 @@ func TestLogZGradient(t *testing.T) {
 			}
 			return tr.LogZ(r)
 		}
-		grad := func(g *graph.Params) error {
+		grad := func(g *params.Params) error {
 			tr, err := NewTransfer(model)
 			if err != nil {
 				return err
