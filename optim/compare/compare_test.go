@@ -80,8 +80,10 @@ func all(n int) []int {
 	return idx
 }
 
-func (l *linReg) ValidationLoss() (float64, error) { return l.loss(l.valid, all(len(l.valid)), nil), nil }
-func (l *linReg) TestLoss() (float64, error)       { return l.loss(l.te, all(len(l.te)), nil), nil }
+func (l *linReg) ValidationLoss() (float64, error) {
+	return l.loss(l.valid, all(len(l.valid)), nil), nil
+}
+func (l *linReg) TestLoss() (float64, error) { return l.loss(l.te, all(len(l.te)), nil), nil }
 
 // smallConfig compares sgd and adam on a 3-point grid whose top rate
 // makes sgd diverge (lr 10 > 2/λmax of the Hessian, about 1 here).

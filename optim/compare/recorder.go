@@ -32,12 +32,12 @@ type recorder struct {
 	valid optim.Validator // nil without a validation set
 	curve []Point
 
-	first    float64 // the first step's loss
-	started  bool
-	sum      float64 // batch losses since the last step point
-	n        int
-	elapsed  float64 // seconds at the last call
-	kept     float64 // validation loss of the parameters kept at a budget stop
+	first   float64 // the first step's loss
+	started bool
+	sum     float64 // batch losses since the last step point
+	n       int
+	elapsed float64 // seconds at the last call
+	kept    float64 // validation loss of the parameters kept at a budget stop
 }
 
 func newRecorder(c Config, p optim.Problem) *recorder {
