@@ -20,9 +20,9 @@ import (
 // learning rate: the mean over seeds of the validation loss, or of the
 // training loss without a validation set, with a band of ± one standard
 // deviation; seconds are the mean over seeds at each point) and, when a
-// setting tried more than one rate, loss_vs_lr.png (the mean final
-// validation loss of each grid point on a log rate axis; diverged points
-// are left out).
+// setting tried more than one rate and some point did not diverge,
+// loss_vs_lr.png (the mean final validation loss of each grid point on a
+// log rate axis; points where a seed diverged are left out).
 func ComparePlots(dir string, s *compare.Summary) error {
 	var byEpoch, bySec []bandSeries
 	for _, r := range s.Rows {
@@ -158,7 +158,6 @@ func bandPlot(path, title, xLabel, yLabel string, series []bandSeries) error {
 		p.Add(l)
 		p.Legend.Add(s.name, l)
 	}
-	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
 	return savePlot(p, path)
 }
 
@@ -193,14 +192,21 @@ func lrPlot(path string, series []Series) error {
 		p.Add(l, sc)
 		p.Legend.Add(s.Name, l, sc)
 	}
-	if !math.IsInf(xmin, 0) {
-		p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
+	if math.IsInf(xmin, 0) {
+		return nil // every point diverged: nothing to draw
 	}
-	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
+	p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
 	return savePlot(p, path)
 }
 
+// savePlot leaves headroom above the lines for the legend (or sets unit
+// ranges when nothing was drawn, which gonum's tickers cannot handle) and
+// writes the PNG atomically.
 func savePlot(p *plot.Plot, path string) error {
+	if !finite(p.X.Min) || !finite(p.X.Max) || !finite(p.Y.Min) || !finite(p.Y.Max) {
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	}
+	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
 	wt, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
 	if err != nil {
 		return err

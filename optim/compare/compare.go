@@ -53,9 +53,10 @@ type Setting struct {
 	// Optimizer is a registered optimizer name (optim.Names) or Riemann.
 	Optimizer string `json:"optimizer"`
 	// Config holds the hyperparameters; Config.LR is replaced by each
-	// point of the learning-rate grid. For Riemann, Config.LR is the
-	// starting rate (0: the problem's RiemannRate) and the other fields
-	// are ignored.
+	// point of the learning-rate grid (without a grid, 0 stands for the
+	// optimizer's default rate). For Riemann, Config.LR is the starting
+	// rate (0: the problem's RiemannRate) and the other fields are
+	// ignored.
 	Config optim.Config `json:"config"`
 	// Schedule is a learning-rate schedule in optim.ParseSchedule's
 	// syntax ("step:10:0.5", "exp:0.95", ...). If Schedule is empty, the
@@ -156,9 +157,13 @@ type Config struct {
 	EvalEvery int `json:"eval_every,omitempty"`
 	// DivergeFactor declares a run diverged at the first step whose
 	// training loss is NaN, infinite or above DivergeFactor times the
-	// first step's loss (when that is positive). If DivergeFactor is 0,
+	// reference loss: the largest batch loss of the first epoch up to
+	// that step (the largest, not the first, because batches may differ
+	// in kind: the 2-RNN regression batches one sequence length at a
+	// time). The Trainer's NaN/Inf checks of gradients, parameters and
+	// validation losses count as divergence too. If DivergeFactor is 0,
 	// it will be defaulted to 10; a negative value keeps only the
-	// NaN/Inf test.
+	// NaN/Inf tests.
 	DivergeFactor float64 `json:"diverge_factor"`
 	// Target is a validation loss; the summary reports the steps and
 	// seconds each run took to reach it. If Target is 0, there is none.
@@ -239,8 +244,12 @@ func (c Config) withDefaults() (Config, error) {
 				return c, errors.Wrapf(err, "compare: setting %s", s.Name)
 			}
 		}
-		if _, err := s.newOptimizer(s.Config.LR); err != nil {
+		opt, err := s.newOptimizer(s.Config.LR)
+		if err != nil {
 			return c, errors.Wrapf(err, "compare: setting %s", s.Name)
+		}
+		if s.Optimizer != Riemann {
+			s.Config.LR = opt.LearningRate() // the default made explicit
 		}
 	}
 	if len(c.Seeds) == 0 {

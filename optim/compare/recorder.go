@@ -15,14 +15,14 @@ var errStop = errors.New("compare: budget reached")
 // divergence is the error the recorder stops a diverging run with.
 type divergence struct {
 	step        int
-	loss, first float64
+	loss, first float64 // first: the reference loss
 }
 
 func (d *divergence) Error() string {
 	if math.IsNaN(d.loss) || math.IsInf(d.loss, 0) {
 		return fmt.Sprintf("compare: training loss %v at step %d", d.loss, d.step)
 	}
-	return fmt.Sprintf("compare: training loss %.6g at step %d is above %.6g times the first (%.6g)", d.loss, d.step, d.loss/d.first, d.first)
+	return fmt.Sprintf("compare: training loss %.6g at step %d is %.3g times the largest of the first epoch (%.6g)", d.loss, d.step, d.loss/d.first, d.first)
 }
 
 // recorder is the Trainer hook of one run: it records the curve, detects
@@ -32,8 +32,7 @@ type recorder struct {
 	valid optim.Validator // nil without a validation set
 	curve []Point
 
-	first   float64 // the first step's loss
-	started bool
+	first   float64 // the largest batch loss of the first epoch so far
 	sum     float64 // batch losses since the last step point
 	n       int
 	elapsed float64 // seconds at the last call
@@ -64,11 +63,11 @@ func (r *recorder) hook(s *optim.State) error {
 		return r.epoch(s)
 	}
 	loss := s.BatchLoss
-	if !r.started {
-		r.first, r.started = loss, true
-	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) || (r.c.DivergeFactor > 0 && r.first > 0 && loss > r.c.DivergeFactor*r.first) {
 		return &divergence{step: s.Step, loss: loss, first: r.first}
+	}
+	if s.Epoch == 1 {
+		r.first = max(r.first, loss)
 	}
 	r.sum += loss
 	r.n++
