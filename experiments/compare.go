@@ -48,6 +48,9 @@ type CompareSpec struct {
 	Size int `json:"size,omitempty"`
 	// Noise is the 2-RNN regression's output noise (standard deviation).
 	Noise float64 `json:"noise,omitempty"`
+	// Chunk is the truncated-BPTT length of rnn and lstm (smaller chunks
+	// compile faster). Default 100.
+	Chunk int `json:"chunk,omitempty"`
 	// DataSeed seeds the data. Default 1.
 	DataSeed uint64 `json:"data_seed"`
 }
@@ -68,8 +71,8 @@ func (s *CompareSpec) defaults() error {
 	if s.Task == "" {
 		s.Task = d[0]
 	}
-	if s.Hidden < 0 || s.Size < 0 || !(s.Noise >= 0) {
-		return errors.Errorf("hidden, size and noise must not be negative, got %d, %d, %v", s.Hidden, s.Size, s.Noise)
+	if s.Hidden < 0 || s.Size < 0 || s.Chunk < 0 || !(s.Noise >= 0) {
+		return errors.Errorf("hidden, size, chunk and noise must not be negative, got %d, %d, %d, %v", s.Hidden, s.Size, s.Chunk, s.Noise)
 	}
 	if s.Hidden == 0 && d[1] != "" {
 		s.Hidden = map[string]int{"32": 32, "8": 8, "16": 16}[d[1]]
@@ -113,7 +116,7 @@ func sequenceFactory(spec CompareSpec) (compare.Factory, error) {
 		if err != nil {
 			return nil, err
 		}
-		return layers.NewProblem(seq, task, layers.ProblemConfig{})
+		return layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk})
 	}, nil
 }
 

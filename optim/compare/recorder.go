@@ -59,6 +59,15 @@ func (r *recorder) validate() (float64, error) {
 
 func (r *recorder) hook(s *optim.State) error {
 	r.elapsed = s.Elapsed.Seconds()
+	if len(r.curve) == 0 {
+		// The Trainer validated the initial parameters as its first
+		// best ones, before any update.
+		v := math.NaN()
+		if r.valid != nil {
+			v = s.BestValid
+		}
+		r.curve = []Point{{TrainLoss: math.NaN(), ValidLoss: v}}
+	}
 	if s.Event == optim.EpochEvent {
 		return r.epoch(s)
 	}

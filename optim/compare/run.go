@@ -179,11 +179,6 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 		}
 	}
 	rec := newRecorder(c, p)
-	v0, err := rec.validate()
-	if err != nil {
-		return nil, errors.Wrap(err, "validation loss of the initial parameters")
-	}
-	rec.curve = []Point{{TrainLoss: math.NaN(), ValidLoss: v0}}
 	epochs := c.Budget.Epochs
 	if epochs == 0 {
 		epochs = math.MaxInt32
@@ -196,6 +191,9 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 		return nil, err
 	}
 	tres, err := tr.Run()
+	if len(rec.curve) == 0 { // the initial validation failed
+		rec.curve = []Point{{TrainLoss: math.NaN(), ValidLoss: math.NaN()}}
+	}
 	o := &Outcome{RunSpec: r, Optimizer: opt.Name(), Curve: rec.curve, Epochs: tres.Epochs, Steps: tres.Steps,
 		Seconds: max(tres.Seconds, rec.elapsed), ValidLoss: math.NaN(), TestLoss: math.NaN()}
 	var (
