@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/layers/umps"
@@ -16,7 +17,7 @@ import (
 )
 
 // CompareModels lists the models CompareProblem builds.
-var CompareModels = []string{"rnn", "lstm", "2rnn", "2rnn-spectral", "umps", "pcnn", "pcnn-rnn", "pcnn-cnn"}
+var CompareModels = []string{"rnn", "lstm", "gru", "2rnn", "2rnn-spectral", "umps", "pcnn", "pcnn-rnn", "pcnn-cnn"}
 
 // CompareSpec describes the problem of an optimizer comparison (rtn
 // compare): a model and its data. The data are drawn once from DataSeed;
@@ -24,32 +25,32 @@ var CompareModels = []string{"rnn", "lstm", "2rnn", "2rnn-spectral", "umps", "pc
 // order), so that the seeds measure the spread due to the start and the
 // batches on fixed data. Each field's comment gives its default.
 type CompareSpec struct {
-	// Model is one of CompareModels: rnn and lstm on a sequence task (as
-	// rtn train); 2rnn (random start) and 2rnn-spectral (the TIHT
+	// Model is one of CompareModels: rnn, lstm and gru on a sequence task
+	// (as rtn train); 2rnn (random start) and 2rnn-spectral (the TIHT
 	// estimate as the start, the same for every seed) on the spectral
 	// paper's regression; umps (Born machine, NLL per length); pcnn,
 	// pcnn-rnn and pcnn-cnn (the Riemannian paper's networks, one long
 	// stream; the only models the riemann optimizer trains). Default lstm.
 	Model string `json:"model"`
-	// Task is the data: for rnn/lstm a train task ("pfa") unless DataFile
+	// Task is the data: for rnn/lstm/gru a train task ("pfa") unless DataFile
 	// is set; for 2rnn "random2rnn" or "addition"; for umps a u-MPS data
 	// set (tomita1..7, motzkin); for pcnn "alphabet", "music", "xor" or
 	// "anbn". Default: the first of each list.
 	Task string `json:"task"`
-	// DataFile is a text file, one sequence per line (rnn, lstm).
+	// DataFile is a text file, one sequence per line (rnn, lstm, gru).
 	DataFile string `json:"data_file,omitempty"`
-	// Hidden is the hidden size (rnn, lstm: default 32), the rank (2rnn:
+	// Hidden is the hidden size (rnn, lstm, gru: default 32), the rank (2rnn:
 	// the target's), the bond dimension (umps: 8) or the number of units
 	// (pcnn: 16).
 	Hidden int `json:"hidden,omitempty"`
 	// Size is the data size: training examples per length (2rnn: 640),
 	// training strings (umps: 500), the task's size (pcnn: 100 lines, bars
-	// or blocks); unused for rnn and lstm.
+	// or blocks); unused for rnn, lstm and gru.
 	Size int `json:"size,omitempty"`
 	// Noise is the 2-RNN regression's output noise (standard deviation).
 	Noise float64 `json:"noise,omitempty"`
-	// Chunk is the truncated-BPTT length of rnn and lstm (smaller chunks
-	// compile faster). Default 100.
+	// Chunk is the truncated-BPTT length of rnn, lstm and gru. If Chunk
+	// is 0, gradients run through whole sequences (layers.ProblemConfig).
 	Chunk int `json:"chunk,omitempty"`
 	// DataSeed seeds the data. Default 1.
 	DataSeed uint64 `json:"data_seed"`
@@ -62,7 +63,7 @@ func (s *CompareSpec) defaults() error {
 	if s.DataSeed == 0 {
 		s.DataSeed = 1
 	}
-	def := map[string][2]string{"rnn": {"pfa", "32"}, "lstm": {"pfa", "32"}, "2rnn": {"random2rnn"}, "2rnn-spectral": {"random2rnn"},
+	def := map[string][2]string{"rnn": {"pfa", "32"}, "lstm": {"pfa", "32"}, "gru": {"pfa", "32"}, "2rnn": {"random2rnn"}, "2rnn-spectral": {"random2rnn"},
 		"umps": {"tomita3", "8"}, "pcnn": {"alphabet", "16"}, "pcnn-rnn": {"alphabet", "16"}, "pcnn-cnn": {"alphabet", "16"}}
 	d, ok := def[s.Model]
 	if !ok {
@@ -91,7 +92,7 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 		err error
 	)
 	switch spec.Model {
-	case "rnn", "lstm":
+	case "rnn", "lstm", "gru":
 		f, err = sequenceFactory(spec)
 	case "2rnn", "2rnn-spectral":
 		f, err = twoRNNFactory(&spec)
@@ -166,7 +167,7 @@ func twoRNNFactory(spec *CompareSpec) (compare.Factory, error) {
 		start = &res.Model
 	}
 	return func(seed uint64) (optim.Problem, error) {
-		m, err := twornn.NewModel("tworn", in, spec.Hidden, out, twornn.Identity)
+		m, err := twornn.NewModel("tworn", in, spec.Hidden, out, activation.Identity)
 		if err != nil {
 			return nil, err
 		}
@@ -209,12 +210,10 @@ func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
 	if size == 0 {
 		size = 100
 	}
-	trainS, validS, err := PCNNStreams(spec.Task, size, spec.DataSeed)
+	train, valid, err := PCNNStreams(spec.Task, size, spec.DataSeed)
 	if err != nil {
 		return nil, err
 	}
-	train := pcnn.Sequence{X: trainS.X, Mask: trainS.Mask}
-	valid := pcnn.Sequence{X: validS.X, Mask: validS.Mask}
 	ps := PCNNSpec{Model: "pcnn", Activation: "tanh", Units: spec.Hidden}
 	method := pcnn.Method{Writing: pcnn.QDH, Transition: pcnn.RBPM}
 	if spec.Model == "pcnn-rnn" {
@@ -223,7 +222,7 @@ func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
 		ps.Model = "cnn"
 	}
 	return func(seed uint64) (optim.Problem, error) {
-		m, err := NewPCNNModel(ps, train, len(trainS.Alphabet), initRand(seed))
+		m, err := NewPCNNModel(ps, train, len(train.Alphabet), initRand(seed))
 		if err != nil {
 			return nil, err
 		}

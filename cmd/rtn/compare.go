@@ -39,12 +39,12 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("compare")
 	var spec experiments.CompareSpec
 	fs.StringVar(&spec.Model, "model", "lstm", "model: "+strings.Join(experiments.CompareModels, ", "))
-	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn); default the first")
-	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm; overrides -task)")
+	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm, gru), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn); default the first")
+	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm, gru; overrides -task)")
 	fs.IntVar(&spec.Hidden, "hidden", 0, "hidden units / rank / bond dimension / units (0: the model's default)")
 	fs.IntVar(&spec.Size, "size", 0, "data size (2rnn, umps, pcnn; 0: the model's default)")
 	fs.Float64Var(&spec.Noise, "noise", 0, "output noise standard deviation (2rnn)")
-	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length (rnn, lstm)")
+	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (rnn, lstm, gru; 0: full backpropagation through time)")
 	fs.Uint64Var(&spec.DataSeed, "data-seed", 1, "seed of the data (fixed across runs)")
 	opts := fs.String("optimizers", "sgd,momentum,adam,rmsprop,adagrad", "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+knownOptimizers()+")")
 	grid := fs.String("lr-grid", "", "learning-rate grid: LO:HI:N (N log-spaced rates) or a list R1,R2,... (empty: each optimizer's rate)")
@@ -75,8 +75,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(experiments.CompareModels, spec.Model) {
 		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(experiments.CompareModels, ", "))
 	}
-	if spec.Hidden < 0 || spec.Size < 0 || spec.Chunk < 1 || !(spec.Noise >= 0) || math.IsInf(spec.Noise, 0) {
-		return usagef("-hidden, -size and -noise must be >= 0, -chunk >= 1")
+	if spec.Hidden < 0 || spec.Size < 0 || spec.Chunk < 0 || !(spec.Noise >= 0) || math.IsInf(spec.Noise, 0) {
+		return usagef("-hidden, -size, -chunk and -noise must be >= 0")
 	}
 	if spec.DataSeed == 0 {
 		return usagef("-data-seed must be >= 1")

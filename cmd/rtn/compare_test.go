@@ -118,7 +118,7 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"-lr-grid", "1:0.1:3"}, "-lr-grid"},
 		{[]string{"-seeds", "0"}, "-seeds"},
 		{[]string{"-shard", "4/3"}, "-shard"},
-		{[]string{"-model", "gru"}, "-model"},
+		{[]string{"-model", "transformer"}, "-model"},
 		{[]string{"-jobs", "0"}, "-jobs"},
 		{[]string{"-target", "NaN"}, "-target"},
 	} {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -19,7 +20,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
-	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn or lstm")
+	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn, lstm or gru")
 	fs.StringVar(&spec.Activation, "activation", "tanh", "Elman RNN activation: tanh, symsigmoid or identity")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
@@ -33,7 +34,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
 	fs.IntVar(&spec.Epochs, "epochs", 10, "total epochs (a resumed run continues up to it)")
 	fs.IntVar(&spec.Batch, "batch", 32, "minibatch size")
-	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")
+	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (0: full backpropagation through time)")
 	fs.IntVar(&spec.Patience, "patience", 0, "epochs without validation improvement before a learning-rate drop (0: off)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint, metrics, model, result)")
@@ -67,16 +68,16 @@ const maxHidden = 1 << 12
 
 func checkTrainFlags(s *experiments.TrainSpec) error {
 	switch {
-	case s.Model != "rnn" && s.Model != "lstm":
-		return usagef("-model must be rnn or lstm, got %q", s.Model)
+	case s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru":
+		return usagef("-model must be rnn, lstm or gru, got %q", s.Model)
 	case s.Hidden <= 0 || s.Hidden > maxHidden:
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
 	case s.Epochs <= 0:
 		return usagef("-epochs must be >= 1, got %d", s.Epochs)
 	case s.Batch <= 0:
 		return usagef("-batch must be >= 1, got %d", s.Batch)
-	case s.Chunk <= 0:
-		return usagef("-chunk must be >= 1, got %d", s.Chunk)
+	case s.Chunk < 0:
+		return usagef("-chunk must be >= 0 (0: full BPTT), got %d", s.Chunk)
 	case s.Patience < 0:
 		return usagef("-patience must be >= 0, got %d", s.Patience)
 	case !(s.Optim.LR >= 0) || math.IsInf(s.Optim.LR, 0):
@@ -90,7 +91,7 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
 	}
-	if _, err := rnn.ParseActivation(s.Activation); err != nil {
+	if _, err := activation.ParseOneOf(s.Activation, rnn.ElmanActivations()...); err != nil {
 		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)
 	}
 	if s.Schedule != "" {
