@@ -67,17 +67,21 @@ type Summary struct {
 // losses, test loss, time to the target and divergences.
 func (r *Results) Summary() *Summary {
 	s := &Summary{Target: r.Config.Target, Runs: r.Runs}
-	byPoint := map[[2]any][]*Outcome{}
-	var order [][2]any
+	type point struct {
+		setting string
+		lr      float64
+	}
+	byPoint := map[point][]*Outcome{}
+	var order []point
 	for _, o := range r.Runs {
-		k := [2]any{o.Setting, o.LR}
+		k := point{o.Setting, o.LR}
 		if _, ok := byPoint[k]; !ok {
 			order = append(order, k)
 		}
 		byPoint[k] = append(byPoint[k], o)
 	}
 	for _, k := range order {
-		s.Grid = append(s.Grid, gridPoint(k[0].(string), k[1].(float64), byPoint[k]))
+		s.Grid = append(s.Grid, gridPoint(k.setting, k.lr, byPoint[k]))
 	}
 	for _, set := range r.Config.Settings {
 		var pts []GridPoint
