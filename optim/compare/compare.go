@@ -222,35 +222,9 @@ func (c Config) withDefaults() (Config, error) {
 	if len(c.Settings) == 0 {
 		return c, errors.New("compare: Config.Settings is empty")
 	}
-	c.Settings = slices.Clone(c.Settings)
-	names := map[string]bool{}
-	for i := range c.Settings {
-		s := &c.Settings[i]
-		if !slices.Contains(Names(), s.Optimizer) {
-			return c, errors.Errorf("compare: unknown optimizer %q (known: %s)", s.Optimizer, strings.Join(Names(), ", "))
-		}
-		if s.Name == "" {
-			s.Name = s.Optimizer
-			if s.AcceptReject {
-				s.Name += "+ar"
-			}
-		}
-		if !validName(s.Name) || names[s.Name] {
-			return c, errors.Errorf("compare: setting name %q is empty, duplicate or not made of letters, digits and -_.+", s.Name)
-		}
-		names[s.Name] = true
-		if s.Schedule != "" {
-			if _, err := optim.ParseSchedule(s.Schedule); err != nil {
-				return c, errors.Wrapf(err, "compare: setting %s", s.Name)
-			}
-		}
-		opt, err := s.newOptimizer(s.Config.LR)
-		if err != nil {
-			return c, errors.Wrapf(err, "compare: setting %s", s.Name)
-		}
-		if s.Optimizer != Riemann {
-			s.Config.LR = opt.LearningRate() // the default made explicit
-		}
+	var err error
+	if c.Settings, err = checkSettings(c.Settings); err != nil {
+		return c, err
 	}
 	if len(c.Seeds) == 0 {
 		c.Seeds = []uint64{1}
@@ -297,6 +271,42 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.Errorf("compare: Config.Meta cannot be encoded as JSON: %v", err)
 	}
 	return c, nil
+}
+
+// checkSettings validates settings, names them and makes their default
+// learning rates explicit, in a copy.
+func checkSettings(in []Setting) ([]Setting, error) {
+	out := slices.Clone(in)
+	names := map[string]bool{}
+	for i := range out {
+		s := &out[i]
+		if !slices.Contains(Names(), s.Optimizer) {
+			return nil, errors.Errorf("compare: unknown optimizer %q (known: %s)", s.Optimizer, strings.Join(Names(), ", "))
+		}
+		if s.Name == "" {
+			s.Name = s.Optimizer
+			if s.AcceptReject {
+				s.Name += "+ar"
+			}
+		}
+		if !validName(s.Name) || names[s.Name] {
+			return nil, errors.Errorf("compare: setting name %q is empty, duplicate or not made of letters, digits and -_.+", s.Name)
+		}
+		names[s.Name] = true
+		if s.Schedule != "" {
+			if _, err := optim.ParseSchedule(s.Schedule); err != nil {
+				return nil, errors.Wrapf(err, "compare: setting %s", s.Name)
+			}
+		}
+		opt, err := s.newOptimizer(s.Config.LR)
+		if err != nil {
+			return nil, errors.Wrapf(err, "compare: setting %s", s.Name)
+		}
+		if s.Optimizer != Riemann {
+			s.Config.LR = opt.LearningRate() // the default made explicit
+		}
+	}
+	return out, nil
 }
 
 func validName(s string) bool {
