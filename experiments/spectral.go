@@ -232,8 +232,7 @@ func fineTune(res spectral.Result, train []datasets.TwoRNNData, judge func(spect
 		return res, 0, err
 	}
 	out, err := tr.Run()
-	var nf *optim.NonFiniteError
-	if errors.As(err, &nf) {
+	if optim.IsDiverged(err) {
 		return res, 0, nil // keep the spectral estimate
 	}
 	if err != nil {
@@ -525,6 +524,11 @@ func parseSweepRow(rec []string) (SpectralReport, error) {
 	}
 	if !slices.Contains(SpectralMethods, r.Method) {
 		return r, fmt.Errorf("unknown method %q", r.Method)
+	}
+	for i, v := range []float64{r.Noise, float64(r.TrainMSE), float64(r.TestMSE), float64(r.TestOutputVar), r.Seconds} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return r, fmt.Errorf("column %s is %v, want a finite number", sweepHeader[[]int{3, 6, 7, 8, 10}[i]], v)
+		}
 	}
 	return r, nil
 }

@@ -295,6 +295,9 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		if err := tr.Resume(filepath.Join(spec.Resume, "checkpoint.npz")); err != nil {
 			return nil, err
 		}
+		if done := tr.Completed(); done >= spec.Epochs {
+			return nil, errors.Errorf("nothing to resume: the checkpoint in %s already has %d epochs and -epochs is %d (raise -epochs to train further)", spec.Resume, done, spec.Epochs)
+		}
 	}
 	start := time.Now()
 	res, err := tr.Run()

@@ -16,6 +16,11 @@ import (
 // Gradients are symbolic (G.Grad), so they do not accumulate across runs;
 // AddGrads accumulates them explicitly where that is wanted (truncated
 // BPTT over several chunks).
+//
+// A Machine is not safe for concurrent use: its graph holds the bound
+// inputs and every node's value, so one goroutine at a time may Let, Run
+// and read it. Machines compiled from distinct graphs may run in
+// parallel, provided nothing updates the Params they share while they run.
 type Machine struct {
 	vm      G.VM
 	loss    *G.Node

@@ -41,6 +41,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			names = append(names, n)
 		}
 	}
+	if err := needMemory(benchBytes(cfg)); err != nil {
+		return err
+	}
 	rs, err := experiments.RunBenchmarks(cfg, names)
 	if err != nil {
 		return err

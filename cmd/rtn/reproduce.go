@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,10 +28,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if *seed == 0 {
 		return usagef("-seed must be >= 1")
 	}
-	if *markdown != "" {
-		if err := checkWritable(*markdown); err != nil {
-			return usagef("-markdown: %v", err)
-		}
+	if err := checkOutDir("-out", *out); err != nil {
+		return err
+	}
+	if err := checkOutPath("-markdown", *markdown); err != nil {
+		return err
 	}
 	var readmeText string
 	if *readme != "" {
@@ -76,6 +76,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		if *only != "" {
 			command += " -only " + *only
 		}
+		if err := os.MkdirAll(filepath.Dir(*markdown), 0o755); err != nil {
+			return err
+		}
 		err := graph.WriteFileAtomic(*markdown, func(w io.Writer) error { return sum.WriteMarkdown(w, command) })
 		if err != nil {
 			return err
@@ -113,20 +116,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// checkWritable reports why a file cannot be created at path, before any
-// work is done; it leaves nothing behind.
-func checkWritable(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".rtn-check-*")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot create %s: %w", path, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }

@@ -10,29 +10,6 @@ import (
 	"strings"
 )
 
-// usageError is a mistake in the command line (exit status 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// exitCode maps an error from run to the process exit status.
-func exitCode(err error) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		return 2
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	}
-	return 1
-}
-
 type command struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) error

@@ -84,6 +84,18 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if ext := strings.ToLower(filepath.Ext(spec.SaveData)); spec.SaveData != "" && ext != ".npz" && ext != ".csv" {
 		return usagef("-save-data must name a .npz or .csv file, got %q", spec.SaveData)
 	}
+	if err := needMemory(spectralBytes(spec)); err != nil {
+		return err
+	}
+	if err := checkOutPath("-out", spec.SaveModel); err != nil {
+		return err
+	}
+	if err := checkOutPath("-save-data", spec.SaveData); err != nil {
+		return err
+	}
+	if !*sweep {
+		warnUnderdetermined(stderr, spec)
+	}
 	if *sweep {
 		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)
 	}

@@ -98,6 +98,9 @@ func runSpectralPredict(args []string, stdout, stderr io.Writer) error {
 	if *model == "" || *data == "" {
 		return usagef("spectral predict needs -model and -data")
 	}
+	if err := checkOutPath("-out", *out); err != nil {
+		return err
+	}
 	m, _, err := spectral.LoadModel(*model)
 	if err != nil {
 		return err
@@ -167,6 +170,9 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	}
 	spec.Seed = *seed
 	if err := checkTuneFlags(spec); err != nil {
+		return err
+	}
+	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
 	if !*quiet && isTerminal(stderr) {

@@ -48,8 +48,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainFlags(&spec); err != nil {
 		return err
 	}
-	if !quiet && isTerminal(stderr) {
-		spec.Progress = stderr
+	spec.Progress = progressTo(stderr, quiet)
+	if err := checkOutDir("-out", spec.Out); err != nil {
+		return err
+	}
+	if spec.DataFile != "" {
+		if err := trainDataCheck(spec.DataFile, spec.Progress); err != nil {
+			return err
+		}
 	}
 	rep, err := experiments.Train(spec)
 	if err != nil {
@@ -90,6 +96,8 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 		return usagef("-momentum and -nesterov apply to sgd and rmsprop, not %s", s.Optimizer)
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
+	case s.DataFile == "" && s.Task != "pfa":
+		return usagef("-task must be pfa (or give -data FILE), got %q", s.Task)
 	}
 	if _, err := activation.ParseOneOf(s.Activation, rnn.ElmanActivations()...); err != nil {
 		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)

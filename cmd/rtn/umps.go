@@ -94,13 +94,18 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("-init must be identity or normal, got %q", init)
 	}
-	if !quiet && isTerminal(stderr) {
-		spec.Progress = stderr
+	spec.Progress = progressTo(stderr, quiet)
+	if err := checkOutDir("-out", spec.Out); err != nil {
+		return err
+	}
+	if err := umpsDataCheck(spec.Data, spec.Progress); err != nil {
+		return err
 	}
 	rep, err := experiments.TrainUMPS(spec)
 	if err != nil {
 		return err
 	}
+	reportUMPSClamps(stderr, spec, rep)
 	if asJSON {
 		return writeJSONLine(stdout, rep)
 	}
@@ -138,13 +143,16 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	if *count < 0 {
 		return usagef("-n must be >= 0, got %d", *count)
 	}
+	if err := umpsSampleCheck(*count); err != nil {
+		return err
+	}
 	m, meta, err := loadModel(*model)
 	if err != nil {
 		return err
 	}
 	r, err := umps.CompileRegex(*regex, strings.Join(meta.Alphabet, ""))
 	if err != nil {
-		return err
+		return flagError("-regex", err)
 	}
 	t, err := umps.NewTransfer(m)
 	if err != nil {
@@ -194,7 +202,7 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	if *regex != "" {
 		r, err := umps.CompileRegex(*regex, strings.Join(meta.Alphabet, ""))
 		if err != nil {
-			return err
+			return flagError("-regex", err)
 		}
 		lp, err := t.LogProbRegex(r)
 		if err != nil {
@@ -204,7 +212,7 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	} else {
 		s, err := experiments.ParseSymbols(*str, meta.Alphabet)
 		if err != nil {
-			return err
+			return flagError("-string", err)
 		}
 		ln, err := m.LogProbN(s)
 		if err != nil {
@@ -298,6 +306,9 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("-task: %v", err)
 	}
 	if err := experiments.CheckAlphabet(*task, meta.Alphabet); err != nil {
+		return flagError("-task", err)
+	}
+	if err := umpsEvalCheck(*n, *count, m.Bond, m.Symbols, *task == "motzkin"); err != nil {
 		return err
 	}
 	start := time.Now()
