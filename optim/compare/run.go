@@ -183,8 +183,10 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 	if epochs == 0 {
 		epochs = math.MaxInt32
 	}
+	// The comparison's own rule (Config.DivergeFactor) replaces the
+	// Trainer's divergence guard; the Trainer's NaN/Inf checks stay.
 	tr, err := optim.NewTrainer(p, opt, optim.TrainConfig{
-		Epochs: epochs, BatchSize: c.BatchSize, Seed: r.Seed, Schedule: sched,
+		Epochs: epochs, BatchSize: c.BatchSize, Seed: r.Seed, Schedule: sched, DivergeFactor: math.Inf(1),
 		Hooks: []optim.Hook{{Name: "compare", EverySteps: 1, EveryEpoch: true, Fn: rec.hook}},
 	})
 	if err != nil {
@@ -199,6 +201,7 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 	var (
 		div *divergence
 		nf  *optim.NonFiniteError
+		de  *optim.DivergedError
 	)
 	switch {
 	case err == nil:
@@ -209,6 +212,8 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 		o.Status, o.DivergedStep, o.Reason = Diverged, div.step, div.Error()
 	case errors.As(err, &nf):
 		o.Status, o.DivergedStep, o.Reason = Diverged, nf.Step, nf.Error()
+	case errors.As(err, &de):
+		o.Status, o.DivergedStep, o.Reason = Diverged, de.Step, de.Error()
 	default:
 		o.Status, o.Reason = Failed, err.Error()
 	}
