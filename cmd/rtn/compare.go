@@ -56,7 +56,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	batch := fs.Int("batch", 32, "minibatch size (0: full batch)")
 	evalEvery := fs.Int("eval-every", 0, "also record the curve every N steps (0: per epoch)")
 	target := fs.Float64("target", 0, "validation loss to reach: steps and seconds to it are reported (0: none)")
-	diverge := fs.Float64("diverge", 10, "a run diverges when its training loss exceeds this multiple of the first (or is NaN/Inf); <= 0 keeps only NaN/Inf")
+	diverge := fs.Float64("diverge", 10, "a run diverges when a training loss exceeds this multiple of the largest batch loss of the first epoch (or is NaN/Inf); <= 0 keeps only NaN/Inf")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once (results do not depend on it)")
 	shard := fs.String("shard", "", "run only shard i/n of the grid (join with rtn compare merge)")
 	out := fs.String("out", "out/compare", "output directory (runs, table, CSV, JSON, plots); reused to resume")
@@ -80,6 +80,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	if spec.DataSeed == 0 {
 		return usagef("-data-seed must be >= 1")
+	}
+	for _, st := range cfg.Settings {
+		if st.Optimizer == compare.Riemann && !strings.HasPrefix(spec.Model, "pcnn") {
+			return usagef("-optimizers: riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", spec.Model)
+		}
 	}
 	factory, spec, err := experiments.CompareProblem(spec)
 	if err != nil {

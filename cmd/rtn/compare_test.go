@@ -121,6 +121,7 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"-model", "transformer"}, "-model"},
 		{[]string{"-jobs", "0"}, "-jobs"},
 		{[]string{"-target", "NaN"}, "-target"},
+		{[]string{"-optimizers", "riemann"}, "riemann needs a model with a metric"},
 	} {
 		_, stderr, code := invoke(append([]string{"compare", "-out", t.TempDir()}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
