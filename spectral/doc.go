@@ -28,6 +28,14 @@
 //     Theorem 3 on that basis. FitSelect picks the rank on validation
 //     data; SaveModel and LoadModel keep a model in a .npz file with JSON
 //     metadata, bit for bit.
+//   - From string samples: StringHankel is the sparse empirical Hankel
+//     matrix of a sample in scikit-splearn's four variants (Classic,
+//     Prefix, Suffix, Factor) with lrows/lcolumns bases; Factorize takes
+//     its truncated SVD (Sparse.TruncatedSVD, randomized above 400 rows
+//     and columns, seeded) and Factorization.WFA reads off the spectral
+//     WFA of any rank, converted to the string function (FromVariant).
+//     WFA.Value, Mass, SpectralRadius, NextSymbol, Sample and Minimize
+//     use such automata as distributions; package wfa builds on them.
 //   - The tensor-train path never forms a tensor of d^(2L) entries: ALS
 //     fits each H^(l) in TT form core by core (optionally on
 //     mini-batches), RecoverTT applies Theorem 3 to tensor trains, and

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/spectral"
+	"github.com/rtnlab/rtn/wfa"
+)
+
+func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa finetune")
+	var sf stringsFlags
+	sf.add(fs)
+	model := fs.String("model", "", "model file to start from (rtn wfa learn -out)")
+	train := fs.String("train", "", "training strings")
+	out := fs.String("out", "", "fine-tuned model file to write")
+	var cfg wfa.FinetuneConfig
+	fs.StringVar(&cfg.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
+	fs.Float64Var(&cfg.Optim.LR, "lr", 3e-5, "learning rate")
+	fs.Float64Var(&cfg.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
+	fs.IntVar(&cfg.Epochs, "epochs", 20, "most epochs")
+	fs.IntVar(&cfg.BatchSize, "batch", 64, "strings per step")
+	fs.IntVar(&cfg.Patience, "patience", 1, "epochs without validation improvement before the rate drops (x0.1; the third drop stops)")
+	fs.Float64Var(&cfg.ValidFraction, "valid", 0.1, "share of the strings held out for early stopping")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches)")
+	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz)")
+	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if cfg.Epochs < 1 || cfg.BatchSize < 1 || cfg.Patience < 1 {
+		return usagef("-epochs, -batch and -patience must be >= 1")
+	}
+	if !(cfg.ValidFraction > 0 && cfg.ValidFraction < 1) {
+		return usagef("-valid must be in (0, 1), got %g", cfg.ValidFraction)
+	}
+	if _, err := optim.New(cfg.Optimizer, cfg.Optim); err != nil {
+		return usagef("-optimizer: %v", err)
+	}
+	format, err := sf.parse()
+	if err != nil {
+		return err
+	}
+	m, err := loadModelFlag(*model)
+	if err != nil {
+		return err
+	}
+	s, err := readSample(*train, "-train", format, lineAlphabet(format, m))
+	if err != nil {
+		return err
+	}
+	if !*quiet && isTerminal(stderr) {
+		cfg.Train.Progress = stderr
+	}
+	ft, rep, err := wfa.Finetune(m, s, cfg)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := ft.Save(*out); err != nil {
+			return err
+		}
+	}
+	res := map[string]any{"initial_valid_nll": rep.InitialValid, "best_valid_nll": rep.BestValid,
+		"start_valid_zll": rep.StartZLL, "best_valid_zll": rep.BestZLL, "model": *out}
+	if rep.Result != nil {
+		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
+	}
+	if rep.Stopped != "" {
+		res["stopped"] = rep.Stopped
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "validation NLL (nats per string): %.6f -> %.6f\n", rep.InitialValid, rep.BestValid)
+	if rep.Stopped != "" {
+		fmt.Fprintf(stdout, "stopped: %s\n", rep.Stopped)
+	}
+	return nil
+}
+
+func runWFARank(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa rank")
+	var sf stringsFlags
+	sf.add(fs)
+	model := fs.String("model", "", "model file")
+	prefixes := fs.String("prefixes", "", "prefixes to complete (SPiCe prefix file)")
+	targets := fs.String("targets", "", "SPiCe target file: with it, print NDCG@5")
+	k := fs.Int("k", 5, "symbols ranked per prefix")
+	out := fs.String("out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
+	asJSON := fs.Bool("json", false, "print the score as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if *k < 1 {
+		return usagef("-k must be >= 1")
+	}
+	format, err := sf.parse()
+	if err != nil {
+		return err
+	}
+	m, err := loadModelFlag(*model)
+	if err != nil {
+		return err
+	}
+	s, err := readSample(*prefixes, "-prefixes", format, lineAlphabet(format, m))
+	if err != nil {
+		return err
+	}
+	if err := checkAlphabet(m, s, *prefixes); err != nil {
+		return err
+	}
+	ranks, err := wfa.Rank(m, s.Seqs, *k)
+	if err != nil {
+		return err
+	}
+	if *out != "" || *targets == "" {
+		if err := writeOut(*out, stdout, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for _, r := range ranks {
+				f := make([]string, len(r))
+				for i, v := range r {
+					f[i] = strconv.Itoa(v)
+				}
+				fmt.Fprintln(bw, strings.Join(f, " "))
+			}
+			return bw.Flush()
+		}); err != nil {
+			return err
+		}
+	}
+	if *targets == "" {
+		return nil
+	}
+	t, err := wfa.ReadTargetsFile(*targets)
+	if err != nil {
+		return err
+	}
+	score, err := wfa.NDCG5(ranks, t)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{"ndcg5": score, "prefixes": len(ranks)})
+	}
+	fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", score, len(ranks))
+	return nil
+}
+
+func runWFASample(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa sample")
+	model := fs.String("model", "", "model file")
+	n := fs.Int("n", 10, "strings to draw")
+	maxLen := fs.Int("max-len", 100, "longest string")
+	seed := fs.Uint64("seed", 1, "random seed")
+	format := fs.String("format", "pautomac", "output format: pautomac, spice or lines")
+	out := fs.String("out", "", "output file (default stdout)")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if *n < 1 || *maxLen < 0 {
+		return usagef("-n must be >= 1 and -max-len >= 0")
+	}
+	fm, err := datasets.ParseStringFormat(*format)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
+	m, err := loadModelFlag(*model)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(*seed, 0))
+	s := datasets.Symbols{Alphabet: m.Alphabet}
+	for range *n {
+		x, err := m.WFA.Sample(rng, *maxLen)
+		if err != nil {
+			return err
+		}
+		s.Seqs = append(s.Seqs, x)
+	}
+	return writeOut(*out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, fm) })
+}
+
+func runWFAMinimize(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa minimize")
+	model := fs.String("model", "", "model file")
+	tol := fs.Float64("tol", 1e-9, "relative tolerance of the rank decisions")
+	out := fs.String("out", "", "minimal model file to write")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if !(*tol > 0 && *tol < 1) {
+		return usagef("-tol must be in (0, 1)")
+	}
+	if *out == "" {
+		return usagef("-out is required")
+	}
+	m, err := loadModelFlag(*model)
+	if err != nil {
+		return err
+	}
+	small, err := spectral.Minimize(m.WFA, *tol)
+	if err != nil {
+		return err
+	}
+	before := m.WFA.States
+	m.WFA = small
+	if err := m.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "states %d -> %d\n", before, small.States)
+	return nil
+}
+
+func runWFADot(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa dot")
+	model := fs.String("model", "", "model file")
+	minW := fs.Float64("min-weight", 0, "leave out transitions whose weight's magnitude is below this")
+	out := fs.String("out", "", "DOT file (default stdout)")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	m, err := loadModelFlag(*model)
+	if err != nil {
+		return err
+	}
+	return writeOut(*out, stdout, func(w io.Writer) error { return m.DOT(w, *minW) })
+}
+
+func runWFASweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa sweep")
+	var sf stringsFlags
+	sf.add(fs)
+	train := fs.String("train", "", "training strings")
+	hankel := fs.String("hankel", "", "Hankel variant (default: classic and factor)")
+	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3 and 5)")
+	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
+	valid := fs.Float64("valid", 0.1, "share of the training strings held out")
+	seed := fs.Uint64("seed", 1, "random seed")
+	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
+	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity (an oracle view; the selection never sees it)")
+	solPath := fs.String("solution", "", "PAutomaC solution file of -test")
+	maxRuled := fs.Float64("max-ruled-out", 0, "largest share of validation strings a candidate may give a value <= 0 (0: the default)")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	cfg, err := wfaConfig(0, *hankel, *lrows, 0, *valid, *seed)
+	if err != nil {
+		return err
+	}
+	cfg.MaxFloored = *maxRuled
+	testScore := map[string]float64{}
+	if *testPath != "" && *solPath != "" {
+		test, err := datasets.ReadStringsFile(*testPath, datasets.PAutomaC, nil)
+		if err != nil {
+			return err
+		}
+		sol, err := datasets.ReadSolutionFile(*solPath)
+		if err != nil {
+			return err
+		}
+		cfg.OnCandidate = func(c wfa.Candidate, w spectral.WFA) {
+			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
+			if err == nil {
+				testScore[c.Spec.String()] = p
+			}
+		}
+	}
+	if *ranks != "" {
+		for _, f := range strings.Split(*ranks, ",") {
+			r, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || r < 1 {
+				return usagef("-ranks: %q is not a rank >= 1", f)
+			}
+			cfg.Ranks = append(cfg.Ranks, r)
+		}
+	}
+	format, err := sf.parse()
+	if err != nil {
+		return err
+	}
+	s, err := readSample(*train, "-train", format, nil)
+	if err != nil {
+		return err
+	}
+	_, rep, err := wfa.Fit(s, cfg)
+	if rep == nil {
+		return err
+	}
+	type row struct {
+		Variant    string  `json:"variant"`
+		Rows       int     `json:"lrows"`
+		Rank       int     `json:"rank"`
+		Perplexity float64 `json:"valid_perplexity"`
+		NLL        float64 `json:"valid_nll"`
+		ZLL        float64 `json:"valid_zll"`
+		Test       float64 `json:"test_perplexity,omitempty"`
+		Radius     float64 `json:"spectral_radius"`
+		Ruled      float64 `json:"ruled_out"`
+		Rejected   string  `json:"rejected,omitempty"`
+	}
+	var rows []row
+	for _, c := range rep.Candidates {
+		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, c.Perplexity, c.NLL, c.ZLL, testScore[c.Spec.String()], c.Radius, c.Floored, c.Rejected})
+	}
+	if *asJSON {
+		res := map[string]any{"candidates": rows}
+		if err == nil {
+			res["chosen"] = rep.Chosen.String()
+		}
+		if e := json.NewEncoder(stdout).Encode(res); e != nil {
+			return e
+		}
+		return err
+	}
+	bw := bufio.NewWriter(stdout)
+	fmt.Fprintf(bw, "%-8s %5s %4s %16s %10s %10s %10s %8s %9s %s\n", "variant", "lrows", "rank", "valid perplexity", "valid nll", "valid zll", "test", "radius", "ruled out", "rejected")
+	for _, r := range rows {
+		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %10.5g %10.5g %10.6g %8.4f %9.4f %s\n", r.Variant, r.Rows, r.Rank, r.Perplexity, r.NLL, r.ZLL, r.Test, r.Radius, r.Ruled, r.Rejected)
+	}
+	if err == nil {
+		fmt.Fprintf(bw, "chosen: %v\n", rep.Chosen)
+	}
+	if e := bw.Flush(); e != nil {
+		return e
+	}
+	return err
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// writeSample writes count strings drawn from a 2-state automaton over 3
+// symbols in PAutomaC format and returns the path.
+func writeSample(t *testing.T, dir, name string, count int, seed uint64) string {
+	t.Helper()
+	w := spectral.WFA{States: 2, Out: 1, Alpha: []float64{1, 0}, Omega: []float64{0.3, 0.4},
+		Trans: [][]float64{{0.2, 0.2, 0, 0.3}, {0.1, 0.1, 0.1, 0.1}, {0.2, 0, 0.05, 0.05}}}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	s := datasets.Symbols{Alphabet: []string{"0", "1", "2"}}
+	for range count {
+		x, err := w.Sample(rng, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Seqs = append(s.Seqs, x)
+	}
+	var b bytes.Buffer
+	if err := datasets.WriteStrings(&b, s, datasets.PAutomaC); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// learn, score, finetune and the model tools through the command line; the
+// model file round-trips bit for bit.
+func TestWFACommands(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train", 2000, 1)
+	test := writeSample(t, dir, "test", 50, 2)
+	model := filepath.Join(dir, "m.json")
+	stdout, stderr, code := invoke("wfa", "learn", "-train", train, "-lrows", "3", "-out", model, "-json")
+	if code != 0 {
+		t.Fatalf("learn: exit %d: %s", code, stderr)
+	}
+	var lr struct {
+		Rank   int     `json:"rank"`
+		Radius float64 `json:"spectral_radius"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &lr); err != nil || lr.Rank < 1 || !(lr.Radius < 1) {
+		t.Fatalf("learn output %q (%v)", stdout, err)
+	}
+	// A solution file: the test strings' values under the learned model
+	// give perplexity = the optimum, here checked only for being finite.
+	sol := filepath.Join(dir, "sol")
+	lines := []string{"50"}
+	for range 50 {
+		lines = append(lines, "0.02")
+	}
+	if err := os.WriteFile(sol, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = invoke("wfa", "score", "-model", model, "-test", test, "-solution", sol, "-json")
+	var sc map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &sc) != nil || sc["perplexity"] == nil || sc["log_loss"] == nil {
+		t.Fatalf("score: exit %d, %q, %s", code, stdout, stderr)
+	}
+	round := filepath.Join(dir, "again.json")
+	if _, stderr, code = invoke("wfa", "minimize", "-model", model, "-out", round); code != 0 {
+		t.Fatalf("minimize: %s", stderr)
+	}
+	a, _ := os.ReadFile(model)
+	m2 := filepath.Join(dir, "copy.json")
+	if _, stderr, code = invoke("wfa", "finetune", "-model", model, "-train", train, "-epochs", "1", "-out", m2, "-json"); code != 0 {
+		t.Fatalf("finetune: %s", stderr)
+	}
+	for _, args := range [][]string{
+		{"dot", "-model", model},
+		{"sample", "-model", model, "-n", "3"},
+		{"rank", "-model", model, "-prefixes", test},
+		{"sweep", "-train", train, "-lrows", "2", "-ranks", "1,2,3"},
+	} {
+		if stdout, stderr, code = invoke(append([]string{"wfa"}, args...)...); code != 0 || stdout == "" {
+			t.Fatalf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	b, _ := os.ReadFile(model)
+	if !bytes.Equal(a, b) {
+		t.Fatal("model file changed")
+	}
+}
+
+// Malformed files exit 1 naming the line; a rank above the Hankel
+// matrix's exits 2 naming -rank; bad flags exit 2.
+func TestWFAErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	if err := os.WriteFile(bad, []byte("2 3\n1 0\n2 0 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	train := writeSample(t, dir, "train", 300, 3)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"learn", "-train", bad}, 1, "bad:3:"},
+		{[]string{"learn", "-train", train, "-rank", "100000", "-lrows", "1"}, 2, "-rank"},
+		{[]string{"learn", "-train", train, "-hankel", "diagonal"}, 2, "-hankel"},
+		{[]string{"learn", "-train", train, "-format", "csv"}, 2, "-format"},
+		{[]string{"learn"}, 2, "-train"},
+		{[]string{"score", "-model", filepath.Join(dir, "none.json"), "-test", train}, 1, "none.json"},
+		{[]string{"frobnicate"}, 2, "frobnicate"},
+	} {
+		_, stderr, code := invoke(append([]string{"wfa"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q, want %d and one line mentioning %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}

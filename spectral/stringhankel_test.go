@@ -1,0 +1,281 @@
+package spectral
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// finiteWFA returns a WFA with n states over d symbols whose transition
+// matrices are strictly upper triangular with positive entries, so that
+// f(x) > 0 only for strings shorter than n: every variant's function is a
+// finite sum, computable by enumeration.
+func finiteWFA(rng *rand.Rand, n, d int) WFA {
+	w := WFA{States: n, Out: 1, Alpha: make([]float64, n), Omega: make([]float64, n)}
+	for i := range n {
+		w.Alpha[i] = 0.1 + rng.Float64()
+		w.Omega[i] = 0.1 + rng.Float64()
+	}
+	for range d {
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				a[i*n+j] = 0.1 + rng.Float64()
+			}
+		}
+		w.Trans = append(w.Trans, a)
+	}
+	return w
+}
+
+// allStrings lists the strings over d symbols of length <= maxLen.
+func allStrings(d, maxLen int) [][]int {
+	out := [][]int{{}}
+	layer := [][]int{{}}
+	for range maxLen {
+		var next [][]int
+		for _, u := range layer {
+			for s := range d {
+				next = append(next, append(append([]int(nil), u...), s))
+			}
+		}
+		out = append(out, next...)
+		layer = next
+	}
+	return out
+}
+
+// bruteVariant computes the variant's function of x by enumeration over
+// the support (strings shorter than supp).
+func bruteVariant(w WFA, v HankelVariant, x []int, supp int) float64 {
+	d := len(w.Trans)
+	sum := 0.0
+	for _, y := range allStrings(d, supp) {
+		switch v {
+		case Classic:
+			if len(y) == len(x) && hasAt(y, x, 0) {
+				sum += w.Value(y)
+			}
+		case Prefix:
+			if hasAt(y, x, 0) {
+				sum += w.Value(y)
+			}
+		case Suffix:
+			if hasAt(y, x, len(y)-len(x)) {
+				sum += w.Value(y)
+			}
+		case Factor:
+			for i := 0; i+len(x) <= len(y); i++ {
+				if hasAt(y, x, i) {
+					sum += w.Value(y)
+				}
+			}
+		}
+	}
+	return sum
+}
+
+func hasAt(y, x []int, i int) bool {
+	if i < 0 || i+len(x) > len(y) {
+		return false
+	}
+	for t, s := range x {
+		if y[i+t] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// The Hankel entries are the variant's function (brute force), the
+// spectral WFA at the true rank recovers f exactly, and the variants agree.
+func TestStringHankelExactRecovery(t *testing.T) {
+	const n, d = 4, 2
+	rng := rand.New(rand.NewPCG(3, 4))
+	w := finiteWFA(rng, n, d)
+	support := allStrings(d, n-1)
+	weights := make([]float64, len(support))
+	z := 0.0
+	for i, x := range support {
+		weights[i] = w.Value(x)
+		z += weights[i]
+	}
+	for _, v := range HankelVariants {
+		t.Run(v.String(), func(t *testing.T) {
+			h, err := NewWeightedHankel(support, weights, d, StringHankelConfig{Variant: v, Rows: 3, Cols: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense := h.Dense()
+			for i, u := range h.Prefixes {
+				for j, s := range h.Suffixes {
+					want := bruteVariant(w, v, append(append([]int(nil), u...), s...), n-1) / z
+					if got := dense.At(i, j); !closeRel(got, want, exactTol) {
+						t.Fatalf("H[%v, %v] = %g, want %g", u, s, got, want)
+					}
+				}
+			}
+			for sym, hs := range h.Sigma {
+				hd := hs.Dense()
+				for i, u := range h.Prefixes {
+					for j, s := range h.Suffixes {
+						x := append(append(append([]int(nil), u...), sym), s...)
+						if got, want := hd.At(i, j), bruteVariant(w, v, x, n-1)/z; !closeRel(got, want, exactTol) {
+							t.Fatalf("H_%d[%v, %v] = %g, want %g", sym, u, s, got, want)
+						}
+					}
+				}
+			}
+			var svd mat.SVD
+			svd.Factorize(dense, mat.SVDNone)
+			rank := 0
+			for _, s := range svd.Values(nil) {
+				if s > 1e-10 {
+					rank++
+				}
+			}
+			if rank != n {
+				t.Fatalf("Hankel rank %d, want %d", rank, n)
+			}
+			f, err := h.Factorize(rank, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.WFA(rank)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range allStrings(d, n+1) {
+				if g, want := got.Value(x)*z, w.Value(x); math.Abs(g-want) > 1e-9*(1+math.Abs(want)) {
+					t.Fatalf("learned f(%v) = %g, want %g", x, g, want)
+				}
+			}
+			if _, err := f.WFA(rank + 1); err == nil {
+				t.Fatal("rank above the factorization accepted")
+			}
+		})
+	}
+}
+
+// ToVariant computes the variant's function (brute force) and FromVariant
+// undoes it.
+func TestVariantConversions(t *testing.T) {
+	const n, d = 4, 3
+	w := finiteWFA(rand.New(rand.NewPCG(5, 6)), n, d)
+	for _, v := range HankelVariants {
+		wv, err := ToVariant(w, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := FromVariant(wv, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range allStrings(d, n) {
+			if got, want := wv.Value(x), bruteVariant(w, v, x, n-1); !closeRel(got, want, 1e-12) {
+				t.Fatalf("%v: f_v(%v) = %g, want %g", v, x, got, want)
+			}
+			if got, want := back.Value(x), w.Value(x); math.Abs(got-want) > 1e-12 {
+				t.Fatalf("%v: round trip f(%v) = %g, want %g", v, x, got, want)
+			}
+		}
+	}
+}
+
+// Mass is the sum of f over the support; the next-symbol distribution
+// after a prefix is the ratio of prefix masses.
+func TestMassAndNextSymbol(t *testing.T) {
+	const n, d = 4, 2
+	w := finiteWFA(rand.New(rand.NewPCG(7, 8)), n, d)
+	z := 0.0
+	for _, x := range allStrings(d, n-1) {
+		z += w.Value(x)
+	}
+	m, err := w.Mass()
+	if err != nil || !closeRel(m, z, 1e-12) {
+		t.Fatalf("Mass = %g (%v), want %g", m, err, z)
+	}
+	beta, _ := w.Stop()
+	p := w.NextSymbol([]int{1}, beta)
+	pre := bruteVariant(w, Prefix, []int{1}, n-1)
+	for s := range d {
+		if want := bruteVariant(w, Prefix, []int{1, s}, n-1) / pre; !closeRel(p[s], want, 1e-12) {
+			t.Fatalf("p(%d | 1) = %g, want %g", s, p[s], want)
+		}
+	}
+	if want := w.Value([]int{1}) / pre; !closeRel(p[d], want, 1e-12) {
+		t.Fatalf("p(end | 1) = %g, want %g", p[d], want)
+	}
+}
+
+// The randomized SVD finds the leading singular values of a sparse matrix
+// with a decaying spectrum (plus noise), and a seed fixes its result bit for bit.
+func TestRandomizedSVD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const rows, cols, k = 520, 450, 8
+	g, h := randVec(rng, rows*12, 1), randVec(rng, cols*12, 1)
+	tr := newTriplets(rows, cols)
+	for i := range rows {
+		for j := range cols {
+			v := 1e-3 * rng.NormFloat64()
+			for r := range 12 {
+				v += math.Pow(0.6, float64(r)) * g[i*12+r] * h[j*12+r]
+			}
+			tr.add(i, j, v)
+		}
+	}
+	m := tr.csr()
+	got, err := m.TruncatedSVD(k, 0, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := denseSVD(m.Dense(), k)
+	for i := range k {
+		if !closeRel(got.S[i], want.S[i], 1e-8) {
+			t.Fatalf("singular value %d: %g, want %g", i, got.S[i], want.S[i])
+		}
+	}
+	again, _ := m.TruncatedSVD(k, 0, rand.New(rand.NewPCG(1, 2)))
+	if !mat.Equal(again.U, got.U) || !mat.Equal(again.V, got.V) {
+		t.Fatal("same seed, different SVD")
+	}
+}
+
+// Minimize removes the redundant half of a direct sum and keeps the
+// function.
+func TestMinimize(t *testing.T) {
+	const n, d = 3, 2
+	rng := rand.New(rand.NewPCG(17, 18))
+	w := finiteWFA(rng, n, d)
+	for i := range w.Alpha {
+		w.Alpha[i] += rng.Float64()
+	}
+	big := WFA{States: 2 * n, Out: 1, Alpha: make([]float64, 2*n), Omega: make([]float64, 2*n)}
+	for i := range n {
+		big.Alpha[i], big.Alpha[n+i] = 0.25*w.Alpha[i], 0.75*w.Alpha[i]
+		big.Omega[i], big.Omega[n+i] = w.Omega[i], w.Omega[i]
+	}
+	for _, a := range w.Trans {
+		b := make([]float64, 4*n*n)
+		for i := range n {
+			for j := range n {
+				b[i*2*n+j], b[(n+i)*2*n+n+j] = a[i*n+j], a[i*n+j]
+			}
+		}
+		big.Trans = append(big.Trans, b)
+	}
+	m, err := Minimize(big, 1e-9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.States != n {
+		t.Fatalf("minimal automaton has %d states, want %d", m.States, n)
+	}
+	for _, x := range allStrings(d, 4) {
+		if got, want := m.Value(x), w.Value(x); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+			t.Fatalf("f(%v) = %g, want %g", x, got, want)
+		}
+	}
+}

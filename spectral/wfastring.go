@@ -1,0 +1,162 @@
+package spectral
+
+import (
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+
+	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Value returns the first output of the WFA on word,
+// alpha^T A_{s_1} ... A_{s_k} omega, without checks or allocation beyond
+// two state vectors: symbols must be in range (ValueChecked checks).
+func (w WFA) Value(word []int) float64 {
+	n := w.States
+	row := append(make([]float64, 0, n), w.Alpha...)
+	next := make([]float64, n)
+	for _, s := range word {
+		a := w.Trans[s]
+		clear(next)
+		for i, h := range row {
+			if h == 0 {
+				continue
+			}
+			for j, v := range a[i*n : (i+1)*n] {
+				next[j] += h * v
+			}
+		}
+		row, next = next, row
+	}
+	return dot(row, w.Omega[:n])
+}
+
+// ValueChecked is Value with a range check of the symbols.
+func (w WFA) ValueChecked(word []int) (float64, error) {
+	for t, s := range word {
+		if s < 0 || s >= len(w.Trans) {
+			return math.NaN(), errors.Errorf("spectral: WFA symbol %d at position %d out of range [0, %d)", s, t, len(w.Trans))
+		}
+	}
+	return w.Value(word), nil
+}
+
+// TransSum returns S = sum_s A_s (n x n).
+func (w WFA) TransSum() *mat.Dense {
+	s := mat.NewDense(w.States, w.States, nil)
+	for _, a := range w.Trans {
+		s.Add(s, mat.NewDense(w.States, w.States, a))
+	}
+	return s
+}
+
+// SpectralRadius returns the largest modulus of an eigenvalue of S. The
+// series sum_x f(x) = alpha^T (I - S)^-1 omega converges for every alpha and
+// omega exactly when it is below 1; an automaton whose radius is >= 1 can
+// give unbounded values to long strings.
+func (w WFA) SpectralRadius() (float64, error) {
+	var e mat.Eigen
+	if !e.Factorize(w.TransSum(), mat.EigenNone) {
+		return math.NaN(), errors.New("spectral: eigenvalues did not converge")
+	}
+	r := 0.0
+	for _, v := range e.Values(nil) {
+		r = max(r, cmplx.Abs(v))
+	}
+	return r, nil
+}
+
+// Mass returns sum over all strings x of f(x) = alpha^T (I - S)^-1 omega
+// (the normaliser Z of a probabilistic automaton, 1 for an exact one). It
+// is meaningful only when SpectralRadius is below 1; it fails when I - S
+// is singular.
+func (w WFA) Mass() (float64, error) {
+	beta, err := w.Stop()
+	if err != nil {
+		return math.NaN(), err
+	}
+	return dot(w.Alpha, beta), nil
+}
+
+// Stop returns beta = (I - S)^-1 omega: beta's product with the state
+// alpha^T A_u is the total value of the strings that begin with u.
+func (w WFA) Stop() ([]float64, error) {
+	n := w.States
+	ims := w.TransSum()
+	ims.Scale(-1, ims)
+	for i := range n {
+		ims.Set(i, i, ims.At(i, i)+1)
+	}
+	var b mat.VecDense
+	if err := b.SolveVec(ims, mat.NewVecDense(n, append([]float64(nil), w.Omega[:n]...))); err != nil {
+		return nil, errors.Wrap(err, "spectral: I - sum of transitions")
+	}
+	return b.RawVector().Data, nil
+}
+
+// NextSymbol returns the next-symbol distribution after the prefix: entry s
+// (s < number of symbols) is the probability that s comes next and the last
+// entry that the string ends, computed from the state h = alpha^T A_prefix
+// as h A_s beta and h omega, with beta from Stop. Negative values are set to
+// 0 and the rest normalised; when nothing positive is left the
+// distribution is uniform. beta must come from Stop.
+func (w WFA) NextSymbol(prefix []int, beta []float64) []float64 {
+	n := w.States
+	h := append(make([]float64, 0, n), w.Alpha...)
+	next := make([]float64, n)
+	for _, s := range prefix {
+		clear(next)
+		a := w.Trans[s]
+		for i, v := range h {
+			for j, x := range a[i*n : (i+1)*n] {
+				next[j] += v * x
+			}
+		}
+		h, next = next, h
+	}
+	p := make([]float64, len(w.Trans)+1)
+	ab := make([]float64, n)
+	for s, a := range w.Trans {
+		mat.NewVecDense(n, ab).MulVec(mat.NewDense(n, n, a), mat.NewVecDense(n, beta))
+		p[s] = dot(h, ab)
+	}
+	p[len(w.Trans)] = dot(h, w.Omega[:n])
+	sum := 0.0
+	for i, v := range p {
+		p[i] = max(v, 0)
+		sum += p[i]
+	}
+	for i := range p {
+		if sum > 0 {
+			p[i] /= sum
+		} else {
+			p[i] = 1 / float64(len(p))
+		}
+	}
+	return p
+}
+
+// Sample draws a string from the automaton read as a distribution, one
+// symbol at a time from NextSymbol, stopping at the end symbol or at
+// maxLen symbols.
+func (w WFA) Sample(rng *rand.Rand, maxLen int) ([]int, error) {
+	beta, err := w.Stop()
+	if err != nil {
+		return nil, err
+	}
+	var s []int
+	for len(s) < maxLen {
+		p := w.NextSymbol(s, beta)
+		u, c := rng.Float64(), 0
+		for c < len(p)-1 && u >= p[c] {
+			u -= p[c]
+			c++
+		}
+		if c == len(w.Trans) {
+			break
+		}
+		s = append(s, c)
+	}
+	return s, nil
+}

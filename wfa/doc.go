@@ -1,0 +1,30 @@
+// Package wfa learns weighted finite automata (WFAs) from samples of
+// strings and uses them as probability models: the user-facing side of the
+// string half of the 2-RNN paper (Rabusseau, Li and Precup, AISTATS 2019),
+// with scikit-splearn's feature set and the paper's spectral-then-gradient
+// recipe.
+//
+//   - Fit estimates a sparse Hankel matrix (spectral.StringHankel: classic,
+//     prefix, suffix or factor, with lrows/lcolumns bases), takes its
+//     truncated SVD and returns the spectral WFA. With no rank it selects
+//     the variant, basis and rank on a validation split of the training
+//     strings, by the normalised validation perplexity, rejecting
+//     automata that diverge (spectral radius of sum_s A_s >= 1) or floor
+//     more than a small share of the validation strings.
+//   - Predict returns the model's probabilities under the floor rule
+//     (max(f(x), Floor)); Score computes the PAutomaC perplexity against a
+//     solution file, LogLoss the per-symbol log-loss without one, and
+//     Rank/NDCG the SPiCe next-symbol ranking.
+//   - Finetune turns the WFA into a linear 2-RNN (Theorem 2) and trains it
+//     on the strings' exactly normalised log-likelihood,
+//     log f(x) - log alpha^T (I - S)^-1 omega, with any optimizer of the
+//     optim registry and early stopping on validation.
+//   - Model files are JSON and round-trip bit for bit.
+//
+// A minimal example:
+//
+//	train, _ := datasets.ReadStringsFile("1.pautomac.train", datasets.PAutomaC, nil)
+//	m, _, _ := wfa.Fit(train, wfa.Config{Seed: 1})
+//	q := m.Predict(test.Seqs)
+//	score, _ := losses.PAutomaCPerplexity(solution, q)
+package wfa

@@ -1,0 +1,87 @@
+package wfa
+
+import (
+	"math"
+	"slices"
+
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// EvalSet is a sample of strings reduced to its distinct strings with
+// their empirical frequencies, the form the validation score needs.
+type EvalSet struct {
+	// Seqs are the distinct strings and Weights their frequencies (sum 1).
+	Seqs    [][]int
+	Weights []float64
+	// Count is the number of strings in the sample.
+	Count int
+}
+
+// NewEvalSet groups seqs by string.
+func NewEvalSet(seqs [][]int) *EvalSet {
+	idx := map[string]int{}
+	e := &EvalSet{Count: len(seqs)}
+	var key []byte
+	for _, s := range seqs {
+		key = key[:0]
+		for _, c := range s {
+			key = append(key, byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
+		}
+		i, ok := idx[string(key)]
+		if !ok {
+			i = len(e.Seqs)
+			idx[string(key)] = i
+			e.Seqs = append(e.Seqs, slices.Clone(s))
+			e.Weights = append(e.Weights, 0)
+		}
+		e.Weights[i]++
+	}
+	for i := range e.Weights {
+		e.Weights[i] /= float64(len(seqs))
+	}
+	return e
+}
+
+// Perplexity is the validation analogue of the PAutomaC score: with q(x)
+// = max(f(x), Floor) normalised over the distinct strings of the set and
+// p(x) their empirical frequencies, 2^(-sum_x p(x) log2 q(x)) (the score's
+// own definition, with the validation frequencies standing for the
+// solution). floored is the share of strings (by frequency) that the
+// automaton gives a value <= 0 (or NaN), the strings it rules out: tiny
+// positive values are legitimate for long strings and are not counted,
+// although the floor applies to them as well.
+func (e *EvalSet) Perplexity(w spectral.WFA) (perp, floored float64) {
+	q := make([]float64, len(e.Seqs))
+	sum := 0.0
+	for i, s := range e.Seqs {
+		v := w.Value(s)
+		if !(v > 0) {
+			floored += e.Weights[i]
+		}
+		if !(v > Floor) || math.IsInf(v, 0) {
+			v = max(Floor, min(v, math.MaxFloat64))
+		}
+		q[i] = v
+		sum += v
+	}
+	h := 0.0
+	for i, v := range q {
+		h -= e.Weights[i] * math.Log2(v/sum)
+	}
+	return math.Exp2(h), floored
+}
+
+// ZLL is -sum_x p(x) log(max(f(x), Floor) / Z) over the distinct strings
+// with their frequencies, Z = w.Mass(); +Inf when Z is not positive and
+// finite.
+func (e *EvalSet) ZLL(w spectral.WFA) float64 {
+	z, err := w.Mass()
+	if err != nil || !(z > 0) || math.IsInf(z, 0) {
+		return math.Inf(1)
+	}
+	s := 0.0
+	for i, x := range e.Seqs {
+		s -= e.Weights[i] * math.Log(max(w.Value(x), Floor)/z)
+	}
+	return s
+}

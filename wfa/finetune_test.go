@@ -1,0 +1,151 @@
+package wfa
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// fdTol bounds the relative error of central differences with step fdStep.
+const (
+	fdStep = 1e-6
+	fdTol  = 1e-6
+)
+
+// randomPFA returns a positive WFA with n states over d symbols whose
+// transition sum has spectral radius about 0.6: a distribution up to Z.
+func randomPFA(rng *rand.Rand, n, d int) spectral.WFA {
+	w := spectral.WFA{States: n, Out: 1, Alpha: make([]float64, n), Omega: make([]float64, n)}
+	for i := range n {
+		w.Alpha[i] = 0.2 + rng.Float64()
+		w.Omega[i] = 0.2 + rng.Float64()
+	}
+	for range d {
+		a := make([]float64, n*n)
+		for i := range a {
+			a[i] = (0.1 + rng.Float64()) * 1.2 / float64(n*d)
+		}
+		w.Trans = append(w.Trans, a)
+	}
+	return w
+}
+
+func randomStrings(rng *rand.Rand, count, d, maxLen int) [][]int {
+	out := make([][]int, count)
+	for i := range out {
+		out[i] = make([]int, rng.IntN(maxLen+1))
+		for t := range out[i] {
+			out[i][t] = rng.IntN(d)
+		}
+	}
+	return out
+}
+
+// The gradient of the normalised log-likelihood matches central
+// differences on every parameter.
+func TestLikelihoodGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, d = 3, 2
+	w := randomPFA(rng, n, d)
+	train := append(randomStrings(rng, 6, d, 5), make([]int, 12))
+	p, err := NewLikelihood(w, train, train[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := []int{0, 1, 2, 3, 4, 5, 6}
+	grads := p.Params().Like()
+	if _, err := p.LossGrad(batch, grads); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range p.Params().Names() {
+		v := p.Params().Data(name)
+		g := grads.Data(name)
+		for i := range v {
+			old := v[i]
+			v[i] = old + fdStep
+			up, _ := p.Loss(batch)
+			v[i] = old - fdStep
+			down, _ := p.Loss(batch)
+			v[i] = old
+			fd := (up - down) / (2 * fdStep)
+			if math.Abs(fd-g[i]) > fdTol*(1+math.Abs(fd)) {
+				t.Errorf("%s[%d]: gradient %g, finite difference %g", name, i, g[i], fd)
+			}
+		}
+	}
+}
+
+// The normaliser is the sum of f over all strings: for a nilpotent
+// automaton (finite support) the loss equals the brute-force normalised
+// log-likelihood.
+func TestLikelihoodExactNormaliser(t *testing.T) {
+	const n, d = 3, 2
+	rng := rand.New(rand.NewPCG(13, 14))
+	w := spectral.WFA{States: n, Out: 1, Alpha: []float64{0.5, 0.3, 0.2}, Omega: []float64{0.4, 0.7, 1}}
+	for range d {
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				a[i*n+j] = 0.1 + rng.Float64()
+			}
+		}
+		w.Trans = append(w.Trans, a)
+	}
+	z := 0.0
+	var all [][]int
+	for _, x := range [][]int{{}, {0}, {1}, {0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+		z += w.Value(x)
+		all = append(all, x)
+	}
+	p, err := NewLikelihood(w, all, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := p.Loss([]int{3, 4})
+	want := -(math.Log(w.Value(all[3])/z) + math.Log(w.Value(all[4])/z)) / 2
+	if math.Abs(got-want) > 1e-12 {
+		t.Fatalf("loss %g, want %g", got, want)
+	}
+}
+
+// Fine-tuning a perturbed automaton on its own samples lowers the
+// validation loss and keeps a normalisable automaton.
+func TestFinetuneImproves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n, d = 3, 3
+	target := randomPFA(rng, n, d)
+	var seqs [][]int
+	for range 600 {
+		s, err := target.Sample(rng, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, s)
+	}
+	start := target
+	start.Trans = nil
+	for _, a := range target.Trans {
+		b := make([]float64, len(a))
+		for i, v := range a {
+			b[i] = v * (0.7 + 0.6*rng.Float64())
+		}
+		start.Trans = append(start.Trans, b)
+	}
+	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
+	out, rep, err := Finetune(m, datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}, FinetuneConfig{Epochs: 5, Optim: optimLR(0.01)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(rep.BestValid < rep.InitialValid) {
+		t.Fatalf("validation loss %g -> %g, want a decrease", rep.InitialValid, rep.BestValid)
+	}
+	if r, err := out.WFA.SpectralRadius(); err != nil || r >= 1 {
+		t.Fatalf("fine-tuned spectral radius %g (%v)", r, err)
+	}
+}
+
+func optimLR(lr float64) optim.Config { return optim.Config{LR: lr} }

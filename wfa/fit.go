@@ -1,0 +1,322 @@
+package wfa
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// Criterion is what the selection minimises on the validation strings.
+type Criterion int
+
+const (
+	// ValidZLL is the mean negative log-likelihood of the validation
+	// strings with the scoring rule's floored values and the automaton's
+	// mass as normaliser, -log(max(f(x), Floor) / Z) (nats per string; a
+	// candidate whose mass is <= 0 is rejected). It is the default: it
+	// scores a candidate as the test does (same floor), with an exact
+	// normaliser instead of a sum over the validation strings.
+	ValidZLL Criterion = iota
+	// ValidNLL is the mean negative log-likelihood of the validation
+	// strings under the automaton read as a distribution by its clipped
+	// next-symbol probabilities (NLL). A clipped step costs
+	// -log(1e-12), so it prefers automata with few negative weights,
+	// which is wrong on problems where every good spectral automaton has
+	// many.
+	ValidNLL
+	// ValidPerplexity is EvalSet.Perplexity: the PAutomaC score with the
+	// validation frequencies standing for the solution, values floored
+	// and normalised over the distinct validation strings.
+	ValidPerplexity
+)
+
+var criterionNames = [...]string{ValidZLL: "zll", ValidNLL: "nll", ValidPerplexity: "perplexity"}
+
+// String returns the criterion's flag name.
+func (c Criterion) String() string {
+	if c < 0 || int(c) >= len(criterionNames) {
+		return fmt.Sprintf("Criterion(%d)", int(c))
+	}
+	return criterionNames[c]
+}
+
+// ParseCriterion maps nll, zll or perplexity to its criterion.
+func ParseCriterion(name string) (Criterion, error) {
+	for c, n := range criterionNames {
+		if n == name {
+			return Criterion(c), nil
+		}
+	}
+	return 0, errors.Errorf("wfa: unknown selection criterion %q (known: nll, zll, perplexity)", name)
+}
+
+// Config sets Fit. The zero value selects the variant, basis and rank on a
+// validation split with seed 1.
+type Config struct {
+	// Spec fixes the configuration when Spec.Rank > 0; its zero Rows and
+	// Cols are defaulted to 5. When Spec.Rank is 0 the configuration is
+	// selected (see Variants, Bases, Ranks).
+	Spec Spec
+	// Variants are the Hankel variants tried by the selection. If empty,
+	// it will be defaulted to {Classic, Factor}, scikit-splearn's reference
+	// grid (Prefix and Suffix cost as much as Factor and did not win on
+	// PAutomaC).
+	Variants []spectral.HankelVariant
+	// Bases are the lrows = lcolumns values tried by the selection. If
+	// empty, it will be defaulted to {3, 5}.
+	Bases []int
+	// Ranks are the ranks tried by the selection (those above a Hankel
+	// matrix's usable rank are skipped). If empty, it will be defaulted to
+	// scikit-splearn's reference grid 2..30, 35, 40, 50.
+	Ranks []int
+	// ValidFraction is the share of the training strings held out for the
+	// selection. If 0, it will be defaulted to 0.1.
+	ValidFraction float64
+	// MaxFloored is the largest share of validation strings (by count) an
+	// automaton may give a value <= 0 and still be selected. If 0, it will
+	// be defaulted to 0.5: good spectral automata of some PAutomaC problems
+	// rule out 10-20 % of the strings (the floor takes care of them), but
+	// one that rules out most strings is not a model of the data.
+	MaxFloored float64
+	// Criterion is what the selection minimises (ValidZLL by default).
+	Criterion Criterion
+	// OnCandidate, when not nil, is called with every candidate and its
+	// automaton (fitted on the training part), for inspection.
+	OnCandidate func(c Candidate, w spectral.WFA)
+	// Seed draws the validation split and the randomized SVDs. If 0, it
+	// will be defaulted to 1.
+	Seed uint64
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Spec.Rows == 0 {
+		c.Spec.Rows = 5
+	}
+	if c.Spec.Cols == 0 {
+		c.Spec.Cols = 5
+	}
+	if len(c.Variants) == 0 {
+		c.Variants = []spectral.HankelVariant{spectral.Classic, spectral.Factor}
+	}
+	if len(c.Bases) == 0 {
+		c.Bases = []int{3, 5}
+	}
+	if len(c.Ranks) == 0 {
+		for r := 2; r <= 30; r++ {
+			c.Ranks = append(c.Ranks, r)
+		}
+		c.Ranks = append(c.Ranks, 35, 40, 50)
+	}
+	if c.ValidFraction == 0 {
+		c.ValidFraction = 0.1
+	}
+	if c.MaxFloored == 0 {
+		c.MaxFloored = 0.5
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Spec.Rank < 0 {
+		return c, errors.Errorf("wfa: rank %d, want >= 1 (or 0 to select it)", c.Spec.Rank)
+	}
+	for _, r := range c.Ranks {
+		if r < 1 {
+			return c, errors.Errorf("wfa: candidate rank %d, want >= 1", r)
+		}
+	}
+	if !(c.ValidFraction > 0 && c.ValidFraction < 1) || !(c.MaxFloored > 0 && c.MaxFloored <= 1) {
+		return c, errors.Errorf("wfa: validation fraction %g and floored share %g, want both in (0, 1)", c.ValidFraction, c.MaxFloored)
+	}
+	return c, nil
+}
+
+// Candidate is one configuration tried by the selection.
+type Candidate struct {
+	Spec Spec
+	// Perplexity is the normalised validation perplexity
+	// (EvalSet.Perplexity), NLL and ZLL the validation figures of ValidNLL
+	// and ValidZLL (nats per string).
+	Perplexity, NLL, ZLL float64
+	// Radius is the spectral radius of sum_s A_s; Floored the share of
+	// validation strings given a value <= 0.
+	Radius, Floored float64
+	// Rejected says why the candidate cannot be selected ("" if it can).
+	Rejected string
+}
+
+// Report describes a Fit.
+type Report struct {
+	// Candidates lists the selection's candidates (nil with a fixed rank).
+	Candidates []Candidate
+	// Chosen is the configuration of the returned model.
+	Chosen Spec
+	// SelectSeconds is the wall time of the selection (fits on the
+	// training part and validation scoring); FitSeconds that of the final
+	// fit on all the strings (Hankel matrices, SVD and automaton).
+	SelectSeconds, FitSeconds float64
+}
+
+// Fit learns a spectral WFA from the strings of s. With cfg.Spec.Rank > 0
+// it fits that configuration on all strings (a rank above the Hankel
+// matrix's is a *spectral.HankelRankError). Otherwise it splits the strings by
+// cfg.Seed, fits every candidate on the training part, keeps the one with
+// the best validation figure (cfg.Criterion) among those that are not
+// rejected (spectral radius of sum_s A_s >= 1, a mass outside
+// [MinMass, MaxMass], or a value <= 0 on more than MaxFloored of the
+// validation strings), and refits it on all strings. When the
+// selection fails the report still lists the candidates.
+func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.ValidateStrings(); err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{}
+	spec := cfg.Spec
+	if spec.Rank == 0 {
+		start := time.Now()
+		if rep.Candidates, spec, err = selectSpec(s, cfg); err != nil {
+			return nil, rep, err
+		}
+		rep.SelectSeconds = time.Since(start).Seconds()
+	}
+	start := time.Now()
+	w, err := FitSpec(s.Seqs, len(s.Alphabet), spec, rand.New(rand.NewPCG(cfg.Seed, 2)))
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.FitSeconds = time.Since(start).Seconds()
+	rep.Chosen = spec
+	return &Model{WFA: w, Alphabet: slices.Clone(s.Alphabet), Spec: spec}, rep, nil
+}
+
+// FitSpec learns the spectral WFA of one configuration from seqs over
+// symbols symbols; rng seeds the randomized SVD.
+func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA, error) {
+	h, err := spectral.NewStringHankel(seqs, symbols, spectral.StringHankelConfig{Variant: spec.Variant, Rows: spec.Rows, Cols: spec.Cols})
+	if err != nil {
+		return spectral.WFA{}, err
+	}
+	f, err := h.Factorize(spec.Rank, rng)
+	if err != nil {
+		return spectral.WFA{}, err
+	}
+	return f.WFA(spec.Rank)
+}
+
+// selectSpec runs the validation selection.
+func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
+	tr, va, _, err := datasets.Split(len(s.Seqs), cfg.ValidFraction, 0, rand.New(rand.NewPCG(cfg.Seed, 1)))
+	if err != nil {
+		return nil, Spec{}, err
+	}
+	if len(va) == 0 {
+		return nil, Spec{}, errors.Errorf("wfa: %d strings leave no validation strings at fraction %g", len(s.Seqs), cfg.ValidFraction)
+	}
+	train := pick(s.Seqs, tr)
+	valid := NewEvalSet(pick(s.Seqs, va))
+	var cands []Candidate
+	for _, v := range cfg.Variants {
+		for _, b := range cfg.Bases {
+			h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
+			if err != nil {
+				return nil, Spec{}, err
+			}
+			var ranks []int
+			for _, r := range cfg.Ranks {
+				if r < h.MaxRank() {
+					ranks = append(ranks, r)
+				}
+			}
+			if len(ranks) == 0 {
+				continue
+			}
+			f, err := h.Factorize(slices.Max(ranks), rand.New(rand.NewPCG(cfg.Seed, 3)))
+			if err != nil {
+				return nil, Spec{}, err
+			}
+			for _, r := range ranks {
+				w, err := f.WFA(r)
+				if err != nil {
+					return nil, Spec{}, err
+				}
+				c := judge(w, Spec{Variant: v, Rows: b, Cols: b, Rank: r}, valid, cfg)
+				if cfg.OnCandidate != nil {
+					cfg.OnCandidate(c, w)
+				}
+				cands = append(cands, c)
+			}
+		}
+	}
+	best := -1
+	for i, c := range cands {
+		if c.Rejected == "" && (best < 0 || c.value(cfg.Criterion) < cands[best].value(cfg.Criterion)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return cands, Spec{}, errors.Errorf("wfa: all %d candidate automata diverge, have a mass outside [0.5, 2] or give a value <= 0 to more than %g of the validation strings", len(cands), cfg.MaxFloored)
+	}
+	return cands, cands[best].Spec, nil
+}
+
+// MinMass and MaxMass bound the mass sum_x f(x) = alpha^T (I - S)^-1 omega
+// of a selectable automaton. The Hankel entries are frequencies, so a
+// spectral automaton that models the sample has a mass near 1; one whose
+// mass is tiny makes every floored value look likely under ValidZLL (all
+// values floored, Z = 5e-17 on problem 5), one whose mass is large wastes
+// it on strings never seen.
+const (
+	MinMass = 0.5
+	MaxMass = 2
+)
+
+// value is the candidate's figure under the criterion.
+func (c Candidate) value(cr Criterion) float64 {
+	switch cr {
+	case ValidPerplexity:
+		return c.Perplexity
+	case ValidZLL:
+		return c.ZLL
+	}
+	return c.NLL
+}
+
+// judge scores one candidate on the validation strings.
+func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
+	c := Candidate{Spec: spec}
+	rad, err := w.SpectralRadius()
+	c.Radius = rad
+	c.Perplexity, c.Floored = valid.Perplexity(w)
+	c.NLL = NLL(w, valid)
+	c.ZLL = valid.ZLL(w)
+	z, zerr := w.Mass()
+	switch v := c.value(cfg.Criterion); {
+	case err != nil || !(rad < 1):
+		c.Rejected = "diverges"
+	case zerr != nil || !(z >= MinMass && z <= MaxMass):
+		c.Rejected = "mass out of range"
+	case c.Floored > cfg.MaxFloored:
+		c.Rejected = "rules out too many strings"
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		c.Rejected = "no finite validation score"
+	}
+	return c
+}
+
+func pick(seqs [][]int, idx []int) [][]int {
+	out := make([][]int, len(idx))
+	for i, j := range idx {
+		out[i] = seqs[j]
+	}
+	return out
+}

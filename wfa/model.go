@@ -1,0 +1,155 @@
+package wfa
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// Floor is the smallest probability a model gives a string: a WFA value
+// below it (zero, negative or tiny) becomes Floor, as in the PAutomaC
+// literature and the scikit-splearn reference figures.
+const Floor = 1e-12
+
+// Model is a WFA over an alphabet with what produced it.
+type Model struct {
+	// WFA computes the string function f (one output, classic form).
+	WFA spectral.WFA
+	// Alphabet names the symbols (ids are positions).
+	Alphabet []string
+	// Spec is the configuration that produced the automaton.
+	Spec Spec
+	// Finetuned reports that the parameters were trained by Finetune.
+	Finetuned bool
+}
+
+// Spec is one learning configuration: a Hankel variant, its basis and a
+// rank.
+type Spec struct {
+	// Variant is the Hankel matrix estimated.
+	Variant spectral.HankelVariant
+	// Rows and Cols are lrows and lcolumns.
+	Rows, Cols int
+	// Rank is the number of states.
+	Rank int
+}
+
+// String writes the spec as "factor lrows=5 lcolumns=5 rank=12".
+func (s Spec) String() string {
+	return fmt.Sprintf("%v lrows=%d lcolumns=%d rank=%d", s.Variant, s.Rows, s.Cols, s.Rank)
+}
+
+// Predict returns the model's probability of each string under the floor
+// rule, max(f(x), Floor). Symbols out of range give Floor.
+func (m *Model) Predict(seqs [][]int) []float64 {
+	q := make([]float64, len(seqs))
+	for i, s := range seqs {
+		v, err := m.WFA.ValueChecked(s)
+		if err != nil || !(v > Floor) {
+			v = Floor
+		}
+		q[i] = v
+	}
+	return q
+}
+
+// fileModel is the JSON layout of a model file.
+type fileModel struct {
+	Format    string      `json:"format"`
+	Alphabet  []string    `json:"alphabet"`
+	Variant   string      `json:"variant"`
+	Rows      int         `json:"lrows"`
+	Cols      int         `json:"lcolumns"`
+	Rank      int         `json:"rank"`
+	Finetuned bool        `json:"finetuned"`
+	States    int         `json:"states"`
+	Alpha     []float64   `json:"alpha"`
+	Trans     [][]float64 `json:"transitions"`
+	Omega     []float64   `json:"omega"`
+}
+
+const fileFormat = "rtn-wfa-1"
+
+// Write writes the model as JSON. Floats are written in the shortest form
+// that parses back to the same bits, so Read(Write(m)) equals m exactly.
+func (m *Model) Write(w io.Writer) error {
+	f := fileModel{Format: fileFormat, Alphabet: m.Alphabet, Variant: m.Spec.Variant.String(), Rows: m.Spec.Rows,
+		Cols: m.Spec.Cols, Rank: m.Spec.Rank, Finetuned: m.Finetuned, States: m.WFA.States,
+		Alpha: m.WFA.Alpha, Trans: m.WFA.Trans, Omega: m.WFA.Omega}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return errors.Wrap(enc.Encode(f), "wfa")
+}
+
+// Save writes the model to path atomically.
+func (m *Model) Save(path string) error {
+	return graph.WriteFileAtomic(path, m.Write)
+}
+
+// Read reads a model written by Write and validates it.
+func Read(r io.Reader) (*Model, error) {
+	var f fileModel
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, errors.Wrap(err, "wfa: model file")
+	}
+	if f.Format != fileFormat {
+		return nil, errors.Errorf("wfa: model file format %q, want %q", f.Format, fileFormat)
+	}
+	v, err := spectral.ParseHankelVariant(f.Variant)
+	if err != nil {
+		return nil, errors.Wrap(err, "wfa: model file")
+	}
+	m := &Model{Alphabet: f.Alphabet, Spec: Spec{Variant: v, Rows: f.Rows, Cols: f.Cols, Rank: f.Rank}, Finetuned: f.Finetuned,
+		WFA: spectral.WFA{States: f.States, Out: 1, Alpha: f.Alpha, Trans: f.Trans, Omega: f.Omega}}
+	if err := m.WFA.Validate(); err != nil {
+		return nil, errors.Wrap(err, "wfa: model file")
+	}
+	if len(m.Alphabet) != len(m.WFA.Trans) {
+		return nil, errors.Errorf("wfa: model file has %d symbol names for %d transition matrices", len(m.Alphabet), len(m.WFA.Trans))
+	}
+	return m, nil
+}
+
+// Load reads the model file at path.
+func Load(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errors.Wrap(err, "wfa")
+	}
+	m, err := Read(bytes.NewReader(b))
+	return m, errors.Wrap(err, path)
+}
+
+// DOT writes the automaton in Graphviz DOT form: one node per state
+// labelled with its initial and final weights, one edge per transition
+// whose weight's magnitude is at least minWeight, labelled "symbol:weight".
+func (m *Model) DOT(w io.Writer, minWeight float64) error {
+	var b strings.Builder
+	n := m.WFA.States
+	b.WriteString("digraph wfa {\n  rankdir=LR;\n  node [shape=circle];\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  q%d [label=\"q%d\\ni=%.4g\\nf=%.4g\"];\n", i, i, m.WFA.Alpha[i], m.WFA.Omega[i])
+	}
+	for s, a := range m.WFA.Trans {
+		for i := range n {
+			for j := range n {
+				if v := a[i*n+j]; v >= minWeight || -v >= minWeight {
+					fmt.Fprintf(&b, "  q%d -> q%d [label=%q];\n", i, j, fmt.Sprintf("%s:%.4g", m.Alphabet[s], v))
+				}
+			}
+		}
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return errors.Wrap(err, "wfa")
+}

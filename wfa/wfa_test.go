@@ -1,0 +1,166 @@
+package wfa
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// sample draws count strings from w.
+func sample(t *testing.T, w spectral.WFA, count int, seed uint64) [][]int {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var out [][]int
+	for range count {
+		x, err := w.Sample(rng, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// Fit on a sample of a small automaton selects a non-divergent automaton
+// close to the target: its test perplexity is within 2 % of the optimum.
+func TestFitRecoversTarget(t *testing.T) {
+	target := randomPFA(rand.New(rand.NewPCG(21, 22)), 3, 3)
+	z, _ := target.Mass()
+	for i := range target.Omega {
+		target.Omega[i] /= z
+	}
+	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 5000, 1)}
+	m, rep, err := Fit(s, Config{Bases: []int{2}, Ranks: []int{1, 2, 3, 4, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := m.WFA.SpectralRadius(); !(r < 1) {
+		t.Fatalf("selected automaton has spectral radius %g", r)
+	}
+	for _, c := range rep.Candidates {
+		if c.Spec == rep.Chosen && c.Rejected != "" {
+			t.Fatalf("chosen candidate was rejected: %s", c.Rejected)
+		}
+	}
+	test := NewEvalSet(sample(t, target, 400, 2))
+	truth := make([]float64, len(test.Seqs))
+	for i, x := range test.Seqs {
+		truth[i] = target.Value(x)
+	}
+	opt, _ := Score(&Model{WFA: target}, test.Seqs, truth)
+	got, err := Score(m, test.Seqs, truth)
+	if err != nil || !(got <= 1.02*opt) {
+		t.Fatalf("perplexity %g (%v), optimum %g", got, err, opt)
+	}
+}
+
+// A model file round-trips bit for bit, including awkward values.
+func TestModelRoundTrip(t *testing.T) {
+	w := randomPFA(rand.New(rand.NewPCG(23, 24)), 3, 2)
+	w.Alpha[0], w.Omega[1], w.Trans[1][4] = 1.0/3, -math.SmallestNonzeroFloat64, math.MaxFloat64/7
+	m := &Model{WFA: w, Alphabet: []string{"x", "y"}, Spec: Spec{Variant: spectral.Factor, Rows: 3, Cols: 4, Rank: 3}, Finetuned: true}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bits := func(v []float64) []uint64 {
+		u := make([]uint64, len(v))
+		for i, x := range v {
+			u[i] = math.Float64bits(x)
+		}
+		return u
+	}
+	if !slices.Equal(bits(got.WFA.Alpha), bits(w.Alpha)) || !slices.Equal(bits(got.WFA.Omega), bits(w.Omega)) ||
+		got.Spec != m.Spec || !got.Finetuned || !slices.Equal(got.Alphabet, m.Alphabet) {
+		t.Fatalf("round trip changed the model: %+v", got)
+	}
+	for s := range w.Trans {
+		if !slices.Equal(bits(got.WFA.Trans[s]), bits(w.Trans[s])) {
+			t.Fatalf("transitions of symbol %d changed", s)
+		}
+	}
+	if _, err := Read(bytes.NewReader([]byte(`{"format":"rtn-wfa-1","alphabet":["x"],"variant":"classic","states":1,"alpha":[1],"transitions":[[0.5]],"omega":["NaN"]}`))); err == nil {
+		t.Fatal("a malformed model was accepted")
+	}
+}
+
+// Score is the PAutomaC perplexity: the optimum when the model is the
+// truth, and the floor keeps a model with negative values finite.
+func TestScoreAndFloor(t *testing.T) {
+	w := randomPFA(rand.New(rand.NewPCG(25, 26)), 2, 2)
+	seqs := [][]int{{}, {0}, {1, 1}, {0, 1, 0}}
+	truth := make([]float64, len(seqs))
+	for i, x := range seqs {
+		truth[i] = w.Value(x)
+	}
+	m := &Model{WFA: w}
+	got, err := Score(m, seqs, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, sum := 0.0, 0.0
+	for _, v := range truth {
+		sum += v
+	}
+	for _, v := range truth {
+		h -= v / sum * math.Log2(v/sum)
+	}
+	if math.Abs(got-math.Exp2(h)) > 1e-12*got {
+		t.Fatalf("score %g, want 2^H = %g", got, math.Exp2(h))
+	}
+	neg := w
+	neg.Omega = []float64{-1, -1}
+	if q := (&Model{WFA: neg}).Predict(seqs); q[0] != Floor {
+		t.Fatalf("negative value predicted as %g, want the floor", q[0])
+	}
+}
+
+// A degenerate candidate (mass near 0, every value floored) is rejected
+// although its zll is low, and so is a divergent one.
+func TestJudgeRejects(t *testing.T) {
+	valid := NewEvalSet([][]int{{0}, {1}, {0, 1}})
+	tiny := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1e-17}, Omega: []float64{0.5}, Trans: [][]float64{{0.2}, {0.2}}}
+	if c := judge(tiny, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "mass out of range" {
+		t.Fatalf("tiny-mass candidate: %+v", c)
+	}
+	big := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.6}, {0.6}}}
+	if c := judge(big, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "diverges" {
+		t.Fatalf("divergent candidate: %+v", c)
+	}
+	good := spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.25}, {0.25}}}
+	if c := judge(good, Spec{Rank: 1}, valid, Config{MaxFloored: 0.5}); c.Rejected != "" {
+		t.Fatalf("good candidate rejected: %+v", c)
+	}
+}
+
+// NDCG@5 of a ranking against SPiCe targets, by hand; a perfect ranking
+// scores 1; a malformed target line is refused with its line number.
+func TestNDCG5(t *testing.T) {
+	targets, err := ReadTargets(strings.NewReader("1.5 0 0.5 -1 0.3 2 0.2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ideal := 0.5 + 0.3/math.Log2(3) + 0.2/math.Log2(4)
+	targets[0].Ideal = ideal
+	got, err := NDCG5([][]int{{2, 0, End}}, targets)
+	want := (0.2 + 0.5/math.Log2(3) + 0.3/math.Log2(4)) / ideal
+	if err != nil || math.Abs(got-want) > 1e-15 {
+		t.Fatalf("NDCG5 = %g (%v), want %g", got, err, want)
+	}
+	if got, _ := NDCG5([][]int{{0, End, 2}}, targets); math.Abs(got-1) > 1e-15 {
+		t.Fatalf("perfect ranking scores %g", got)
+	}
+	if _, err := ReadTargets(strings.NewReader("1 0 0.5\n1 0\n")); err == nil || !strings.Contains(err.Error(), ":2:") && !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("malformed targets: %v", err)
+	}
+}
