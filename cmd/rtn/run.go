@@ -16,6 +16,7 @@ type command struct {
 }
 
 var commands = map[string]command{
+	"compare":   {"compare optimizers on a model: tuned learning rates, seeds, curves, shards", runCompare},
 	"train":     {"train an RNN, LSTM or GRU on a built-in task or a text file", runTrain},
 	"reproduce": {"run the papers' headline experiments and write a summary", runReproduce},
 	"version":   {"print the version", runVersion},

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/optim/compare"
+)
+
+// optimizerAliases are -optimizers names that stand for a registered
+// optimizer with preset settings.
+var optimizerAliases = map[string]compare.Setting{
+	"momentum": {Name: "momentum", Optimizer: "sgd", Config: optimConfig(0.9, false)},
+	"nesterov": {Name: "nesterov", Optimizer: "sgd", Config: optimConfig(0.9, true)},
+}
+
+func knownOptimizers() string {
+	n := compare.Names()
+	for a := range optimizerAliases {
+		n = append(n, a)
+	}
+	slices.Sort(n)
+	return strings.Join(n, ", ")
+}
+
+func runCompare(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return runCompareMerge(args[1:], stdout, stderr)
+	}
+	fs := newFlags("compare")
+	var spec experiments.CompareSpec
+	fs.StringVar(&spec.Model, "model", "lstm", "model: "+strings.Join(experiments.CompareModels, ", "))
+	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm, gru), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn); default the first")
+	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm, gru; overrides -task)")
+	fs.IntVar(&spec.Hidden, "hidden", 0, "hidden units / rank / bond dimension / units (0: the model's default)")
+	fs.IntVar(&spec.Size, "size", 0, "data size (2rnn, umps, pcnn; 0: the model's default)")
+	fs.Float64Var(&spec.Noise, "noise", 0, "output noise standard deviation (2rnn)")
+	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (rnn, lstm, gru; 0: full backpropagation through time)")
+	fs.Uint64Var(&spec.DataSeed, "data-seed", 1, "seed of the data (fixed across runs)")
+	opts := fs.String("optimizers", "sgd,momentum,adam,rmsprop,adagrad", "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+knownOptimizers()+")")
+	grid := fs.String("lr-grid", "", "learning-rate grid: LO:HI:N (N log-spaced rates) or a list R1,R2,... (empty: each optimizer's rate)")
+	seeds := fs.String("seeds", "3", "seeds: N (1..N) or a list S1,S2,...")
+	var budget compare.Budget
+	fs.IntVar(&budget.Epochs, "epochs", 0, "epochs per run (default 3 when -steps and -seconds are unset)")
+	fs.IntVar(&budget.Steps, "steps", 0, "optimizer steps per run")
+	fs.Float64Var(&budget.Seconds, "seconds", 0, "training seconds per run (machine-dependent)")
+	batch := fs.Int("batch", 32, "minibatch size (0: full batch)")
+	evalEvery := fs.Int("eval-every", 0, "also record the curve every N steps (0: per epoch)")
+	target := fs.Float64("target", 0, "validation loss to reach: steps and seconds to it are reported (0: none)")
+	diverge := fs.Float64("diverge", 10, "a run diverges when a training loss exceeds this multiple of the largest batch loss of the first epoch (or is NaN/Inf); <= 0 keeps only NaN/Inf")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "runs trained at once (results do not depend on it)")
+	shard := fs.String("shard", "", "run only shard i/n of the grid (join with rtn compare merge)")
+	out := fs.String("out", "out/compare", "output directory (runs, table, CSV, JSON, plots); reused to resume")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	cfg := compare.Config{Budget: budget, BatchSize: *batch, EvalEvery: *evalEvery, Target: *target, Jobs: *jobs, Dir: *out}
+	if err := checkCompareFlags(&cfg, *opts, *grid, *seeds, *shard, *diverge); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("-out must name a directory")
+	}
+	if !slices.Contains(experiments.CompareModels, spec.Model) {
+		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(experiments.CompareModels, ", "))
+	}
+	if spec.Hidden < 0 || spec.Size < 0 || spec.Chunk < 0 || !(spec.Noise >= 0) || math.IsInf(spec.Noise, 0) {
+		return usagef("-hidden, -size, -chunk and -noise must be >= 0")
+	}
+	if spec.DataSeed == 0 {
+		return usagef("-data-seed must be >= 1")
+	}
+	for _, st := range cfg.Settings {
+		if st.Optimizer == compare.Riemann && !strings.HasPrefix(spec.Model, "pcnn") {
+			return usagef("-optimizers: riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", spec.Model)
+		}
+	}
+	factory, spec, err := experiments.CompareProblem(spec)
+	if err != nil {
+		return err
+	}
+	cfg.Problem, cfg.Meta = factory, spec
+	if !*quiet {
+		cfg.Log = stderr
+	}
+	res, err := compare.Run(cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.Shard.Count > 0 {
+		fmt.Fprintf(stdout, "shard %s: %d of %d runs in %s; join the shards with: rtn compare merge DIR...\n",
+			cfg.Shard, len(res.Runs), len(res.Plan), *out)
+		return nil
+	}
+	return writeCompare(res, *out, *asJSON, stdout)
+}
+
+func runCompareMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("compare merge")
+	out := fs.String("out", "", "output directory (default: the first DIR)")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return parse(fs, args, stderr)
+	}
+	dirs := fs.Args()
+	if len(dirs) == 0 {
+		return usagef("rtn compare merge: give the shard directories (rtn compare merge [-out DIR] DIR...)")
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "plan.json")); err != nil {
+			return usagef("rtn compare merge: %s holds no plan.json (not an rtn compare -out directory)", d)
+		}
+	}
+	if *out == "" {
+		*out = dirs[0]
+	}
+	res, err := compare.Merge(dirs...)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	return writeCompare(res, *out, *asJSON, stdout)
+}
+
+// writeCompare writes the table (table.txt), CSV, JSON and plots into
+// dir and prints the table or the JSON.
+func writeCompare(res *compare.Results, dir string, asJSON bool, stdout io.Writer) error {
+	sum := res.Summary()
+	if err := sum.WriteFiles(dir); err != nil {
+		return err
+	}
+	if err := experiments.ComparePlots(dir, sum); err != nil {
+		return err
+	}
+	err := graph.WriteFileAtomic(filepath.Join(dir, "table.txt"), func(w io.Writer) error { return sum.WriteTable(w) })
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(sum)
+	}
+	if err := sum.WriteTable(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nfiles written under %s (table.txt, runs.csv, grid.csv, summary.json, loss_vs_*.png)\n", dir)
+	return nil
+}
+
+// checkCompareFlags reads the list-valued flags into cfg and checks the
+// others, naming the flag at fault.
+func checkCompareFlags(cfg *compare.Config, opts, grid, seeds, shard string, diverge float64) error {
+	var err error
+	if cfg.Settings, err = parseOptimizers(opts); err != nil {
+		return err
+	}
+	if cfg.LRGrid, err = parseGrid(grid); err != nil {
+		return err
+	}
+	if cfg.Seeds, err = parseSeeds(seeds); err != nil {
+		return err
+	}
+	if shard != "" {
+		if cfg.Shard, err = compare.ParseShard(shard); err != nil {
+			return usagef("-shard must be i/n with 1 <= i <= n, got %q", shard)
+		}
+	}
+	b := &cfg.Budget
+	switch {
+	case b.Epochs < 0 || b.Steps < 0:
+		return usagef("-epochs and -steps must be >= 0")
+	case !(b.Seconds >= 0) || math.IsInf(b.Seconds, 0):
+		return usagef("-seconds must be a finite number >= 0, got %g", b.Seconds)
+	case cfg.BatchSize < 0:
+		return usagef("-batch must be >= 0, got %d", cfg.BatchSize)
+	case cfg.EvalEvery < 0:
+		return usagef("-eval-every must be >= 0, got %d", cfg.EvalEvery)
+	case !(cfg.Target >= 0) || math.IsInf(cfg.Target, 0):
+		return usagef("-target must be a finite number >= 0, got %g", cfg.Target)
+	case math.IsNaN(diverge) || math.IsInf(diverge, 0):
+		return usagef("-diverge must be a finite number, got %g", diverge)
+	case cfg.Jobs < 1:
+		return usagef("-jobs must be >= 1, got %d", cfg.Jobs)
+	}
+	if b.Epochs == 0 && b.Steps == 0 && b.Seconds == 0 {
+		b.Epochs = 3
+	}
+	cfg.DivergeFactor = diverge
+	if diverge <= 0 {
+		cfg.DivergeFactor = -1
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/optim/compare"
+)
+
+func optimConfig(momentum float64, nesterov bool) optim.Config {
+	return optim.Config{Momentum: momentum, Nesterov: nesterov}
+}
+
+// parseOptimizers reads -optimizers: comma-separated items
+// NAME[:key=value...]; a value may hold colons (schedule=step:10:0.5).
+func parseOptimizers(s string) ([]compare.Setting, error) {
+	var out []compare.Setting
+	names := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, usagef("-optimizers: empty item in %q", s)
+		}
+		toks := strings.Split(item, ":")
+		name := toks[0]
+		st, ok := optimizerAliases[name]
+		if !ok {
+			if !contains(compare.Names(), name) {
+				return nil, usagef("-optimizers: unknown optimizer %q (known: %s)", name, knownOptimizers())
+			}
+			st = compare.Setting{Name: name, Optimizer: name}
+		}
+		var kvs []string
+		for _, t := range toks[1:] {
+			if strings.Contains(t, "=") || len(kvs) == 0 {
+				kvs = append(kvs, t)
+			} else {
+				kvs[len(kvs)-1] += ":" + t
+			}
+		}
+		for _, kv := range kvs {
+			if err := setOption(&st, kv); err != nil {
+				return nil, usagef("-optimizers: %s: %v", item, err)
+			}
+		}
+		if names[st.Name] {
+			return nil, usagef("-optimizers: %q appears twice: name the variants with as=LABEL", st.Name)
+		}
+		names[st.Name] = true
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// setOption applies one key=value of an -optimizers item.
+func setOption(st *compare.Setting, kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok {
+		return usagef("%q is not key=value", kv)
+	}
+	c := &st.Config
+	floats := map[string]*float64{"lr": &c.LR, "momentum": &c.Momentum, "beta1": &c.Beta1, "beta2": &c.Beta2,
+		"rho": &c.Rho, "eps": &c.Eps, "wd": &c.WeightDecay, "clip": &c.ClipNorm}
+	switch {
+	case floats[k] != nil:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0) || math.IsInf(f, 0) {
+			return usagef("%s must be a finite number >= 0, got %q", k, v)
+		}
+		*floats[k] = f
+	case k == "nesterov" || k == "ar":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return usagef("%s must be true or false, got %q", k, v)
+		}
+		if k == "ar" {
+			st.AcceptReject = b
+			if b && st.Name == st.Optimizer {
+				st.Name += "+ar"
+			}
+		} else {
+			c.Nesterov = b
+		}
+	case k == "schedule":
+		if _, err := optim.ParseSchedule(v); err != nil {
+			return err
+		}
+		st.Schedule = v
+	case k == "as":
+		st.Name = v
+	default:
+		return usagef("unknown key %q (known: lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as)", k)
+	}
+	return nil
+}
+
+// parseGrid reads -lr-grid: LO:HI:N gives N rates spaced evenly in log
+// scale from LO to HI (rounded to 12 significant digits, so that 1e-3:1:4
+// is exactly 0.001, 0.01, 0.1, 1); otherwise a comma-separated list.
+func parseGrid(s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bad := func() error {
+		return usagef("-lr-grid must be LO:HI:N with 0 < LO <= HI and N >= 1, or a list of positive rates, got %q", s)
+	}
+	if parts := strings.Split(s, ":"); len(parts) == 3 {
+		lo, err1 := strconv.ParseFloat(parts[0], 64)
+		hi, err2 := strconv.ParseFloat(parts[1], 64)
+		n, err3 := strconv.Atoi(parts[2])
+		if err1 != nil || err2 != nil || err3 != nil || !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 0) || n < 1 || n > 1000 {
+			return nil, bad()
+		}
+		if n == 1 {
+			return []float64{lo}, nil
+		}
+		out := make([]float64, n)
+		a, b := math.Log10(lo), math.Log10(hi)
+		for i := range out {
+			v := math.Pow(10, a+(b-a)*float64(i)/float64(n-1))
+			out[i], _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+		}
+		return out, nil
+	}
+	var out []float64
+	seen := map[float64]bool{}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) || seen[v] {
+			return nil, bad()
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseSeeds reads -seeds: N means 1..N, a list names the seeds.
+func parseSeeds(s string) ([]uint64, error) {
+	bad := usagef("-seeds must be a count N >= 1 or a list of distinct seeds >= 1, got %q", s)
+	if !strings.Contains(s, ",") {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 10000 {
+			return nil, bad
+		}
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = uint64(i + 1)
+		}
+		return out, nil
+	}
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil || v == 0 || seen[v] {
+			return nil, bad
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}

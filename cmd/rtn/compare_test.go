@@ -1,0 +1,144 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets a test run the program in a separate process: the test
+// binary re-executed with RTN_TEST_MAIN=1 is rtn itself.
+func TestMain(m *testing.M) {
+	if os.Getenv("RTN_TEST_MAIN") == "1" {
+		os.Exit(report(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// tinyCompare is a comparison small enough for a test: the 2-RNN
+// regression, 2 optimizers x 2 rates x 2 seeds, one epoch.
+var tinyCompare = []string{"compare", "-model", "2rnn", "-size", "20", "-epochs", "1", "-batch", "10", "-quiet",
+	"-optimizers", "sgd,adam", "-lr-grid", "0.01,0.1", "-seeds", "2", "-jobs", "2"}
+
+// readNoWallTime returns a file of dir with runs.csv's last column (seconds)
+// cut off.
+func readNoWallTime(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "runs.csv" {
+		return string(b)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if i := strings.LastIndexByte(l, ','); i >= 0 {
+			l = l[:i]
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCompareShardsMerge runs the three shards of a grid as separate
+// processes and checks that their merge equals the unsharded run.
+func TestCompareShardsMerge(t *testing.T) {
+	tmp := t.TempDir()
+	whole := filepath.Join(tmp, "whole")
+	if _, stderr, code := invoke(append(tinyCompare, "-out", whole)...); code != 0 {
+		t.Fatalf("unsharded run: exit %d: %s", code, stderr)
+	}
+	var dirs []string
+	for i := 1; i <= 3; i++ {
+		dir := filepath.Join(tmp, "shard"+string(rune('0'+i)))
+		cmd := exec.Command(os.Args[0], append(tinyCompare, "-out", dir, "-shard", string(rune('0'+i))+"/3")...)
+		cmd.Env = append(os.Environ(), "RTN_TEST_MAIN=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("shard %d/3: %v: %s", i, err, out)
+		}
+		dirs = append(dirs, dir)
+	}
+	merged := filepath.Join(tmp, "merged")
+	stdout, stderr, code := invoke(append([]string{"compare", "merge", "-out", merged}, dirs...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "tuned lr") {
+		t.Errorf("merge printed no table:\n%s", stdout)
+	}
+	for _, f := range []string{"table.txt", "runs.csv", "grid.csv"} {
+		if a, b := readNoWallTime(t, whole, f), readNoWallTime(t, merged, f); a != b {
+			t.Errorf("%s of the merged shards differs from the unsharded run:\n%s\nvs\n%s", f, b, a)
+		}
+	}
+	for _, f := range []string{"summary.json", "loss_vs_epoch.png", "loss_vs_seconds.png", "loss_vs_lr.png"} {
+		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, stderr, code := invoke("compare", "merge", dirs[0], dirs[1]); code != 1 || !strings.Contains(stderr, "missing") {
+		t.Errorf("merging 2 of 3 shards: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCompareDivergence checks that a diverging setting is a row of the
+// table and the others finish.
+func TestCompareDivergence(t *testing.T) {
+	args := []string{"compare", "-model", "2rnn", "-size", "20", "-epochs", "2", "-batch", "10", "-quiet",
+		"-optimizers", "sgd:lr=1000:as=sgd-big,adam", "-seeds", "1", "-out", t.TempDir()}
+	stdout, stderr, code := invoke(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var big, adam string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch {
+		case strings.HasPrefix(l, "sgd-big "):
+			big = l
+		case strings.HasPrefix(l, "adam "):
+			adam = l
+		}
+	}
+	if !strings.Contains(big, "diverged at step ") || !strings.HasSuffix(strings.TrimSpace(adam), "ok") {
+		t.Errorf("want sgd-big diverged and adam ok:\n%s", stdout)
+	}
+}
+
+func TestCompareUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-optimizers", "sgd,lbfgs"}, "unknown optimizer \"lbfgs\" (known: adagrad, adam, adamax, momentum, nesterov, riemann, rmsprop, sgd)"},
+		{[]string{"-optimizers", "adam,adam"}, "as=LABEL"},
+		{[]string{"-optimizers", "adam:beta9=1"}, "unknown key"},
+		{[]string{"-lr-grid", "1:0.1:3"}, "-lr-grid"},
+		{[]string{"-seeds", "0"}, "-seeds"},
+		{[]string{"-shard", "4/3"}, "-shard"},
+		{[]string{"-model", "transformer"}, "-model"},
+		{[]string{"-jobs", "0"}, "-jobs"},
+		{[]string{"-target", "NaN"}, "-target"},
+		{[]string{"-optimizers", "riemann"}, "riemann needs a model with a metric"},
+	} {
+		_, stderr, code := invoke(append([]string{"compare", "-out", t.TempDir()}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if _, stderr, code := invoke("compare", "merge", t.TempDir()); code != 2 || !strings.Contains(stderr, "plan.json") {
+		t.Errorf("merge of an empty directory: exit %d, %q", code, stderr)
+	}
+}
+
+func TestParseGrid(t *testing.T) {
+	g, err := parseGrid("1e-3:1:4")
+	if err != nil || len(g) != 4 || g[0] != 0.001 || g[1] != 0.01 || g[2] != 0.1 || g[3] != 1 {
+		t.Errorf("parseGrid(1e-3:1:4) = %v, %v", g, err)
+	}
+	if g, err := parseGrid("0.5,0.05"); err != nil || len(g) != 2 || g[1] != 0.05 {
+		t.Errorf("parseGrid(0.5,0.05) = %v, %v", g, err)
+	}
+}
