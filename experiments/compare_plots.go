@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/params"
 )
 
 // ComparePlots writes the PNG plots of an optimizer comparison into dir:
@@ -211,7 +211,7 @@ func savePlot(p *plot.Plot, path string) error {
 	if err != nil {
 		return err
 	}
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := wt.WriteTo(w)
 		return err
 	})

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/params"
 )
 
 // TestCompareProblems checks that every model's factory gives the same
@@ -25,7 +25,7 @@ func TestCompareProblems(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			params := func(seed uint64) (optim.Problem, *graph.Params) {
+			params := func(seed uint64) (optim.Problem, *params.Params) {
 				p, err := f(seed)
 				if err != nil {
 					t.Fatal(err)
@@ -52,7 +52,7 @@ func TestCompareProblems(t *testing.T) {
 	}
 }
 
-func sameParams(a, b *graph.Params) bool {
+func sameParams(a, b *params.Params) bool {
 	for _, n := range a.Names() {
 		x, y := a.Data(n), b.Data(n)
 		for i := range x {

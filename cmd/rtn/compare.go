@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/rtnlab/rtn/experiments"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/params"
 )
 
 // optimizerAliases are -optimizers names that stand for a registered
@@ -145,7 +145,7 @@ func writeCompare(res *compare.Results, dir string, asJSON bool, stdout io.Write
 	if err := experiments.ComparePlots(dir, sum); err != nil {
 		return err
 	}
-	err := graph.WriteFileAtomic(filepath.Join(dir, "table.txt"), func(w io.Writer) error { return sum.WriteTable(w) })
+	err := params.WriteFileAtomic(filepath.Join(dir, "table.txt"), func(w io.Writer) error { return sum.WriteTable(w) })
 	if err != nil {
 		return err
 	}

@@ -10,15 +10,15 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // linReg is least squares on y = x·w* + noise with d = 3 inputs: loss
 // 0.5 (x·w − y)² averaged over a batch; train, validation and test sets
 // and the initial w are drawn from the seed.
 type linReg struct {
-	p                *graph.Params
+	p                *params.Params
 	train, valid, te [][4]float64 // x0, x1, x2, y
 }
 
@@ -37,7 +37,7 @@ func newLinReg(seed uint64) (optim.Problem, error) {
 		}
 		return out
 	}
-	p := graph.NewParams()
+	p := params.New()
 	if _, err := p.Add("w", 3); err != nil {
 		return nil, err
 	}
@@ -47,8 +47,8 @@ func newLinReg(seed uint64) (optim.Problem, error) {
 	return &linReg{p: p, train: draw(24), valid: draw(16), te: draw(16)}, nil
 }
 
-func (l *linReg) Params() *graph.Params { return l.p }
-func (l *linReg) NumExamples() int      { return len(l.train) }
+func (l *linReg) Params() *params.Params { return l.p }
+func (l *linReg) NumExamples() int       { return len(l.train) }
 
 func (l *linReg) loss(set [][4]float64, idx []int, g []float64) float64 {
 	w := l.p.Data("w")
@@ -64,7 +64,7 @@ func (l *linReg) loss(set [][4]float64, idx []int, g []float64) float64 {
 	return sum / float64(len(idx))
 }
 
-func (l *linReg) LossGrad(batch []int, grads *graph.Params) (float64, error) {
+func (l *linReg) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	g := grads.Data("w")
 	clear(g)
 	return l.loss(l.train, batch, g), nil

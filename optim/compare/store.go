@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // planFile is Dir/plan.json: the comparison's identity and its runs.
@@ -88,7 +87,7 @@ func (s *store) load(r RunSpec) (*Outcome, error) {
 func (s *store) save(o *Outcome) error { return writeJSONFile(s.path(o.RunSpec), o.file(s.hash)) }
 
 func writeJSONFile(path string, v any) error {
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(v)

@@ -11,8 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pkg/errors"
-
-	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
 )
 
 // WriteTable prints one row per setting: its tuned learning rate, the
@@ -113,7 +112,7 @@ func (s *Summary) WriteFiles(dir string) error {
 	if err != nil {
 		return err
 	}
-	return graph.WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
+	return params.WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
@@ -121,7 +120,7 @@ func (s *Summary) WriteFiles(dir string) error {
 }
 
 func writeCSV(path string, header []string, rows [][]string) error {
-	return graph.WriteFileAtomic(path, func(w io.Writer) error {
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		if err := cw.Write(header); err != nil {
 			return err
