@@ -143,7 +143,7 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 				paper = "n/a"
 			}
 			rows = append(rows, Row{Metric: fmt.Sprintf("%s %s %s regret (bits)", plan.task, m.model, bestRep.Method),
-				Paper: paper, Measured: best,
+				Paper: paper, Measured: best, Headline: plan.task == "anbn",
 				Note: fmt.Sprintf("best of N in %v, d=3, %s each; %s", plan.units, plan.budgetText(), sizeNote)})
 		}
 		for _, b := range []string{"ctw", "bzip2", "hmm"} {
@@ -161,7 +161,7 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 				paper = "n/a"
 			}
 			rows = append(rows, Row{Metric: fmt.Sprintf("%s %s regret (bits)", plan.task, b), Paper: paper,
-				Measured: rep.RegretBits, Note: rep.Method + "; " + sizeNote})
+				Measured: rep.RegretBits, Note: rep.Method + "; " + sizeNote, Headline: plan.task == "anbn" && b == "ctw"})
 			csv = append(csv, []string{plan.task, b, rep.Method, "", "", "", ftoa(rep.Seconds), ftoa(rep.ValidBits), ftoa(rep.TrueBits), ftoa(rep.RegretBits)})
 		}
 		truePaper := map[string]string{"alphabet": "88482", "music": "n/a", "anbn": "100"}[plan.task]

@@ -612,7 +612,7 @@ func runPretrainSection(ctx *Context) ([]Row, error) {
 				}
 				note := fmt.Sprintf("Adam %g clip 5 batch %d %s, %d epochs, seed %d", pretrainSectionLR, pretrainSectionBatch, pretrainSectionSchedule, rep.Epochs, rep.Seed)
 				rows = append(rows,
-					Row{Metric: fmt.Sprintf("%s %s p=%d test acc %%", set, name, p), Paper: paperAcc, Measured: 100 * float64(rep.BestTestAcc),
+					Row{Metric: fmt.Sprintf("%s %s p=%d test acc %%", set, name, p), Paper: paperAcc, Measured: 100 * float64(rep.BestTestAcc), Headline: true,
 						Note: note + fmt.Sprintf(", best valid-acc epoch %d; Bay et al. pooled", rep.BestEpoch)},
 					Row{Metric: fmt.Sprintf("%s %s p=%d test acc %% framewise", set, name, p), Paper: "n/a", Measured: 100 * float64(rep.TestAccFramewise),
 						Note: "last epoch, mean over non-empty frames"})
@@ -637,7 +637,7 @@ func runPretrainSection(ctx *Context) ([]Row, error) {
 			}
 		}
 		rows = append(rows,
-			Row{Metric: set + " repeat-previous-frame test acc %", Paper: "n/a", Measured: 100 * float64(reps[0].RepeatTestAcc), Note: "baseline"},
+			Row{Metric: set + " repeat-previous-frame test acc %", Paper: "n/a", Measured: 100 * float64(reps[0].RepeatTestAcc), Note: "baseline", Headline: true},
 			Row{Metric: set + " independent-Bernoulli test NLL", Paper: "n/a", Measured: float64(reps[0].BernoulliTestNLL), Note: "baseline, nats/frame"})
 		if ctx.Dir != "" {
 			out := filepath.Join(ctx.Dir, set)
