@@ -24,8 +24,11 @@ type BenchConfig struct {
 	Hidden int
 	// In is the input and output width. Default 88 (piano rolls).
 	In int
-	// Steps is the sequence length (one chunk graph). Default 100.
+	// Steps is the sequence length. Default 100.
 	Steps int
+	// Checkpoint, when positive, stores every Checkpoint-th state only and
+	// recomputes the rest in the backward pass (for very long sequences).
+	Checkpoint int
 	// Reps is how many timed repetitions are averaged. Default 5.
 	Reps int
 }
@@ -159,7 +162,7 @@ func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
 	per := time.Since(t1) / time.Duration(cfg.Reps)
 	return BenchResult{
 		Name: model + "-step", Setup: setup.Seconds(), PerStep: float64(per.Microseconds()) / 1000,
-		Note: fmt.Sprintf("batch %d, in/out %d, hidden %d, %d steps", cfg.Batch, cfg.In, cfg.Hidden, cfg.Steps),
+		Note: fmt.Sprintf("batch %d, in/out %d, hidden %d, %d steps%s", cfg.Batch, cfg.In, cfg.Hidden, cfg.Steps, checkpointNote(cfg.Checkpoint)),
 	}, nil
 }
 
@@ -183,7 +186,7 @@ func SequenceStep(model string, cfg BenchConfig) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
+	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Checkpoint: cfg.Checkpoint})
 	if err != nil {
 		return nil, err
 	}
@@ -205,4 +208,11 @@ func SequenceStep(model string, cfg BenchConfig) (func() error, error) {
 		}
 		return opt.Step(seq.Params, g)
 	}, nil
+}
+
+func checkpointNote(k int) string {
+	if k <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", states kept every %d", k)
 }

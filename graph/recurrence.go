@@ -25,6 +25,13 @@ type RecurrenceConfig struct {
 	// the first chunk only. If Truncate is 0, gradients flow through every
 	// step (full BPTT).
 	Truncate int
+	// Checkpoint, when positive, keeps the state of every Checkpoint-th
+	// step only and recomputes the others, segment by segment, during the
+	// backward pass: the stored states drop from T to about T/Checkpoint +
+	// Checkpoint at the cost of a second forward pass, for very long
+	// sequences. Results are the same bits. If Checkpoint is 0, every
+	// state is kept.
+	Checkpoint int
 }
 
 // Recurrence runs a cell over sequences of any length from one step
@@ -48,7 +55,8 @@ type Recurrence struct {
 	initOut  []*G.Node  // initial state nodes (watched)
 	initG    []*G.Node  // g inputs of the initial pseudo-loss
 	fwd, bwd *stepGraph // forward only; forward and VJP
-	states   [][][]float64
+	states   [][][]float64 // the input state of steps 0, k, 2k, ... (k = stride())
+	seg      [][][]float64 // with checkpoints: the input states of one segment
 	gcarry   [][]float64
 	gnext    [][]float64
 }
@@ -74,8 +82,8 @@ func NewRecurrence(c Cell, p *params.Params, batch int, head Head, cfg Recurrenc
 	if batch <= 0 {
 		return nil, errors.Errorf("graph: recurrence needs a positive batch size, got %d", batch)
 	}
-	if cfg.Truncate < 0 {
-		return nil, errors.Errorf("graph: recurrence truncation must not be negative, got %d", cfg.Truncate)
+	if cfg.Truncate < 0 || cfg.Checkpoint < 0 {
+		return nil, errors.Errorf("graph: recurrence truncation and checkpoint interval must not be negative, got %d, %d", cfg.Truncate, cfg.Checkpoint)
 	}
 	r := &Recurrence{cell: c, p: p, batch: batch, cfg: cfg, sizes: c.StateSizes()}
 	if err := r.compileInit(); err != nil {
@@ -175,7 +183,11 @@ func (r *Recurrence) Run(xs [][]float64, aux [][][]float64, grads *params.Params
 	if err := r.init.Run(); err != nil {
 		return 0, err
 	}
-	r.ensureStates(T)
+	k := r.stride()
+	r.states = grow(r.states, (T+k-1)/k+1, r.sizes, r.batch)
+	if k > 1 {
+		r.seg = grow(r.seg, k, r.sizes, r.batch)
+	}
 	for i, n := range r.initOut {
 		v, err := r.init.Value(n)
 		if err != nil {
@@ -190,73 +202,91 @@ func (r *Recurrence) Run(xs [][]float64, aux [][][]float64, grads *params.Params
 	return total, r.backward(xs, aux, grads)
 }
 
-// States returns the states after each step of the last Run: States()[t][i]
-// is state i after step t+1 (row-major [batch, size]); the slices are
-// reused by the next Run.
-func (r *Recurrence) States(T int) [][][]float64 { return r.states[1 : T+1] }
+// stride is the distance between stored states.
+func (r *Recurrence) stride() int { return max(r.cfg.Checkpoint, 1) }
 
-func (r *Recurrence) ensureStates(T int) {
-	for len(r.states) < T+1 {
-		st := make([][]float64, len(r.sizes))
-		for i, s := range r.sizes {
-			st[i] = make([]float64, r.batch*s)
+// grow returns sets with at least n state sets of the given sizes.
+func grow(sets [][][]float64, n int, sizes []int, batch int) [][][]float64 {
+	for len(sets) < n {
+		st := make([][]float64, len(sizes))
+		for i, s := range sizes {
+			st[i] = make([]float64, batch*s)
 		}
-		r.states = append(r.states, st)
+		sets = append(sets, st)
 	}
+	return sets
+}
+
+// step runs the forward machine on step t from state in, writes the state
+// after it into out and returns the step's loss.
+func (r *Recurrence) step(t int, x []float64, aux [][]float64, in, out [][]float64) (float64, error) {
+	f := r.fwd
+	if err := r.bind(f, x, aux, in); err != nil {
+		return 0, errors.Wrapf(err, "step %d", t)
+	}
+	if err := f.m.Run(); err != nil {
+		return 0, errors.Wrapf(err, "step %d", t)
+	}
+	for i, h := range f.hOut {
+		v, err := f.m.Value(h)
+		if err != nil {
+			return 0, err
+		}
+		copy(out[i], v)
+	}
+	return f.m.Loss(), nil
 }
 
 func (r *Recurrence) forward(xs [][]float64, aux [][][]float64) (float64, error) {
-	f := r.fwd
+	k := r.stride()
 	var total float64
+	in := r.states[0]
 	for t := range xs {
-		if err := r.bind(f, xs[t], aux[t], r.states[t]); err != nil {
-			return 0, errors.Wrapf(err, "step %d", t)
+		out := r.states[min(t+1, len(r.states)-1)]
+		if k > 1 {
+			out = r.seg[(t+1)%2]
 		}
-		if err := f.m.Run(); err != nil {
-			return 0, errors.Wrapf(err, "step %d", t)
+		l, err := r.step(t, xs[t], aux[t], in, out)
+		if err != nil {
+			return 0, err
 		}
-		total += f.m.Loss()
-		for i, h := range f.hOut {
-			v, err := f.m.Value(h)
-			if err != nil {
-				return 0, err
+		total += l
+		if k > 1 && (t+1)%k == 0 {
+			for i := range out {
+				copy(r.states[(t+1)/k][i], out[i])
 			}
-			copy(r.states[t+1][i], v)
 		}
+		in = out
 	}
 	return total, nil
 }
 
+// backward runs the steps' vector-Jacobian products in reverse, segment by
+// segment: without checkpoints a segment is one step whose input state is
+// stored; with them, a segment's input states are first recomputed from
+// its checkpoint.
 func (r *Recurrence) backward(xs [][]float64, aux [][][]float64, grads *params.Params) error {
-	bw := r.bwd
 	for _, g := range r.gcarry {
 		clear(g)
 	}
-	for t := len(xs) - 1; t >= 0; t-- {
-		if err := r.bind(bw, xs[t], aux[t], r.states[t]); err != nil {
-			return errors.Wrapf(err, "step %d", t)
-		}
-		for i, g := range bw.gHOut {
-			if err := bw.m.Let(g, r.gcarry[i]); err != nil {
-				return err
+	k := r.stride()
+	for s := (len(xs) - 1) / k * k; s >= 0; s -= k {
+		e := min(s+k, len(xs))
+		in := func(t int) [][]float64 { return r.states[t] }
+		if k > 1 {
+			for i := range r.seg[0] {
+				copy(r.seg[0][i], r.states[s/k][i])
 			}
-		}
-		if err := bw.m.Run(); err != nil {
-			return errors.Wrapf(err, "step %d gradient", t)
-		}
-		if err := bw.m.AddGrads(grads); err != nil {
-			return err
-		}
-		for i, h := range bw.hIn {
-			if err := bw.m.InputGrad(h, r.gcarry[i]); err != nil {
-				return err
-			}
-		}
-		if k := r.cfg.Truncate; k > 0 && t%k == 0 {
-			if t > 0 {
-				for _, g := range r.gcarry {
-					clear(g)
+			for t := s; t < e-1; t++ {
+				if _, err := r.step(t, xs[t], aux[t], r.seg[t-s], r.seg[t-s+1]); err != nil {
+					return err
 				}
+			}
+			in = func(t int) [][]float64 { return r.seg[t-s] }
+		}
+		for t := e - 1; t >= s; t-- {
+			if err := r.stepBack(t, xs[t], aux[t], in(t), grads); err != nil {
+				return err
 			}
 		}
 	}
@@ -269,6 +299,38 @@ func (r *Recurrence) backward(xs [][]float64, aux [][][]float64, grads *params.P
 		return err
 	}
 	return r.init.AddGrads(grads)
+}
+
+// stepBack runs the vector-Jacobian product of step t from input state h
+// with the carried gradient, adds the parameters' gradients into grads and
+// leaves the gradient of h in the carry (zeroed at a truncation boundary).
+func (r *Recurrence) stepBack(t int, x []float64, aux [][]float64, h [][]float64, grads *params.Params) error {
+	bw := r.bwd
+	if err := r.bind(bw, x, aux, h); err != nil {
+		return errors.Wrapf(err, "step %d", t)
+	}
+	for i, g := range bw.gHOut {
+		if err := bw.m.Let(g, r.gcarry[i]); err != nil {
+			return err
+		}
+	}
+	if err := bw.m.Run(); err != nil {
+		return errors.Wrapf(err, "step %d gradient", t)
+	}
+	if err := bw.m.AddGrads(grads); err != nil {
+		return err
+	}
+	for i, n := range bw.hIn {
+		if err := bw.m.InputGrad(n, r.gcarry[i]); err != nil {
+			return err
+		}
+	}
+	if k := r.cfg.Truncate; k > 0 && t > 0 && t%k == 0 {
+		for _, g := range r.gcarry {
+			clear(g)
+		}
+	}
+	return nil
 }
 
 // bind sets a step graph's inputs.

@@ -19,6 +19,10 @@ type ProblemConfig struct {
 	// the cell's step is compiled once per batch size and run over any
 	// length (graph.Recurrence).
 	Chunk int
+	// Checkpoint, when positive, stores the state of every Checkpoint-th
+	// step only and recomputes the rest in the backward pass, for very
+	// long sequences (graph.RecurrenceConfig.Checkpoint). Same results.
+	Checkpoint int
 	// EvalBatch is the batch size used by Loss on more than EvalBatch
 	// examples and by ValidationLoss and TestLoss. If EvalBatch is 0, it
 	// will be defaulted to 64.
@@ -52,8 +56,8 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 	if len(task.Train) == 0 {
 		return nil, errors.Errorf("layers: task %q has no training examples", task.Name)
 	}
-	if cfg.Chunk < 0 || cfg.EvalBatch < 0 {
-		return nil, errors.Errorf("layers: chunk and eval batch must not be negative, got %d, %d", cfg.Chunk, cfg.EvalBatch)
+	if cfg.Chunk < 0 || cfg.EvalBatch < 0 || cfg.Checkpoint < 0 {
+		return nil, errors.Errorf("layers: chunk, eval batch and checkpoint must not be negative, got %d, %d, %d", cfg.Chunk, cfg.EvalBatch, cfg.Checkpoint)
 	}
 	if cfg.EvalBatch == 0 {
 		cfg.EvalBatch = 64
@@ -183,7 +187,7 @@ func (p *Problem) recurrence(batch int) (*graph.Recurrence, error) {
 	if r, ok := p.recs[batch]; ok {
 		return r, nil
 	}
-	r, err := p.seq.Recurrence(batch, p.cfg.Chunk)
+	r, err := p.seq.Recurrence(batch, graph.RecurrenceConfig{Truncate: p.cfg.Chunk, Checkpoint: p.cfg.Checkpoint})
 	if err != nil {
 		return nil, errors.Wrap(err, "layers")
 	}

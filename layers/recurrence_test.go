@@ -163,7 +163,7 @@ func TestRecurrenceMatchesUnrolled(t *testing.T) {
 			}
 			want := p.Like()
 			wantLoss := unrolledLoss(t, seq, bt, want)
-			r, err := seq.Recurrence(bt.B, 0)
+			r, err := seq.Recurrence(bt.B, graph.RecurrenceConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,8 +227,8 @@ func TestRecurrenceTruncation(t *testing.T) {
 		xs[s] = []float64{rng.NormFloat64(), rng.NormFloat64()}
 		aux[s] = [][]float64{{rng.NormFloat64(), rng.NormFloat64()}, {1}}
 	}
-	run := func(k int) (float64, *params.Params) {
-		r, err := seq.Recurrence(1, k)
+	run := func(k, ck int) (float64, *params.Params) {
+		r, err := seq.Recurrence(1, graph.RecurrenceConfig{Truncate: k, Checkpoint: ck})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,9 +240,27 @@ func TestRecurrenceTruncation(t *testing.T) {
 		}
 		return l, g
 	}
-	full, gFull := run(0)
-	long, gLong := run(T)
-	short, gShort := run(3)
+	full, gFull := run(0, 0)
+	long, gLong := run(T, 0)
+	short, gShort := run(3, 0)
+	// Checkpoints recompute the states: the same bits, truncated or not.
+	for _, c := range []struct{ k, ck int }{{0, 3}, {0, 1}, {0, 20}, {3, 2}, {3, 3}} {
+		l, g := run(c.k, c.ck)
+		wantL, wantG := full, gFull
+		if c.k > 0 {
+			wantL, wantG = short, gShort
+		}
+		if l != wantL {
+			t.Errorf("truncate %d checkpoint %d: loss %v, want %v", c.k, c.ck, l, wantL)
+		}
+		for _, n := range p.Names() {
+			for i, v := range g.Data(n) {
+				if v != wantG.Data(n)[i] {
+					t.Fatalf("truncate %d checkpoint %d: %s[%d] = %v, want %v", c.k, c.ck, n, i, v, wantG.Data(n)[i])
+				}
+			}
+		}
+	}
 	if full != long || gFull.Norm() != gLong.Norm() {
 		t.Errorf("truncating at the sequence length changed the result: %v %v", full, long)
 	}

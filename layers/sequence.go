@@ -95,8 +95,7 @@ func (s *Sequence) Head(b *graph.Builder, h *G.Node) (*G.Node, []*G.Node) {
 }
 
 // Recurrence compiles the model's step for a batch size (see
-// graph.Recurrence): truncate > 0 stops gradients every truncate steps, 0
-// backpropagates through every step.
-func (s *Sequence) Recurrence(batch, truncate int) (*graph.Recurrence, error) {
-	return graph.NewRecurrence(s.Cell, s.Params, batch, s.Head, graph.RecurrenceConfig{Truncate: truncate})
+// graph.Recurrence and its config: full or truncated BPTT, checkpoints).
+func (s *Sequence) Recurrence(batch int, cfg graph.RecurrenceConfig) (*graph.Recurrence, error) {
+	return graph.NewRecurrence(s.Cell, s.Params, batch, s.Head, cfg)
 }

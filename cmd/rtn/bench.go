@@ -19,6 +19,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.In, "in", 88, "input and output width")
 	fs.IntVar(&cfg.Steps, "steps", 100, "sequence length")
 	fs.IntVar(&cfg.Reps, "reps", 5, "timed repetitions")
+	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -30,6 +31,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if f.v < 1 {
 			return usagef("-%s must be >= 1, got %d", f.name, f.v)
 		}
+	}
+	if cfg.Checkpoint < 0 {
+		return usagef("-checkpoint must be >= 0, got %d", cfg.Checkpoint)
 	}
 	var names []string
 	if *only != "" {
