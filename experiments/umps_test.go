@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"math"
 	"testing"
 
 	"github.com/rtnlab/rtn/layers/umps"
@@ -35,7 +36,11 @@ func TestTrainUMPSBalance(t *testing.T) {
 		t.Errorf("same spec, different results: %+v, %+v", a, b)
 	}
 	spec.Norm = umps.AllLengths
-	if _, err := TrainUMPS(spec); err == nil {
-		t.Error("length-balanced batches accepted under P_*")
+	star, err := TrainUMPS(spec)
+	if err != nil {
+		t.Fatalf("P_* with the length-balanced start: %v", err)
+	}
+	if math.IsNaN(star.ValidNLL) || math.IsInf(star.ValidNLL, 0) || star.LengthModel != "star" {
+		t.Errorf("P_* run: valid NLL %v, length model %q", star.ValidNLL, star.LengthModel)
 	}
 }

@@ -48,8 +48,8 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if spec.Warmup == 0 {
 		spec.Warmup = 5
 	}
-	if spec.BalanceEpochs < 0 || (spec.BalanceEpochs > 0 && spec.Norm == umps.AllLengths) {
-		return nil, errors.Errorf("%d length-balanced epochs with normalisation %s: want >= 0, and 0 under P_* (star)", spec.BalanceEpochs, spec.Norm)
+	if spec.BalanceEpochs < 0 {
+		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
 	train, valid, alphabet, err := umpsSpecData(spec, rng)
@@ -92,8 +92,11 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 			}
 		}
 	}
-	m, err := umps.FromParams(best.Params)
+	m, err := umps.Contracted(best.Params)
 	if err != nil {
+		return nil, err
+	}
+	if best.Params, err = umps.NewParamsFrom(m); err != nil {
 		return nil, err
 	}
 	best.Meta, best.LengthModel = meta, LengthModelName(meta)
@@ -155,12 +158,16 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 	if err != nil {
 		return nil, err
 	}
+	var balanced *umps.Problem
 	if spec.Norm == umps.AllLengths {
-		m, err := umps.FromParams(p)
-		if err != nil {
+		// The contracted core (umps.ContractCore) keeps Z_* finite; its
+		// bound starts at the ratio of a geometric length distribution
+		// with the training mean, and the length-balanced start, if any,
+		// trains the same core on P_n (blind to the scale) first.
+		if err := umps.AddGamma(p, geometricRatio(train)); err != nil {
 			return nil, err
 		}
-		if err := m.ScaleToRadius(0.5); err != nil {
+		if balanced, err = umps.NewProblem(p, train, valid, umps.PerLength); err != nil {
 			return nil, err
 		}
 	}
@@ -168,12 +175,15 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 	if err != nil {
 		return nil, err
 	}
+	if balanced == nil {
+		balanced = prob
+	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	pre, err := balancedStart(spec, prob, meta, dir)
+	pre, err := balancedStart(spec, balanced, meta, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +218,17 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 		return nil, err
 	}
 	return rep, nil
+}
+
+// geometricRatio is q = mu/(mu+1) for the mean length mu of seqs (the
+// geometric distribution with that mean), kept in [0.05, 0.99].
+func geometricRatio(seqs [][]int) float64 {
+	sum := 0.0
+	for _, s := range seqs {
+		sum += float64(len(s))
+	}
+	mu := sum / float64(len(seqs))
+	return min(max(mu/(mu+1), 0.05), 0.99)
 }
 
 // balancedStart runs the spec.BalanceEpochs length-balanced epochs that

@@ -56,7 +56,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Bond, "bond", 20, "bond dimension D")
 	fs.StringVar(&norm, "norm", "n", "normalisation: n (per length, P_n) or star (all lengths, P_*)")
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
-	fs.IntVar(&spec.BalanceEpochs, "balance", 5, "also train each restart after this many epochs of minibatches with equally many strings of each length, keep the better by validation NLL (0: the paper's protocol only; needs -norm n)")
+	fs.IntVar(&spec.BalanceEpochs, "balance", 5, "also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only)")
 	fs.IntVar(&spec.NTrain, "train", 1000, "training strings (built-in languages)")
 	fs.IntVar(&spec.NValid, "valid", 1000, "validation strings (built-in languages)")
 	fs.IntVar(&spec.Epochs, "epochs", 300, "maximum epochs (early stopping usually ends sooner)")
@@ -89,9 +89,6 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	var err error
 	if spec.Norm, err = umps.ParseNorm(norm); err != nil {
 		return usagef("-norm must be n or star, got %q", norm)
-	}
-	if spec.BalanceEpochs > 0 && spec.Norm == umps.AllLengths {
-		return usagef("-balance needs -norm n (under P_* the length weights are learned); add -balance 0")
 	}
 	switch init {
 	case "identity":

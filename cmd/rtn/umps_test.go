@@ -95,7 +95,6 @@ func TestUMPSCommands(t *testing.T) {
 		{[]string{"umps", "fly"}, 2, "unknown subcommand"},
 		{[]string{"umps", "train", "-bond", "0"}, 2, "-bond"},
 		{[]string{"umps", "train", "-norm", "x"}, 2, "-norm"},
-		{[]string{"umps", "train", "-norm", "star"}, 2, "-balance"},
 		{[]string{"umps", "sample", "-regex", "0"}, 2, "-model"},
 		{[]string{"umps", "sample", "-model", dir, "-regex", "(("}, 1, "offset"},
 		{[]string{"umps", "sample", "-model", dir, "-regex", "0"}, 1, "not in the alphabet"},
