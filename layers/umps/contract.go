@@ -7,9 +7,9 @@ import (
 
 	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/mat"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlab/rtn/graph"
 )
