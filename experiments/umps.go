@@ -400,13 +400,17 @@ func RegexAlphabet(alphabet []string) (string, error) {
 }
 
 // ParseSymbols reads a string over an alphabet: one symbol per character
-// when every symbol is one character, else symbols separated by spaces.
+// when every symbol is one character (spaces skipped unless the space is
+// a symbol), else symbols separated by spaces.
 func ParseSymbols(s string, alphabet []string) ([]int, error) {
 	tokens := strings.Fields(s)
 	if singleRunes(alphabet) {
+		spaced := slices.Contains(alphabet, " ")
 		tokens = tokens[:0]
 		for _, r := range s {
-			tokens = append(tokens, string(r))
+			if spaced || r != ' ' {
+				tokens = append(tokens, string(r))
+			}
 		}
 	}
 	var out []int
