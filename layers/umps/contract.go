@@ -20,15 +20,20 @@ import (
 // positive semidefinite X <= ||X|| I, so E^n(I) <= lambda^n I. The core
 // the likelihood sees is therefore
 //
-//	A~ = A sqrt(sigmoid(g) / lambda(A)),
+//	A~ = A sqrt(b sigmoid(g) / lambda(A)),   b = 1 - 1e-6,
 //
-// with g a learned scalar (ParamGamma), and rho(E~) <= sigmoid(g) < 1 for
+// with g a learned scalar (ParamGamma), and rho(E~) <= b sigmoid(g) < 1 for
 // every parameter value: no optimizer step can leave the region, unlike a
 // penalty or a projection after the step. No model is lost: a core whose
 // right Perron eigenmatrix X is positive definite has the gauge
 // A(c) -> X^(-1/2) A(c) X^(1/2), which changes no amplitude, in which
 // E(I) = rho I and the bound is exact. P_n is invariant under the scaling,
 // so the length-balanced start (trained on P_n) hands its core over as is.
+
+// maxBound caps the contraction bound below 1 so that the closure solves
+// stay well conditioned however far g goes (a geometric length
+// distribution with this ratio has a mean of a million symbols).
+const maxBound = 1 - 1e-6
 
 // ParamGamma names the logit g of the contraction bound sigmoid(g) of a
 // u-MPS trained on P_* (shape [1]).
@@ -69,13 +74,13 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 //
 //	dA(c) = s up(c) - (h / lambda) v v^T A(c),  dg = h (1 - sigmoid(g)) / 2,
 //
-// with s = sqrt(sigmoid(g)/lambda) and h = <up, A~>.
+// with s = sqrt(maxBound sigmoid(g)/lambda) and h = <up, A~>.
 func contractKernel(A []float64, g float64, D, d int, up []float64) ([]float64, []float64, error) {
 	lam, v, err := coreBound(A, D, d)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := math.Sqrt(sigmoid(g) / lam)
+	s := math.Sqrt(maxBound * sigmoid(g) / lam)
 	at := make([]float64, len(A))
 	for i, x := range A {
 		at[i] = s * x
@@ -109,9 +114,9 @@ func contractKernel(A []float64, g float64, D, d int, up []float64) ([]float64, 
 	return at, out, nil
 }
 
-// ContractCore adds the fused op A~ = A sqrt(sigmoid(g) / lambda(A)) to b
+// ContractCore adds the fused op A~ = A sqrt(b sigmoid(g) / lambda(A)) to b
 // (see the top of this file), whose transfer operator has spectral radius
-// at most sigmoid(g) < 1. A: [D, d, D], g: [1]. Returns [D, d, D].
+// at most (1 - 1e-6) sigmoid(g) < 1. A: [D, d, D], g: [1]. Returns [D, d, D].
 func ContractCore(b *graph.Builder, A, g *G.Node) *G.Node {
 	if b.Err() != nil {
 		return nil
@@ -232,11 +237,12 @@ func Contracted(p *graph.Params) (*MPS, error) {
 // AddGamma adds ParamGamma to p with the bound sigmoid(g) = rho, rho in
 // (0, 1): the spectral radius the contracted core starts at or below.
 func AddGamma(p *graph.Params, rho float64) error {
-	if !(rho > 0 && rho < 1) {
-		return errors.Errorf("umps: contraction bound %v, want in (0, 1)", rho)
+	if !(rho > 0 && rho < maxBound) {
+		return errors.Errorf("umps: contraction bound %v, want in (0, %v)", rho, maxBound)
 	}
 	if _, err := p.Add(ParamGamma, 1); err != nil {
 		return err
 	}
+	rho /= maxBound
 	return p.Set(ParamGamma, []float64{math.Log(rho / (1 - rho))})
 }
