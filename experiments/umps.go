@@ -49,9 +49,10 @@ type UMPSSpec struct {
 	// Init is the core initialisation (default near-identity); see LR.
 	Init umps.Init
 	// Norm is the likelihood's normalisation: per length (P_n, the
-	// default and the paper's) or over all lengths (P_*); for P_* the
-	// initial core is rescaled to a transfer-operator spectral radius of
-	// 0.5 so that Z_* exists.
+	// default and the paper's; the model then gets the length model of
+	// the training lengths, umps.FitLengths) or over all lengths (P_*;
+	// the likelihood sees the contracted core umps.ContractCore, whose
+	// Z_* exists for every parameter value, and the model file stores it).
 	Norm umps.Norm
 	// Seed seeds the data, the initialisations and the batches; 0 means 1.
 	Seed uint64
@@ -89,8 +90,8 @@ type UMPSSpec struct {
 	// and balancing throughout ends Tomita 4 (1K) at 8.8-8.9 nats instead
 	// of 8.57 (about 70% valid samples of length 30 instead of 99%): hence
 	// both, and validation NLL to choose, as the paper chooses between
-	// seeds. It is an error with P_*, whose target includes the length
-	// distribution.
+	// seeds. Under P_* the balanced epochs train the same core on P_n,
+	// which does not depend on its scale, before the P_* training.
 	BalanceEpochs int
 	// Warmup is the number of initial epochs that never count towards
 	// the patience of early stopping. If Warmup is 0, it will be

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -65,5 +66,37 @@ func TestReadPAutomaCReferences(t *testing.T) {
 	}
 	if len(refs) != 47 {
 		t.Errorf("%d problems, want 47", len(refs))
+	}
+}
+
+// A model file written before length models existed loads and says it has
+// none; a per-length run's file has the fitted one.
+func TestUMPSLengthModelFile(t *testing.T) {
+	dir := t.TempDir()
+	p, err := umps.NewParams(2, 2, umps.NearIdentity, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.npz")
+	if err := SaveUMPS(old, UMPSMeta{Kind: "umps", Data: "tomita1", Alphabet: []string{"0", "1"}, Bond: 2, Norm: "n"}, p); err != nil {
+		t.Fatal(err)
+	}
+	_, meta, err := LoadUMPS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LengthModelName(meta); got != "none" || meta.Lengths != nil {
+		t.Errorf("old file: length model %q", got)
+	}
+	run := filepath.Join(dir, "run")
+	if _, err := TrainUMPS(UMPSSpec{Data: "tomita1", Bond: 2, NTrain: 30, NValid: 10, Epochs: 1, Out: run}); err != nil {
+		t.Fatal(err)
+	}
+	_, meta, err = LoadUMPS(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if LengthModelName(meta) != "fitted" || meta.Lengths.Validate() != nil {
+		t.Errorf("new file: length model %q %+v", LengthModelName(meta), meta.Lengths)
 	}
 }
