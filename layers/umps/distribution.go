@@ -168,6 +168,7 @@ type lengthSweep struct {
 	t       *Transfer
 	a       *dfa
 	x       [][]float64 // x[k][q*D*D:] when kept for sampling
+	trace   []float64   // trace[k]: X_k was divided by it (trace[0] = 1)
 	logW    []float64   // log pi(k) + log Z_{R,k}/Z_k, k = 0..horizon
 	logMass float64     // log P(R)
 }
@@ -188,7 +189,8 @@ func (t *Transfer) newLengthSweep(r *Regex, lm *LengthModel, keep bool) (*length
 	if keep && (N+1)*S*dd > 1<<27 {
 		return nil, errors.Errorf("umps: sampling regex %q to length %d needs %d DFA states x %d lengths x D^2 values, too many", r.pattern, N, S, N+1)
 	}
-	sw := &lengthSweep{t: t, a: a, logW: make([]float64, N+1)}
+	sw := &lengthSweep{t: t, a: a, logW: make([]float64, N+1), trace: make([]float64, N+1)}
+	sw.trace[0] = 1
 	y := outer(t.m.Omega)
 	x := make([]float64, S*dd)
 	for q, acc := range a.accept {
@@ -228,6 +230,7 @@ func (t *Transfer) newLengthSweep(r *Regex, lm *LengthModel, keep bool) (*length
 		if !(tr > 0) {
 			return nil, errors.Errorf("umps: the model gives no mass to length %d", k+1)
 		}
+		sw.trace[k+1] = tr
 		for i := range ny {
 			ny[i] /= tr
 		}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"testing"
+
+	"github.com/rtnlab/rtn/graph"
 )
 
 // shortLengths is a length model on lengths 0..6 only, so that every
@@ -186,5 +188,50 @@ func TestFitLengths(t *testing.T) {
 	}
 	if _, err := FitLengths(nil); err == nil {
 		t.Error("no error for no lengths")
+	}
+}
+
+// The gradient of log P(R) under a length model, through the fused op,
+// agrees with finite differences, for an ambiguous regex and a fitted
+// length model with a geometric tail; its value is LogProbRegex's.
+func TestLogProbRegexLengthsGradient(t *testing.T) {
+	lm, err := FitLengths([]int{1, 2, 2, 3, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pat string
+		lm  *LengthModel
+	}{{"(0|1)*0(0|1)*", shortLengths}, {"1(01)*", lm}, {"()", lm}} {
+		t.Run(tc.pat, func(t *testing.T) {
+			p := nllParams(t, RandomNormal)
+			r, err := CompileRegex(tc.pat, "01")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := graph.NewBuilder()
+			y := LogProbRegexLengths(b, b.Param(p, ParamA), b.Param(p, ParamAlpha), b.Param(p, ParamOmega), r, tc.lm)
+			m, err := graph.Compile(b, b.Sum(y), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := graph.CheckMachineGradients(m, p, graph.FDOptions{}); err != nil {
+				t.Error(err)
+			}
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			mps, err := FromParams(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Distribution{M: mps, Lengths: tc.lm}.LogProbRegex(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if relErr(m.Loss(), want) > 1e-12 {
+				t.Errorf("op %v, LogProbRegex %v", m.Loss(), want)
+			}
+		})
 	}
 }
