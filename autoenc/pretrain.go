@@ -4,32 +4,12 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/layers/activation"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
-
-// Activation is the hidden nonlinearity of the RNN being pre-trained.
-type Activation int
-
-const (
-	// SymSigmoid is the symmetric sigmoid (1 - e^-z)/(1 + e^-z) = tanh(z/2)
-	// of eq. (6).
-	SymSigmoid Activation = iota
-	// Identity gives the linear network (PreT-Lin of Table 1).
-	Identity
-)
-
-// apply applies the activation in place.
-func (a Activation) apply(z []float64) {
-	if a == Identity {
-		return
-	}
-	for i, v := range z {
-		z[i] = math.Tanh(v / 2)
-	}
-}
 
 // RNNInit holds the initial weights of an Elman RNN in the row-vector
 // convention of package layers/rnn,
@@ -42,8 +22,10 @@ type RNNInit struct {
 	// W is k x p, U is p x p, Out is p x O, OutBias has O entries.
 	W, U, Out *mat.Dense
 	OutBias   []float64
-	// Act is the hidden activation the weights were fitted with.
-	Act Activation
+	// Act is the hidden activation the weights were fitted with:
+	// activation.SymSigmoid (eq. 6) or activation.Identity (the linear
+	// network, PreT-Lin of Table 1).
+	Act activation.Activation
 	// StateScale is the s of the symmetric-sigmoid rescaling W = (2/s) A^T
 	// (1 when none) and Contraction the rho of U = 2 rho B^T (1 when
 	// none); see Pretrain.
@@ -57,8 +39,9 @@ type RNNInit struct {
 // value gives a symmetric-sigmoid RNN with states of RMS 0.5, memory
 // contracted by 0.5 per step and the paper's least-squares readout.
 type PretrainConfig struct {
-	// Act is the hidden activation. Default SymSigmoid.
-	Act Activation
+	// Linear pre-trains a linear network (PreT-Lin of Table 1). Default
+	// false: the symmetric sigmoid (1 - e^-z)/(1 + e^-z) of eq. (6).
+	Linear bool
 	// Bernoulli calibrates the least-squares readout for sigmoid outputs
 	// (see Pretrain). Default false: Out = H^+ T as in the paper.
 	Bernoulli bool
@@ -181,8 +164,12 @@ func Pretrain(m *Model, inputs, targets [][]float64, out int, cfg PretrainConfig
 	if rows <= m.P {
 		return nil, errors.Errorf("autoenc: pretrain: %d time steps for %d hidden units + 1 bias: too few to fit the readout", rows, m.P)
 	}
-	init := &RNNInit{W: mat.DenseCopyOf(m.A.T()), U: mat.DenseCopyOf(m.B.T()), Act: cfg.Act, Scale: 1, StateScale: 1, Contraction: 1}
-	if cfg.Act == SymSigmoid && !cfg.Literal {
+	act := activation.SymSigmoid
+	if cfg.Linear {
+		act = activation.Identity
+	}
+	init := &RNNInit{W: mat.DenseCopyOf(m.A.T()), U: mat.DenseCopyOf(m.B.T()), Act: act, Scale: 1, StateScale: 1, Contraction: 1}
+	if act == activation.SymSigmoid && !cfg.Literal {
 		if err := init.scaleSymSigmoid(inputs, cfg.StateRMS, cfg.Contraction); err != nil {
 			return nil, err
 		}
@@ -226,7 +213,7 @@ func Pretrain(m *Model, inputs, targets [][]float64, out int, cfg PretrainConfig
 // discounted linear encoder (see Pretrain).
 func (r *RNNInit) scaleSymSigmoid(inputs [][]float64, rms, rho float64) error {
 	r.U.Scale(rho, r.U)
-	enc := &RNNInit{W: r.W, U: r.U, Act: Identity}
+	enc := &RNNInit{W: r.W, U: r.U, Act: activation.Identity}
 	sums := make([]float64, len(inputs))
 	enc.eachStates(inputs, func(q int, y *mat.Dense) {
 		for _, v := range y.RawMatrix().Data {
@@ -361,7 +348,7 @@ func (r *RNNInit) States(x []float64) *mat.Dense {
 				row[j] += prev.AtVec(j)
 			}
 		}
-		r.Act.apply(row)
+		r.Act.Apply(row, 0)
 	}
 	return h
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rtnlab/rtn/layers/activation"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -13,7 +14,7 @@ import (
 // are an exact affine function of the hidden states, the least-squares
 // readout recovers it.
 func TestPretrainReadoutExact(t *testing.T) {
-	for _, act := range []Activation{SymSigmoid, Identity} {
+	for _, act := range []activation.Activation{activation.SymSigmoid, activation.Identity} {
 		rng := rand.New(rand.NewPCG(10, uint64(act)))
 		seqs := randomSeqs(rng, 3, 8, 6, 7, 9)
 		m, err := ClosedForm(seqs, 3, 4)
@@ -35,7 +36,7 @@ func TestPretrainReadoutExact(t *testing.T) {
 			}
 			targets[q] = y.RawMatrix().Data
 		}
-		init, err := Pretrain(m, seqs, targets, 2, PretrainConfig{Act: act, Literal: true})
+		init, err := Pretrain(m, seqs, targets, 2, PretrainConfig{Linear: act == activation.Identity, Literal: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +173,7 @@ func TestStatesIdentityMatchesEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &RNNInit{W: mat.DenseCopyOf(m.A.T()), U: mat.DenseCopyOf(m.B.T()), Act: Identity}
+	r := &RNNInit{W: mat.DenseCopyOf(m.A.T()), U: mat.DenseCopyOf(m.B.T()), Act: activation.Identity}
 	for _, s := range seqs {
 		y, err := m.Encode(s)
 		if err != nil {

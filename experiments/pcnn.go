@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -175,12 +176,12 @@ func (s *PCNNSpec) defaults() error {
 }
 
 // NewPCNNModel builds and initialises the model of spec on train.
-func NewPCNNModel(spec PCNNSpec, train pcnn.Sequence, alphabet int, rng *rand.Rand) (*pcnn.Model, error) {
+func NewPCNNModel(spec PCNNSpec, train datasets.Stream, alphabet int, rng *rand.Rand) (*pcnn.Model, error) {
 	kind, err := pcnn.ParseKind(spec.Model)
 	if err != nil {
 		return nil, err
 	}
-	act, err := pcnn.ParseActivation(spec.Activation)
+	act, err := activation.ParseOneOf(spec.Activation, pcnn.Activations()...)
 	if err != nil {
 		return nil, err
 	}
@@ -216,18 +217,16 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	trainS, validS, err := PCNNStreams(spec.Task, spec.Size, spec.Seed)
+	train, valid, err := PCNNStreams(spec.Task, spec.Size, spec.Seed)
 	if err != nil {
 		return nil, err
 	}
-	train := pcnn.Sequence{X: trainS.X, Mask: trainS.Mask}
-	valid := pcnn.Sequence{X: validS.X, Mask: validS.Mask}
 	method := pcnn.Method{Writing: wm, Transition: tm}
 	// start r draws its network and initialisation from its own stream;
 	// start 0 is the run without restarts.
 	newStart := func(r int) (*pcnn.Model, *pcnn.Problem, *optim.Riemann, *rand.Rand, error) {
 		rng := rand.New(rand.NewPCG(spec.Seed, 0x9c78+uint64(r)))
-		m, err := NewPCNNModel(spec, train, len(trainS.Alphabet), rng)
+		m, err := NewPCNNModel(spec, train, len(train.Alphabet), rng)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
@@ -243,25 +242,25 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 		return nil, err
 	}
 	rep := &PCNNReport{Task: spec.Task, Model: spec.Model, Method: method.String(), Units: spec.Units,
-		Degree: spec.Degree, TrueBits: validS.TrueBits()}
+		Degree: spec.Degree, TrueBits: valid.TrueBits()}
 	best := math.Inf(1)
 	var bestParams *graph.Params
 	var bestModel *pcnn.Model
 	var bestErr float64
 	validTrace := &pcnn.Trace{}
 	check := func(pass int, elapsed time.Duration) error {
-		bits, errPct, err := validBits(m, valid, validS, validTrace)
+		bits, errPct, err := validBits(m, valid, validTrace)
 		if err != nil {
 			return err
 		}
-		rep.Curve = append(rep.Curve, PCNNPoint{Seconds: elapsed.Seconds(), Pass: pass, RegretBits: validS.RegretBits(bits)})
+		rep.Curve = append(rep.Curve, PCNNPoint{Seconds: elapsed.Seconds(), Pass: pass, RegretBits: valid.RegretBits(bits)})
 		rep.FinalValidBits = bits
 		if bits < best {
 			best, bestErr, bestModel = bits, errPct, m
 			bestParams = m.P.Clone()
 		}
 		fmt.Fprintf(spec.Log, "%s %s %s N=%d: pass %d, %.1fs, regret %.1f bits\n",
-			spec.Task, spec.Model, rep.Method, spec.Units, pass, elapsed.Seconds(), validS.RegretBits(bits))
+			spec.Task, spec.Model, rep.Method, spec.Units, pass, elapsed.Seconds(), valid.RegretBits(bits))
 		return nil
 	}
 	if err := check(0, 0); err != nil {
@@ -303,7 +302,7 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	if rep.Fallbacks > 0 {
 		fmt.Fprintf(spec.Log, "%d metric blocks were not positive definite after damping: they used the quasi-diagonal solve\n", rep.Fallbacks)
 	}
-	rep.ValidBits, rep.RegretBits = best, validS.RegretBits(best)
+	rep.ValidBits, rep.RegretBits = best, valid.RegretBits(best)
 	if spec.Task == "xor" {
 		rep.ErrorPercent = &bestErr
 	}
@@ -316,7 +315,7 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 		}
 		var b strings.Builder
 		for _, x := range xs {
-			b.WriteString(trainS.Alphabet[x])
+			b.WriteString(train.Alphabet[x])
 		}
 		rep.Sample = b.String()
 	}
@@ -385,7 +384,7 @@ func trainPCNN(spec PCNNSpec, prob *pcnn.Problem, opt *optim.Riemann, epochs int
 // validation symbols, and the percentage of them given probability <= 1/2.
 // tr is reused between calls (nil: a new trace); only the predicted
 // steps' outputs are computed.
-func validBits(m *pcnn.Model, s pcnn.Sequence, st datasets.Stream, tr *pcnn.Trace) (float64, float64, error) {
+func validBits(m *pcnn.Model, s datasets.Stream, tr *pcnn.Trace) (float64, float64, error) {
 	if tr == nil {
 		tr = &pcnn.Trace{}
 	}

@@ -59,7 +59,7 @@ func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
 		bits, err = Bzip2Bits(train.String(), valid.String())
 	case "ctw":
 		rep.Method = "ctw depth " + ftoa(float64(spec.Depth))
-		bits, err = pcnn.CTWBits(seqOf(train), seqOf(valid), len(train.Alphabet), spec.Depth)
+		bits, err = pcnn.CTWBits(train, valid, len(train.Alphabet), spec.Depth)
 	case "hmm":
 		if spec.States == 0 {
 			spec.States = 32
@@ -85,7 +85,7 @@ func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
 // predicted symbols of valid.
 func hmmBits(train, valid datasets.Stream, spec PCNNBaselineSpec) (float64, error) {
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x4d4d))
-	h, err := pcnn.NewHMM(spec.States, len(train.Alphabet), seqOf(train), len(train.Alphabet), rng)
+	h, err := pcnn.NewHMM(spec.States, len(train.Alphabet), train, len(train.Alphabet), rng)
 	if err != nil {
 		return 0, err
 	}
@@ -94,8 +94,6 @@ func hmmBits(train, valid datasets.Stream, spec PCNNBaselineSpec) (float64, erro
 	}
 	return -h.LogLikMasked(valid.X, valid.Mask, true) / math.Ln2, nil
 }
-
-func seqOf(s datasets.Stream) pcnn.Sequence { return pcnn.Sequence{X: s.X, Mask: s.Mask} }
 
 // Bzip2Bits is 8 x (|bzip2 -9 (train + valid)| - |bzip2 -9 (train)|), the
 // paper's measure for compressors; ErrNoBzip2 without the program.

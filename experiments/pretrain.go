@@ -301,10 +301,7 @@ func pretrainParams(p *graph.Params, task *datasets.Task, hidden int, linear boo
 	if err != nil {
 		return err
 	}
-	cfg := autoenc.PretrainConfig{Act: autoenc.SymSigmoid, Bernoulli: true, Ridge: pretrainRidge}
-	if linear {
-		cfg.Act = autoenc.Identity
-	}
+	cfg := autoenc.PretrainConfig{Linear: linear, Bernoulli: true, Ridge: pretrainRidge}
 	init, err := autoenc.Pretrain(m, in, tg, task.Out, cfg)
 	if err != nil {
 		return err

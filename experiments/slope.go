@@ -5,6 +5,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -16,7 +17,7 @@ import (
 // after epoch e is from + (to - from) min(1, e/epochs); a resumed run sets
 // it from the epoch count alone, so it continues exactly.
 func SlopeSchedule(c *twornn.Cell, from, to float64, epochs int) (optim.Hook, error) {
-	if c.Activation() != twornn.LeakyReLU {
+	if c.Activation() != activation.LeakyReLU {
 		return optim.Hook{}, errors.Errorf("slope schedule needs a LeakyReLU cell, got %v", c.Activation())
 	}
 	if epochs < 1 || math.IsNaN(from) || math.IsNaN(to) || math.IsInf(from, 0) || math.IsInf(to, 0) {

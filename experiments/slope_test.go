@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -23,7 +24,7 @@ func TestSlopeSchedule(t *testing.T) {
 		}
 		sets = append(sets, s)
 	}
-	m, err := twornn.NewModel("m", 3, 2, 1, twornn.LeakyReLU)
+	m, err := twornn.NewModel("m", 3, 2, 1, activation.LeakyReLU)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestSlopeSchedule(t *testing.T) {
 			t.Errorf("slope after epoch %d: %v, want %v", i+1, seen[i], want[i])
 		}
 	}
-	lin, err := twornn.NewModel("l", 3, 2, 1, twornn.Identity)
+	lin, err := twornn.NewModel("l", 3, 2, 1, activation.Identity)
 	if err != nil {
 		t.Fatal(err)
 	}

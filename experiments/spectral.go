@@ -23,6 +23,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/losses"
@@ -184,7 +185,7 @@ func fineTune(res spectral.Result, train [3]datasets.TwoRNNData, spec SpectralSp
 		return res, 0, nil // the zero 2-RNN has zero gradients
 	}
 	r := res.Model
-	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, twornn.Identity)
+	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, activation.Identity)
 	if err != nil {
 		return res, 0, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -187,12 +188,12 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 
 // NewModel builds an Elman RNN or LSTM sequence model for a task, with
 // weights drawn from rng.
-func NewModel(model, activation string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
+func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
 	p := graph.NewParams()
 	var cell graph.Cell
 	switch model {
 	case "rnn":
-		act, err := rnn.ParseActivation(activation)
+		act, err := activation.ParseOneOf(actName, rnn.ElmanActivations()...)
 		if err != nil {
 			return nil, err
 		}

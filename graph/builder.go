@@ -128,7 +128,7 @@ func (b *Builder) Param(p *Params, name string) *G.Node {
 		}
 		return bp.node
 	}
-	t := p.Get(name)
+	t := tensorOf(p, name)
 	if t == nil {
 		b.err = errors.Errorf("graph: no parameter %q in %v", name, p)
 		return nil

@@ -5,14 +5,19 @@
 //
 //   - Builder, which records the first error of a chain of graph operations
 //     so that model code reads top to bottom;
+//   - Kernel and Builder.Fused, the one adapter that turns a forward
+//     function and its vector-Jacobian product in plain Go into a gorgonia
+//     op with a gradient and a hash covering every field (CheckKernel tests
+//     one against finite differences); every fused op of rtn goes through
+//     it;
 //   - numerically safe ops (LogSumExp, LogSoftmax) that replace gorgonia's
 //     broken ones;
 //   - a compile guard against gorgonia's silent merging of nodes whose
 //     32-bit hashes collide;
 //   - Machine, a TapeMachine wrapper (let, run, read, gradients, reset);
-//   - Params, named parameter sets that live outside any graph, so several
-//     graphs (a training chunk, an evaluation graph) share one set of values
-//     and optimizers update them in place; with atomic .npz checkpoints;
+//   - Builder.Param, which binds a tensor of a params.Params set to a node
+//     sharing its memory, so several graphs (a training chunk, an evaluation
+//     graph) share one set of values and optimizers update them in place;
 //   - CheckGradients, the finite-difference checker every model test uses;
 //   - Cell and Unroller, which turn one step of a recurrent cell written as
 //     a gorgonia function into a trainable sequence model with masks and

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"hash"
 	"hash/fnv"
 	"math"
 
@@ -14,9 +13,8 @@ import (
 
 // This file holds rtn's numerically safe ops. gorgonia's own LogSumExp,
 // SoftMax and LogSoftMax are wrong (see defects_test.go), and its Softplus
-// returns x unchanged above 16, so these are custom ops: a forward kernel in
-// plain Go and a gradient op, each hashing every field that changes its
-// meaning (gorgonia merges ops whose hashes agree).
+// returns x unchanged above 16, so these are fused ops: kernels in plain Go
+// made into graph nodes by Builder.Fused.
 
 // LogSumExp is log(sum(exp(x))) over one axis of x, computed with the
 // maximum m of each slice shifted out, m + log(sum(exp(x - m))), so it
@@ -31,9 +29,7 @@ func (b *Builder) LogSumExp(x *G.Node, axis int) *G.Node {
 	if !b.checkAxis("LogSumExp", x, axis) {
 		return nil
 	}
-	return b.Do(fmt.Sprintf("LogSumExp %v axis %d", x.Shape(), axis), func() (*G.Node, error) {
-		return G.ApplyOp(&lseOp{axis: axis, shape: x.Shape().Clone()}, x)
-	})
+	return b.Fused(lseKernel(x.Shape(), axis), x)
 }
 
 // LogSoftmax is x - LogSumExp(x, axis) broadcast back along axis: the log
@@ -46,9 +42,7 @@ func (b *Builder) LogSoftmax(x *G.Node, axis int) *G.Node {
 	if !b.checkAxis("LogSoftmax", x, axis) {
 		return nil
 	}
-	return b.Do(fmt.Sprintf("LogSoftmax %v axis %d", x.Shape(), axis), func() (*G.Node, error) {
-		return G.ApplyOp(&logSoftmaxOp{axis: axis, shape: x.Shape().Clone()}, x)
-	})
+	return b.Fused(logSoftmaxKernel(x.Shape(), axis), x)
 }
 
 // Softmax is exp(LogSoftmax(x, axis)): probabilities that sum to 1 along
@@ -76,9 +70,7 @@ func (b *Builder) Log1pExp(x *G.Node) *G.Node {
 		b.Fail(err, "graph: Log1pExp")
 		return nil
 	}
-	return b.Do(fmt.Sprintf("Log1pExp %v", x.Shape()), func() (*G.Node, error) {
-		return G.ApplyOp(&log1pExpOp{shape: x.Shape().Clone()}, x)
-	})
+	return b.Fused(log1pExpKernel(x.Shape()), x)
 }
 
 // checkAxis validates the argument of an axis op and records an error.
@@ -201,298 +193,129 @@ func hashOf(op G.Op) uint32 {
 	return h.Sum32()
 }
 
-// lseOp is LogSumExp over axis of a tensor of the given shape.
-type lseOp struct {
-	axis  int
-	shape tensor.Shape
-}
-
-var _ G.SDOp = (*lseOp)(nil)
-
-func (op *lseOp) Arity() int { return 1 }
-func (op *lseOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	d := len(op.shape)
-	return hm.NewFnType(tensorType(d, a), tensorType(d-1, a))
-}
-func (op *lseOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return reducedShape(op.shape, op.axis), nil
-}
-func (op *lseOp) ReturnsPtr() bool     { return false }
-func (op *lseOp) CallsExtern() bool    { return false }
-func (op *lseOp) OverwritesInput() int { return -1 }
-func (op *lseOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "rtn.LogSumExp{axis=%d, shape=%v}", op.axis, op.shape)
-}
-func (op *lseOp) Hashcode() uint32   { return hashOf(op) }
-func (op *lseOp) String() string     { return fmt.Sprintf("LogSumExp{axis=%d}", op.axis) }
-func (op *lseOp) DiffWRT(int) []bool { return []bool{true} }
-
-func (op *lseOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := inputs(op, vals, op.shape.TotalSize())
-	if err != nil {
-		return nil, err
-	}
-	x, g := in[0], newGeometry(op.shape, op.axis)
-	y := make([]float64, g.outer*g.inner)
-	for o := 0; o < g.outer; o++ {
-		for i := 0; i < g.inner; i++ {
-			base := o*g.n*g.inner + i
-			m := math.Inf(-1)
-			for k := 0; k < g.n; k++ {
-				if v := x[base+k*g.inner]; v > m {
-					m = v
+// lseKernel is LogSumExp over axis of a tensor of the given shape; its
+// gradient is dy * exp(x - y), dy and y broadcast along axis.
+func lseKernel(shape tensor.Shape, axis int) Kernel {
+	g := newGeometry(shape, axis)
+	return Kernel{
+		Name: "rtn.LogSumExp",
+		Key:  fmt.Sprintf("axis=%d", axis),
+		Out:  reducedShape(shape, axis),
+		Forward: func(in [][]float64, y []float64) error {
+			x := in[0]
+			for o := 0; o < g.outer; o++ {
+				for i := 0; i < g.inner; i++ {
+					base := o*g.n*g.inner + i
+					m := math.Inf(-1)
+					for k := 0; k < g.n; k++ {
+						if v := x[base+k*g.inner]; v > m {
+							m = v
+						}
+					}
+					if math.IsInf(m, 0) {
+						y[o*g.inner+i] = m
+						continue
+					}
+					s := 0.0
+					for k := 0; k < g.n; k++ {
+						s += math.Exp(x[base+k*g.inner] - m)
+					}
+					y[o*g.inner+i] = m + math.Log(s)
 				}
 			}
-			if math.IsInf(m, 0) {
-				y[o*g.inner+i] = m
-				continue
-			}
-			s := 0.0
-			for k := 0; k < g.n; k++ {
-				s += math.Exp(x[base+k*g.inner] - m)
-			}
-			y[o*g.inner+i] = m + math.Log(s)
-		}
-	}
-	return newValue(reducedShape(op.shape, op.axis), y), nil
-}
-
-func (op *lseOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(in) != 1 {
-		return nil, errors.Errorf("graph: %v takes 1 input, got %d", op, len(in))
-	}
-	dx, err := G.ApplyOp(&lseGradOp{axis: op.axis, shape: op.shape}, in[0], output, grad)
-	return G.Nodes{dx}, err
-}
-
-// lseGradOp maps (x, y = LogSumExp(x), dy) to dx = dy * exp(x - y), dy and
-// y broadcast along axis.
-type lseGradOp struct {
-	axis  int
-	shape tensor.Shape
-}
-
-func (op *lseGradOp) Arity() int { return 3 }
-func (op *lseGradOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	d := len(op.shape)
-	return hm.NewFnType(tensorType(d, a), tensorType(d-1, a), tensorType(d-1, a), tensorType(d, a))
-}
-func (op *lseGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape.Clone(), nil }
-func (op *lseGradOp) ReturnsPtr() bool                               { return false }
-func (op *lseGradOp) CallsExtern() bool                              { return false }
-func (op *lseGradOp) OverwritesInput() int                           { return -1 }
-func (op *lseGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "rtn.LogSumExpGrad{axis=%d, shape=%v}", op.axis, op.shape)
-}
-func (op *lseGradOp) Hashcode() uint32 { return hashOf(op) }
-func (op *lseGradOp) String() string   { return fmt.Sprintf("LogSumExpGrad{axis=%d}", op.axis) }
-
-func (op *lseGradOp) Do(vals ...G.Value) (G.Value, error) {
-	g := newGeometry(op.shape, op.axis)
-	in, err := inputs(op, vals, op.shape.TotalSize(), g.outer*g.inner, g.outer*g.inner)
-	if err != nil {
-		return nil, err
-	}
-	x, y, dy := in[0], in[1], in[2]
-	dx := make([]float64, len(x))
-	for o := 0; o < g.outer; o++ {
-		for i := 0; i < g.inner; i++ {
-			r := o*g.inner + i
-			if math.IsInf(y[r], -1) {
-				continue // all entries -Inf: zero gradient
-			}
-			base := o*g.n*g.inner + i
-			for k := 0; k < g.n; k++ {
-				j := base + k*g.inner
-				dx[j] = dy[r] * math.Exp(x[j]-y[r])
-			}
-		}
-	}
-	return newValue(op.shape, dx), nil
-}
-
-// logSoftmaxOp is x - LogSumExp(x, axis), broadcast back.
-type logSoftmaxOp struct {
-	axis  int
-	shape tensor.Shape
-}
-
-var _ G.SDOp = (*logSoftmaxOp)(nil)
-
-func (op *logSoftmaxOp) Arity() int { return 1 }
-func (op *logSoftmaxOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a)
-}
-func (op *logSoftmaxOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape.Clone(), nil }
-func (op *logSoftmaxOp) ReturnsPtr() bool                               { return false }
-func (op *logSoftmaxOp) CallsExtern() bool                              { return false }
-func (op *logSoftmaxOp) OverwritesInput() int                           { return -1 }
-func (op *logSoftmaxOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "rtn.LogSoftmax{axis=%d, shape=%v}", op.axis, op.shape)
-}
-func (op *logSoftmaxOp) Hashcode() uint32   { return hashOf(op) }
-func (op *logSoftmaxOp) String() string     { return fmt.Sprintf("LogSoftmax{axis=%d}", op.axis) }
-func (op *logSoftmaxOp) DiffWRT(int) []bool { return []bool{true} }
-
-func (op *logSoftmaxOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := inputs(op, vals, op.shape.TotalSize())
-	if err != nil {
-		return nil, err
-	}
-	x, g := in[0], newGeometry(op.shape, op.axis)
-	y := make([]float64, len(x))
-	for o := 0; o < g.outer; o++ {
-		for i := 0; i < g.inner; i++ {
-			base := o*g.n*g.inner + i
-			m := math.Inf(-1)
-			for k := 0; k < g.n; k++ {
-				if v := x[base+k*g.inner]; v > m {
-					m = v
+			return nil
+		},
+		Backward: func(in [][]float64, y, dy []float64, grads [][]float64) error {
+			x, dx := in[0], grads[0]
+			for o := 0; o < g.outer; o++ {
+				for i := 0; i < g.inner; i++ {
+					r := o*g.inner + i
+					if math.IsInf(y[r], -1) {
+						continue // all entries -Inf: zero gradient
+					}
+					base := o*g.n*g.inner + i
+					for k := 0; k < g.n; k++ {
+						j := base + k*g.inner
+						dx[j] = dy[r] * math.Exp(x[j]-y[r])
+					}
 				}
 			}
-			s := 0.0
-			for k := 0; k < g.n; k++ {
-				s += math.Exp(x[base+k*g.inner] - m)
+			return nil
+		},
+	}
+}
+
+// logSoftmaxKernel is x - LogSumExp(x, axis), broadcast back; its gradient
+// is dy - exp(y) * sum(dy) along axis.
+func logSoftmaxKernel(shape tensor.Shape, axis int) Kernel {
+	g := newGeometry(shape, axis)
+	return Kernel{
+		Name: "rtn.LogSoftmax",
+		Key:  fmt.Sprintf("axis=%d", axis),
+		Out:  shape.Clone(),
+		Forward: func(in [][]float64, y []float64) error {
+			x := in[0]
+			for o := 0; o < g.outer; o++ {
+				for i := 0; i < g.inner; i++ {
+					base := o*g.n*g.inner + i
+					m := math.Inf(-1)
+					for k := 0; k < g.n; k++ {
+						if v := x[base+k*g.inner]; v > m {
+							m = v
+						}
+					}
+					s := 0.0
+					for k := 0; k < g.n; k++ {
+						s += math.Exp(x[base+k*g.inner] - m)
+					}
+					lse := m + math.Log(s)
+					for k := 0; k < g.n; k++ {
+						j := base + k*g.inner
+						y[j] = x[j] - lse
+					}
+				}
 			}
-			lse := m + math.Log(s)
-			for k := 0; k < g.n; k++ {
-				j := base + k*g.inner
-				y[j] = x[j] - lse
+			return nil
+		},
+		Backward: func(_ [][]float64, y, dy []float64, grads [][]float64) error {
+			dx := grads[0]
+			for o := 0; o < g.outer; o++ {
+				for i := 0; i < g.inner; i++ {
+					base := o*g.n*g.inner + i
+					s := 0.0
+					for k := 0; k < g.n; k++ {
+						s += dy[base+k*g.inner]
+					}
+					for k := 0; k < g.n; k++ {
+						j := base + k*g.inner
+						dx[j] = dy[j] - math.Exp(y[j])*s
+					}
+				}
 			}
-		}
+			return nil
+		},
 	}
-	return newValue(op.shape, y), nil
 }
 
-func (op *logSoftmaxOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(in) != 1 {
-		return nil, errors.Errorf("graph: %v takes 1 input, got %d", op, len(in))
-	}
-	dx, err := G.ApplyOp(&logSoftmaxGradOp{axis: op.axis, shape: op.shape}, output, grad)
-	return G.Nodes{dx}, err
-}
-
-// logSoftmaxGradOp maps (y = LogSoftmax(x), dy) to
-// dx = dy - exp(y) * sum(dy) along axis.
-type logSoftmaxGradOp struct {
-	axis  int
-	shape tensor.Shape
-}
-
-func (op *logSoftmaxGradOp) Arity() int { return 2 }
-func (op *logSoftmaxGradOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a, a)
-}
-func (op *logSoftmaxGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return op.shape.Clone(), nil
-}
-func (op *logSoftmaxGradOp) ReturnsPtr() bool     { return false }
-func (op *logSoftmaxGradOp) CallsExtern() bool    { return false }
-func (op *logSoftmaxGradOp) OverwritesInput() int { return -1 }
-func (op *logSoftmaxGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "rtn.LogSoftmaxGrad{axis=%d, shape=%v}", op.axis, op.shape)
-}
-func (op *logSoftmaxGradOp) Hashcode() uint32 { return hashOf(op) }
-func (op *logSoftmaxGradOp) String() string   { return fmt.Sprintf("LogSoftmaxGrad{axis=%d}", op.axis) }
-
-func (op *logSoftmaxGradOp) Do(vals ...G.Value) (G.Value, error) {
-	n := op.shape.TotalSize()
-	in, err := inputs(op, vals, n, n)
-	if err != nil {
-		return nil, err
-	}
-	y, dy, g := in[0], in[1], newGeometry(op.shape, op.axis)
-	dx := make([]float64, n)
-	for o := 0; o < g.outer; o++ {
-		for i := 0; i < g.inner; i++ {
-			base := o*g.n*g.inner + i
-			s := 0.0
-			for k := 0; k < g.n; k++ {
-				s += dy[base+k*g.inner]
+// log1pExpKernel is the elementwise softplus log(1 + e^x); its gradient is
+// dy * sigmoid(x).
+func log1pExpKernel(shape tensor.Shape) Kernel {
+	return Kernel{
+		Name: "rtn.Log1pExp",
+		Out:  shape.Clone(),
+		Forward: func(in [][]float64, y []float64) error {
+			for j, v := range in[0] {
+				y[j] = log1pExp(v)
 			}
-			for k := 0; k < g.n; k++ {
-				j := base + k*g.inner
-				dx[j] = dy[j] - math.Exp(y[j])*s
+			return nil
+		},
+		Backward: func(in [][]float64, _, dy []float64, grads [][]float64) error {
+			for j, v := range in[0] {
+				grads[0][j] = dy[j] * sigmoid(v)
 			}
-		}
+			return nil
+		},
 	}
-	return newValue(op.shape, dx), nil
-}
-
-// log1pExpOp is the elementwise softplus log(1 + e^x).
-type log1pExpOp struct{ shape tensor.Shape }
-
-var _ G.SDOp = (*log1pExpOp)(nil)
-
-func (op *log1pExpOp) Arity() int { return 1 }
-func (op *log1pExpOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a)
-}
-func (op *log1pExpOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape.Clone(), nil }
-func (op *log1pExpOp) ReturnsPtr() bool                               { return false }
-func (op *log1pExpOp) CallsExtern() bool                              { return false }
-func (op *log1pExpOp) OverwritesInput() int                           { return -1 }
-func (op *log1pExpOp) WriteHash(h hash.Hash)                          { fmt.Fprintf(h, "rtn.Log1pExp{shape=%v}", op.shape) }
-func (op *log1pExpOp) Hashcode() uint32                               { return hashOf(op) }
-func (op *log1pExpOp) String() string                                 { return "Log1pExp" }
-func (op *log1pExpOp) DiffWRT(int) []bool                             { return []bool{true} }
-
-func (op *log1pExpOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := inputs(op, vals, op.shape.TotalSize())
-	if err != nil {
-		return nil, err
-	}
-	y := make([]float64, len(in[0]))
-	for j, v := range in[0] {
-		y[j] = log1pExp(v)
-	}
-	return newValue(op.shape, y), nil
-}
-
-func (op *log1pExpOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(in) != 1 {
-		return nil, errors.Errorf("graph: %v takes 1 input, got %d", op, len(in))
-	}
-	dx, err := G.ApplyOp(&log1pExpGradOp{shape: op.shape}, in[0], grad)
-	return G.Nodes{dx}, err
-}
-
-// log1pExpGradOp maps (x, dy) to dx = dy * sigmoid(x).
-type log1pExpGradOp struct{ shape tensor.Shape }
-
-func (op *log1pExpGradOp) Arity() int { return 2 }
-func (op *log1pExpGradOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	return hm.NewFnType(a, a, a)
-}
-func (op *log1pExpGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return op.shape.Clone(), nil
-}
-func (op *log1pExpGradOp) ReturnsPtr() bool     { return false }
-func (op *log1pExpGradOp) CallsExtern() bool    { return false }
-func (op *log1pExpGradOp) OverwritesInput() int { return -1 }
-func (op *log1pExpGradOp) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "rtn.Log1pExpGrad{shape=%v}", op.shape)
-}
-func (op *log1pExpGradOp) Hashcode() uint32 { return hashOf(op) }
-func (op *log1pExpGradOp) String() string   { return "Log1pExpGrad" }
-
-func (op *log1pExpGradOp) Do(vals ...G.Value) (G.Value, error) {
-	n := op.shape.TotalSize()
-	in, err := inputs(op, vals, n, n)
-	if err != nil {
-		return nil, err
-	}
-	dx := make([]float64, n)
-	for j, v := range in[0] {
-		dx[j] = in[1][j] * sigmoid(v)
-	}
-	return newValue(op.shape, dx), nil
 }
 
 // log1pExp is log(1 + e^x) without overflow or loss of precision.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				var cell graph.Cell
 				var err error
 				if model == "rnn" {
-					cell, err = rnn.NewElman(p, "rnn", in, hidden, rnn.Tanh)
+					cell, err = rnn.NewElman(p, "rnn", in, hidden, activation.Tanh)
 				} else {
 					cell, err = rnn.NewLSTM(p, "lstm", in, hidden)
 				}

@@ -8,7 +8,7 @@
 // more than the graph.Cell interface:
 //
 //	p := graph.NewParams()
-//	cell, _ := rnn.NewElman(p, "rnn", task.In, 32, rnn.Tanh)
+//	cell, _ := rnn.NewElman(p, "rnn", task.In, 32, activation.Tanh)
 //	seq, _ := layers.NewSequence(p, cell, task.Out, task.Kind)
 //	prob, _ := layers.NewProblem(seq, task, layers.ProblemConfig{})
 //	tr, _ := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: 5})

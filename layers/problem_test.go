@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -186,7 +187,7 @@ func TestProblemErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	task := randomTask(datasets.Real, 3, 2, 2, 4, rng)
 	p := graph.NewParams()
-	cell, err := rnn.NewElman(p, "rnn", 5, 3, rnn.Tanh)
+	cell, err := rnn.NewElman(p, "rnn", 5, 3, activation.Tanh)
 	if err != nil {
 		t.Fatal(err)
 	}

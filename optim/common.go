@@ -133,7 +133,7 @@ func (b *base) step(params, grads *graph.Params, k kernel) error {
 	}
 	for _, n := range names {
 		p := params.Data(n)
-		v := b.viewsOf(n, params.Get(n).Shape())
+		v := b.viewsOf(n, params.Shape(n))
 		t := 0.0
 		if v.t != nil {
 			v.t[0]++
@@ -151,11 +151,11 @@ func (b *base) check(names []string, params, grads *graph.Params) error {
 		return errors.Errorf("optim: %s: %d gradients for %d parameters", b.name, grads.Len(), params.Len())
 	}
 	for _, n := range names {
-		ps, gt := []int(params.Get(n).Shape()), grads.Get(n)
-		if gt == nil {
+		ps, gs := params.Shape(n), grads.Shape(n)
+		if gs == nil {
 			return errors.Errorf("optim: %s: no gradient for parameter %q", b.name, n)
 		}
-		if gs := []int(gt.Shape()); !slices.Equal(ps, gs) {
+		if !slices.Equal(ps, gs) {
 			return errors.Errorf("optim: %s: parameter %q has shape %v but its gradient %v", b.name, n, ps, gs)
 		}
 		if ss := b.stateShape(n); ss != nil && !slices.Equal(ss, ps) {

@@ -128,7 +128,7 @@ func (t *Trainer) Resume(path string) error {
 			return errors.Errorf("optim: checkpoint %s has no %q set", path, set)
 		}
 		if err := t.params.SameLayout(sets[set]); err != nil {
-			return incompatible("%s set: %s", set, strings.TrimPrefix(err.Error(), "graph: "))
+			return incompatible("%s set: %s", set, strings.TrimPrefix(err.Error(), "params: "))
 		}
 	}
 	sc, err := readTrainerSet(sets["trainer"], m)

@@ -492,9 +492,9 @@ func TestTrainerResumeRefuses(t *testing.T) {
 		{"schedule", nil, nil, TrainConfig{Meta: meta{"lsq", 3}, Schedule: &StepDecay{}}, ck,
 			"optim: checkpoint " + ck + ` is incompatible: schedule is "constant" in the checkpoint`},
 		{"shapes", wide, nil, TrainConfig{Meta: meta{"lsq", 3}}, ck,
-			"optim: checkpoint " + ck + ` is incompatible: params set: parameter "W" has shape (1, 4) versus (1, 3)`},
+			"optim: checkpoint " + ck + ` is incompatible: params set: parameter "W" has shape [1 4] versus [1 3]`},
 		{"not a training checkpoint", nil, nil, TrainConfig{}, plain, "is not a training checkpoint"},
-		{"garbage", nil, nil, TrainConfig{}, garbage, "graph: checkpoint " + garbage + ": not a valid .npz"},
+		{"garbage", nil, nil, TrainConfig{}, garbage, "params: checkpoint " + garbage + ": not a valid .npz"},
 		{"missing", nil, nil, TrainConfig{}, filepath.Join(dir, "none.npz"), "no such file"},
 	}
 	for _, tc := range tests {

@@ -47,6 +47,7 @@ func TestGolden(t *testing.T) {
 		{"train-help", []string{"train", "-h"}, 0},
 		{"train-missing-data", []string{"train", "-data", "no-such-file.txt"}, 1},
 		{"reproduce-bad-only", []string{"reproduce", "-only", "nope"}, 2},
+		{"reproduce-bad-markdown", []string{"reproduce", "-markdown", "no-such-dir/results.md"}, 2},
 		{"bench-bad-only", []string{"bench", "-only", "nope"}, 2},
 		{"bench-bad-reps", []string{"bench", "-reps", "0"}, 2},
 		{"train-rnn-small", []string{"train", "-model", "rnn", "-hidden", "8", "-epochs", "2", "-quiet"}, 0},

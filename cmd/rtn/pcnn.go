@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 )
 
@@ -114,7 +115,7 @@ func checkPCNNFlags(s *experiments.PCNNSpec, degree string, minutes float64) err
 	if _, err := pcnn.ParseKind(s.Model); err != nil {
 		return usagef("-model must be rnn, cnn or pcnn, got %q", s.Model)
 	}
-	if _, err := pcnn.ParseActivation(s.Activation); err != nil {
+	if _, err := activation.ParseOneOf(s.Activation, pcnn.Activations()...); err != nil {
 		return usagef("-activation must be tanh or logistic, got %q", s.Activation)
 	}
 	if _, err := pcnn.ParseWriting(s.Writing); err != nil {

@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/graph"
 )
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
@@ -17,11 +21,17 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	markdown := fs.String("markdown", "", "also write the summary as a Markdown page to this file (docs/results.md is made this way)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if *seed == 0 {
 		return usagef("-seed must be >= 1")
+	}
+	if *markdown != "" {
+		if err := checkWritable(*markdown); err != nil {
+			return usagef("-markdown: %v", err)
+		}
 	}
 	cfg := experiments.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
 	if *only != "" {
@@ -43,6 +53,22 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *markdown != "" {
+		command := "go run ./cmd/rtn reproduce -markdown " + *markdown
+		if !*quick {
+			command += " -quick=false"
+		}
+		if *seed != 1 {
+			command += fmt.Sprintf(" -seed %d", *seed)
+		}
+		if *only != "" {
+			command += " -only " + *only
+		}
+		err := graph.WriteFileAtomic(*markdown, func(w io.Writer) error { return sum.WriteMarkdown(w, command) })
+		if err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(sum)
 	}
@@ -62,4 +88,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkWritable reports why a file cannot be created at path, before any
+// work is done; it leaves nothing behind.
+func checkWritable(path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".rtn-check-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

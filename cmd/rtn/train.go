@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -90,7 +91,7 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
 	}
-	if _, err := rnn.ParseActivation(s.Activation); err != nil {
+	if _, err := activation.ParseOneOf(s.Activation, rnn.ElmanActivations()...); err != nil {
 		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)
 	}
 	if s.Schedule != "" {

@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/optim"
 )
 
 // benchModel is a PCNN on a random sequence of T symbols.
-func benchModel(b *testing.B, kind Kind, n, d, a, T int) (*Model, Sequence) {
+func benchModel(b *testing.B, kind Kind, n, d, a, T int) (*Model, datasets.Stream) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	net, err := RandomNetwork(n, d, rng)
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := New(kind, Tanh, a, net)
-	s := Sequence{X: make([]int, T)}
+	m, _ := New(kind, activation.Tanh, a, net)
+	s := datasets.Stream{X: make([]int, T)}
 	for t := range s.X {
 		s.X[t] = rng.IntN(a)
 	}
@@ -112,12 +113,12 @@ func BenchmarkXORPass(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := Sequence{X: st.X, Mask: st.Mask}
+	s := st
 	net, err := FullNetwork(10)
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := New(PCNN, Tanh, len(st.Alphabet), net)
+	m, _ := New(PCNN, activation.Tanh, len(st.Alphabet), net)
 	if err := m.Init(s, rand.New(rand.NewPCG(1, 0x9c78))); err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/datasets"
 )
 
 // CTW is context tree weighting (Willems, Shtarkov and Tjalkens 1995)
@@ -94,7 +95,7 @@ func logMeanExp(a, b float64) float64 {
 // CTWBits feeds train, then valid, and returns the bits spent on the
 // predicted symbols of valid (a nil mask predicts all), the paper's
 // measure for the sanity checks.
-func CTWBits(train, valid Sequence, alphabet, depth int) (float64, error) {
+func CTWBits(train, valid datasets.Stream, alphabet, depth int) (float64, error) {
 	c, err := NewCTW(alphabet, depth)
 	if err != nil {
 		return 0, err
@@ -110,7 +111,7 @@ func CTWBits(train, valid Sequence, alphabet, depth int) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if valid.chi(t) {
+		if chi(valid, t) {
 			bits -= lp / math.Ln2
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 )
 
@@ -64,8 +65,8 @@ func grow(s []float64, n int) []float64 {
 // Forward runs the model over s, filling tr (allocated when nil), and
 // returns the log-likelihood sum_t chi_t log pi_t(x_t) in nats.
 // Cost O(T N (d + A)).
-func (m *Model) Forward(s Sequence, tr *Trace) (*Trace, error) {
-	if err := s.check(m.A); err != nil {
+func (m *Model) Forward(s datasets.Stream, tr *Trace) (*Trace, error) {
+	if err := checkSeq(s, m.A); err != nil {
 		return nil, err
 	}
 	if tr == nil {
@@ -79,7 +80,7 @@ func (m *Model) Forward(s Sequence, tr *Trace) (*Trace, error) {
 }
 
 // LogLik is the log-likelihood of s in nats.
-func (m *Model) LogLik(s Sequence) (float64, error) {
+func (m *Model) LogLik(s datasets.Stream) (float64, error) {
 	tr, err := m.Forward(s, nil)
 	if err != nil {
 		return 0, err
@@ -88,7 +89,7 @@ func (m *Model) LogLik(s Sequence) (float64, error) {
 }
 
 // forward is the kernel of Forward (s already checked).
-func (m *Model) forward(s Sequence, tr *Trace) {
+func (m *Model) forward(s datasets.Stream, tr *Trace) {
 	T, N := len(s.X), m.Net.N
 	tr.T, tr.N, tr.A = T, N, m.A
 	tr.V = grow(tr.V, (T+1)*N)
@@ -115,7 +116,7 @@ func (m *Model) forward(s Sequence, tr *Trace) {
 // (the recurrence already run): every output at once, E = Act W, as one
 // GEMM, or, with PredictedOnly and a mask, the predicted rows alone (each
 // row is summed over i in the same order as the GEMM's kernel).
-func (m *Model) outputs(s Sequence, tr *Trace) {
+func (m *Model) outputs(s datasets.Stream, tr *Trace) {
 	T, N, A := tr.T, m.Net.N, m.A
 	tr.Pi = grow(tr.Pi, T*A)
 	tr.LogLik, tr.Predicted = 0, 0
@@ -134,7 +135,7 @@ func (m *Model) outputs(s Sequence, tr *Trace) {
 		gemm(blas.NoTrans, blas.NoTrans, T, A, N+1, tr.Act, w, tr.Pi, 0)
 		for t, x := range s.X {
 			lp := softmaxRow(tr.Pi[t*A:(t+1)*A], x)
-			if s.chi(t) {
+			if chi(s, t) {
 				tr.LogLik += lp
 				tr.Predicted++
 			}
@@ -174,7 +175,7 @@ func (tr *Trace) predictedRows() (act, pi []float64, P int) {
 
 // residuals fills tr.d [P, A] with e_{x_t} - pi_t on the P predicted
 // rows (pi the rows predictedRows returned) and returns it.
-func (tr *Trace) residuals(s Sequence, pi []float64, P int) []float64 {
+func (tr *Trace) residuals(s datasets.Stream, pi []float64, P int) []float64 {
 	A := tr.A
 	tr.d = grow(tr.d, P*A)
 	for r := range P {
@@ -249,7 +250,7 @@ func softmaxRow(row []float64, x int) float64 {
 func (m *Model) activate(v, a []float64) {
 	a[0] = 1
 	for j := range v {
-		a[j+1] = m.Act.s(v[j])
+		a[j+1] = m.Act.F(v[j], 0)
 	}
 }
 
@@ -290,8 +291,8 @@ func (m *Model) advance(v, a []float64, x int, tx, next []float64) {
 // B_j^t = d logLik / d V_j^t into B [T+1, N] (eq. 20 for PCNN; CNN and
 // RNN drop the persistence term B_j^{t+1}). W_iy follows eq. (15),
 // tau_{ijy} eq. (23), rho_{jy} = sum_t 1{x_t=y} B_j^{t+1}, V0_j = B_j^0.
-func (m *Model) Backward(s Sequence, tr *Trace, grad *graph.Params, B []float64) error {
-	if err := s.check(m.A); err != nil {
+func (m *Model) Backward(s datasets.Stream, tr *Trace, grad *graph.Params, B []float64) error {
+	if err := checkSeq(s, m.A); err != nil {
 		return err
 	}
 	if tr == nil || tr.T != len(s.X) || tr.N != m.Net.N || tr.A != m.A {
@@ -315,7 +316,7 @@ func (m *Model) Backward(s Sequence, tr *Trace, grad *graph.Params, B []float64)
 // the predicted steps: sum_y pi_t(y) w_iy = (Pi W^T)_{ti}, and the
 // writing gradient of eq. (15) is W = Act^T D with D_t = e_{x_t} - pi_t
 // (the steps with chi_t = 0 add exact zeros to both, so they are left out).
-func (m *Model) backward(s Sequence, tr *Trace, grad *graph.Params, B []float64) {
+func (m *Model) backward(s datasets.Stream, tr *Trace, grad *graph.Params, B []float64) {
 	T, N, A := tr.T, m.Net.N, m.A
 	w, tau := m.w(), m.tau()
 	gtau, grho := grad.Data("tau"), grad.Data("rho")
@@ -397,7 +398,7 @@ func (m *Model) backward(s Sequence, tr *Trace, grad *graph.Params, B []float64)
 			}
 		}
 		bt := B[t*N : (t+1)*N]
-		if s.chi(t) {
+		if chi(s, t) {
 			r--
 			wp := tr.wp[r*(N+1) : (r+1)*(N+1)]
 			for i := 1; i <= N; i++ {
@@ -405,7 +406,7 @@ func (m *Model) backward(s Sequence, tr *Trace, grad *graph.Params, B []float64)
 			}
 		}
 		for i := 1; i <= N; i++ {
-			bt[i-1] = m.Act.ds(a[i]) * back[i]
+			bt[i-1] = m.Act.DerivOut(a[i], 0) * back[i]
 			if m.Kind == PCNN {
 				bt[i-1] += bn[i-1]
 			}

@@ -6,7 +6,9 @@ import (
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // GraphModel is a model unrolled as a gorgonia graph over sequences of a
@@ -73,7 +75,7 @@ func NewGraphModel(m *Model, T int) (*GraphModel, error) {
 	}
 	wT := b.Transpose(w)
 	act := func(x *G.Node) *G.Node {
-		if m.Act == Logistic {
+		if m.Act == activation.Logistic {
 			return b.Sigmoid(x)
 		}
 		return b.Tanh(x)
@@ -123,8 +125,8 @@ func NewGraphModel(m *Model, T int) (*GraphModel, error) {
 }
 
 // Bind sets the inputs to s, which must have length T.
-func (g *GraphModel) Bind(s Sequence) error {
-	if err := s.check(g.Model.A); err != nil {
+func (g *GraphModel) Bind(s datasets.Stream) error {
+	if err := checkSeq(s, g.Model.A); err != nil {
 		return err
 	}
 	if len(s.X) != g.T {
@@ -137,7 +139,7 @@ func (g *GraphModel) Bind(s Sequence) error {
 		if err := g.M.Let(g.onehot[t], oh); err != nil {
 			return err
 		}
-		if !s.chi(t) {
+		if !chi(s, t) {
 			clear(oh)
 		}
 		if err := g.M.Let(g.target[t], oh); err != nil {
@@ -149,7 +151,7 @@ func (g *GraphModel) Bind(s Sequence) error {
 
 // NLL runs the graph on s and returns -log-likelihood in nats; with grad
 // not nil it also adds the gradient of the NLL into grad.
-func (g *GraphModel) NLL(s Sequence, grad *graph.Params) (float64, error) {
+func (g *GraphModel) NLL(s datasets.Stream, grad *graph.Params) (float64, error) {
 	if err := g.Bind(s); err != nil {
 		return 0, err
 	}
@@ -170,7 +172,7 @@ func (g *GraphModel) NLL(s Sequence, grad *graph.Params) (float64, error) {
 // predicted symbol over the batch.
 type GraphProblem struct {
 	G    *GraphModel
-	Seqs []Sequence
+	Seqs []datasets.Stream
 }
 
 // Params is the model's parameter set.
@@ -201,7 +203,7 @@ func (p *GraphProblem) run(batch []int, grads *graph.Params) (float64, error) {
 		}
 		sum += l
 		for t := range p.Seqs[i].X {
-			if p.Seqs[i].chi(t) {
+			if chi(p.Seqs[i], t) {
 				n++
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // TestGraphMatchesNative: the gorgonia graph gives the native kernels'
@@ -13,7 +14,7 @@ import (
 // differences, for every model and activation.
 func TestGraphMatchesNative(t *testing.T) {
 	for _, kind := range []Kind{RNN, CNN, PCNN} {
-		for _, act := range []Activation{Tanh, Logistic} {
+		for _, act := range []activation.Activation{activation.Tanh, activation.Logistic} {
 			t.Run(kind.String()+"/"+act.String(), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(21, uint64(3*int(kind)+int(act))))
 				m := randomModel(t, kind, act, 3, 2, 3, rng)

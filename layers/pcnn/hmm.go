@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/datasets"
 )
 
 // HMM is a hidden Markov model on a sparse random graph, the paper's
@@ -26,11 +27,11 @@ type HMM struct {
 // Dirichlet(1/2, ..., 1/2) (Jeffreys) prior on its edges, and emission
 // probabilities proportional to the frequency of each symbol in train
 // times a U[0, 1] draw, as footnote 9 says.
-func NewHMM(states, degree int, train Sequence, alphabet int, rng *rand.Rand) (*HMM, error) {
+func NewHMM(states, degree int, train datasets.Stream, alphabet int, rng *rand.Rand) (*HMM, error) {
 	if states < 1 || degree < 1 || alphabet < 2 || rng == nil {
 		return nil, errors.Errorf("pcnn: hmm needs states, degree >= 1, an alphabet >= 2 and a *rand.Rand (got %d, %d, %d)", states, degree, alphabet)
 	}
-	if err := train.check(alphabet); err != nil {
+	if err := checkSeq(train, alphabet); err != nil {
 		return nil, err
 	}
 	d := min(degree, states)

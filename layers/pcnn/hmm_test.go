@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
 )
 
 // bruteLogLik sums P(x, path) over every state path.
@@ -29,7 +31,7 @@ func bruteLogLik(h *HMM, x []int) float64 {
 func TestHMMForwardIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 31))
 	x := []int{0, 2, 1, 1, 0, 2}
-	h, err := NewHMM(3, 2, Sequence{X: x}, 3, rng)
+	h, err := NewHMM(3, 2, datasets.Stream{X: x}, 3, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

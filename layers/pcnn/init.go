@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // Init sets the starting parameters of section 2 / 3.1 (CNN, PCNN) or of
@@ -29,8 +31,8 @@ import (
 //
 // The values are the paper's for tanh; a logistic model gets the tanh
 // values mapped by Reparametrize, so both compute the same function.
-func (m *Model) Init(s Sequence, rng *rand.Rand) error {
-	if err := s.check(m.A); err != nil {
+func (m *Model) Init(s datasets.Stream, rng *rand.Rand) error {
+	if err := checkSeq(s, m.A); err != nil {
 		return err
 	}
 	if rng == nil {
@@ -41,7 +43,7 @@ func (m *Model) Init(s Sequence, rng *rand.Rand) error {
 	var npred float64
 	for t, x := range s.X {
 		nuAll[x] += 1 / float64(len(s.X))
-		if s.chi(t) {
+		if chi(s, t) {
 			nu[x]++
 			npred++
 		}
@@ -100,9 +102,9 @@ func (m *Model) Init(s Sequence, rng *rand.Rand) error {
 			v0[j-1] = vbar
 		}
 	}
-	if m.Act == Logistic {
-		m.Act = Tanh
-		m.reparametrize(Logistic)
+	if m.Act == activation.Logistic {
+		m.Act = activation.Tanh
+		m.reparametrize(activation.Logistic)
 	}
 	return nil
 }
@@ -113,9 +115,9 @@ func (m *Model) Init(s Sequence, rng *rand.Rand) error {
 // leaving it are rescaled and their offsets moved to the bias unit 0.
 // This affine change of the activities is the one the invariant metrics
 // of section 3.8 must not see.
-func (m *Model) Reparametrize(act Activation) (*Model, error) {
-	if act != Tanh && act != Logistic {
-		return nil, errors.Errorf("pcnn: unknown activation %d", act)
+func (m *Model) Reparametrize(act activation.Activation) (*Model, error) {
+	if err := activation.Check(act, Activations()...); err != nil {
+		return nil, errors.Wrap(err, "pcnn")
 	}
 	c := m.Clone()
 	c.reparametrize(act)
@@ -123,7 +125,7 @@ func (m *Model) Reparametrize(act Activation) (*Model, error) {
 }
 
 // reparametrize converts m in place to act.
-func (m *Model) reparametrize(act Activation) {
+func (m *Model) reparametrize(act activation.Activation) {
 	if act == m.Act {
 		return
 	}
@@ -131,7 +133,7 @@ func (m *Model) reparametrize(act Activation) {
 	// V' = 2V; logistic -> tanh: a' = 2a - 1, V' = V/2. An outgoing weight
 	// c on a becomes c/p on a', and the constant -c q/p goes to unit 0.
 	p, q, r := 0.5, 0.5, 2.0
-	if act == Tanh {
+	if act == activation.Tanh {
 		p, q, r = 2, -1, 0.5
 	}
 	A, N := m.A, m.Net.N

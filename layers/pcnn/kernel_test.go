@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // TestDenseMetricMatchesSparse checks the GEMM accumulation of the full
@@ -15,8 +18,8 @@ func TestDenseMetricMatchesSparse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := New(PCNN, Tanh, 3, net)
-	s := Sequence{X: make([]int, 700), Mask: make([]bool, 700)}
+	m, _ := New(PCNN, activation.Tanh, 3, net)
+	s := datasets.Stream{X: make([]int, 700), Mask: make([]bool, 700)}
 	for i := range s.X {
 		s.X[i] = rng.IntN(3)
 		s.Mask[i] = rng.IntN(7) == 0

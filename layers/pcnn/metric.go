@@ -6,6 +6,7 @@ import (
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 )
 
@@ -109,7 +110,7 @@ func (d Damping) withDefaults() Damping {
 // trace tr of s: the quasi-diagonal inverse Hessian of eqs. (16)-(19)
 // applied to the gradient W (eq. 15) for QDH, or W_iy / h_ii^y for DH.
 // w + eta*dir is the paper's update. Cost O(T N A).
-func (m *Model) WritingDirection(s Sequence, tr *Trace, method WritingMethod, damp Damping, dir *graph.Params) error {
+func (m *Model) WritingDirection(s datasets.Stream, tr *Trace, method WritingMethod, damp Damping, dir *graph.Params) error {
 	if err := m.checkTrace(s, tr, dir); err != nil {
 		return err
 	}
@@ -174,8 +175,8 @@ func finite(x []float64, what string) error {
 }
 
 // checkTrace validates the arguments shared by the direction kernels.
-func (m *Model) checkTrace(s Sequence, tr *Trace, dir *graph.Params) error {
-	if err := s.check(m.A); err != nil {
+func (m *Model) checkTrace(s datasets.Stream, tr *Trace, dir *graph.Params) error {
+	if err := checkSeq(s, m.A); err != nil {
 		return err
 	}
 	if tr == nil || tr.T != len(s.X) || tr.N != m.Net.N || tr.A != m.A {
@@ -192,12 +193,12 @@ func (m *Model) checkTrace(s Sequence, tr *Trace, dir *graph.Params) error {
 // where dV_j^{t+1}/dV_i^t = [PCNN: 1{i=j}] + tau_{ijx_t} s'(V_i^t) (RNN:
 // tau_{ij} s'(V_i^t)). B is the output of Backward on the trace tr.
 // Cost O(T N (d + A)).
-func (m *Model) Moduli(s Sequence, tr *Trace, B []float64, rbpm bool) []float64 {
+func (m *Model) Moduli(s datasets.Stream, tr *Trace, B []float64, rbpm bool) []float64 {
 	return m.moduli(s, tr, B, rbpm, make([]float64, (tr.T+1)*m.Net.N))
 }
 
 // moduli is Moduli writing into mt [(T+1)*N].
-func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float64) []float64 {
+func (m *Model) moduli(s datasets.Stream, tr *Trace, B []float64, rbpm bool, mt []float64) []float64 {
 	T, N, A := tr.T, m.Net.N, m.A
 	if !rbpm {
 		for k, b := range B {
@@ -247,7 +248,7 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 			gemv(N, N, o2, N, mn, osum, 0)
 		}
 		var mean []float64
-		if s.chi(t) {
+		if chi(s, t) {
 			r--
 			mean = tr.wp[r*(N+1)+1 : (r+1)*(N+1)]
 			gemv(N, A, w2[A:], A, tr.Pi[t*A:(t+1)*A], sq, 0) // rows i = 1..N
@@ -267,7 +268,7 @@ func (m *Model) moduli(s Sequence, tr *Trace, B []float64, rbpm bool, mt []float
 					sum += v
 				}
 			}
-			ds := m.Act.ds(ai)
+			ds := m.Act.DerivOut(ai, 0)
 			c := persist + lw[i]*ds
 			cur[i] = ds*ds*sum + c*c*mn[i]
 		}

@@ -8,7 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // stepper runs the alternating scheme of section 2 on one model: even
@@ -17,7 +19,7 @@ import (
 // and undo on failure, a non-finite direction counting as a failure).
 type stepper struct {
 	m    *Model
-	s    Sequence
+	s    datasets.Stream
 	eta  [2]float64
 	wm   WritingMethod
 	tm   TransitionMethod
@@ -89,11 +91,11 @@ func TestInvariance(t *testing.T) {
 			s := randomSeq(rng, 80, 3)
 			s.Mask = nil
 			net, _ := RandomNetwork(4, 3, rng)
-			th, _ := New(c.kind, Tanh, 3, net)
+			th, _ := New(c.kind, activation.Tanh, 3, net)
 			if err := th.Init(s, rng); err != nil {
 				t.Fatal(err)
 			}
-			lg, _ := th.Reparametrize(Logistic)
+			lg, _ := th.Reparametrize(activation.Logistic)
 			a0, _ := th.LogLik(s)
 			st := []*stepper{
 				{m: th, s: s, eta: [2]float64{0.25, 0.25}, wm: c.wm, tm: c.tm, damp: tiny},
@@ -128,7 +130,7 @@ func TestRBPMModulusDefinition(t *testing.T) {
 		t.Run(kind.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(12, uint64(kind)))
 			const n, T, at = 3, 7, 3
-			m := randomModel(t, kind, Logistic, n, 2, 3, rng)
+			m := randomModel(t, kind, activation.Logistic, n, 2, 3, rng)
 			s := randomSeq(rng, T, 3)
 			tr, _ := m.Forward(s, nil)
 			B := make([]float64, (T+1)*n)
@@ -138,7 +140,7 @@ func TestRBPMModulusDefinition(t *testing.T) {
 			mt := m.Moduli(s, tr, B, true)
 			// One step from V^at over the symbol x_at: the suffix model.
 			sm := m.Clone()
-			suffix := Sequence{X: s.X[at : at+2]}
+			suffix := datasets.Stream{X: s.X[at : at+2]}
 			next := func() []float64 {
 				tr2, err := sm.Forward(suffix, nil)
 				if err != nil {
@@ -157,7 +159,7 @@ func TestRBPMModulusDefinition(t *testing.T) {
 				vm := next()
 				v0[i] = x0
 				a := tr.Act[at*(n+1)+i+1]
-				ds := m.Act.ds(a)
+				ds := m.Act.DerivOut(a, 0)
 				pi := tr.Pi[at*3 : at*3+3]
 				w := m.P.Data("W")[(i+1)*3 : (i+2)*3]
 				var mean, sq float64
@@ -187,7 +189,7 @@ func TestRBPMModulusDefinition(t *testing.T) {
 func TestFullMetricSolvesNormalEquations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 13))
 	const n, T = 4, 40
-	m := randomModel(t, PCNN, Tanh, n, 3, 3, rng)
+	m := randomModel(t, PCNN, activation.Tanh, n, 3, 3, rng)
 	s := randomSeq(rng, T, 3)
 	tr, _ := m.Forward(s, nil)
 	grad := m.P.Like()
@@ -236,7 +238,7 @@ func TestFullMetricSolvesNormalEquations(t *testing.T) {
 // the per-symbol 2x2 Hessian block [h00 h01; h01 h11].
 func TestQuasiDiagonalIsExactForOneInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 14))
-	m := randomModel(t, PCNN, Tanh, 1, 1, 3, rng)
+	m := randomModel(t, PCNN, activation.Tanh, 1, 1, 3, rng)
 	s := randomSeq(rng, 30, 3)
 	tr, _ := m.Forward(s, nil)
 	dir := m.P.Like()
@@ -279,7 +281,7 @@ func TestQuasiDiagonalIsExactForOneInput(t *testing.T) {
 
 func TestTransitionBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 15))
-	m := randomModel(t, RNN, Tanh, 3, 2, 3, rng)
+	m := randomModel(t, RNN, activation.Tanh, 3, 2, 3, rng)
 	s := randomSeq(rng, 10, 3)
 	tr, _ := m.Forward(s, nil)
 	grad := m.P.Like()

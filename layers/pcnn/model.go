@@ -1,11 +1,11 @@
 package pcnn
 
 import (
-	"math"
-
 	"github.com/pkg/errors"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // Kind selects the evolution equation of a model.
@@ -46,63 +46,11 @@ func ParseKind(s string) (Kind, error) {
 	return 0, errors.Errorf("pcnn: unknown model %q (want rnn, cnn or pcnn)", s)
 }
 
-// Activation is the activation function s of eq. (7).
-type Activation int
-
-const (
-	// Tanh is s(V) = tanh(V), the paper's choice.
-	Tanh Activation = iota
-	// Logistic is s(V) = 1/(1+exp(-V)).
-	Logistic
-)
-
-// String is "tanh" or "logistic".
-func (a Activation) String() string {
-	if a == Logistic {
-		return "logistic"
-	}
-	return "tanh"
-}
-
-// ParseActivation is the inverse of Activation.String.
-func ParseActivation(s string) (Activation, error) {
-	switch s {
-	case "tanh":
-		return Tanh, nil
-	case "logistic":
-		return Logistic, nil
-	}
-	return 0, errors.Errorf("pcnn: unknown activation %q (want tanh or logistic)", s)
-}
-
-// s is the activation function.
-func (a Activation) s(v float64) float64 {
-	if a == Logistic {
-		return 1 / (1 + math.Exp(-v))
-	}
-	return math.Tanh(v)
-}
-
-// ds is s'(V) written through the activity a = s(V).
-func (a Activation) ds(act float64) float64 {
-	if a == Logistic {
-		return act * (1 - act)
-	}
-	return 1 - act*act
-}
-
-// inv is s^{-1}; it returns an error message for a value outside the range.
-func (a Activation) inv(y float64) (float64, bool) {
-	if a == Logistic {
-		if !(y > 0 && y < 1) {
-			return 0, false
-		}
-		return math.Log(y / (1 - y)), true
-	}
-	if !(y > -1 && y < 1) {
-		return 0, false
-	}
-	return math.Atanh(y), true
+// Activations lists the activation functions s of eq. (7) a model
+// supports: tanh (the paper's choice) and the logistic function, which
+// Reparametrize converts between.
+func Activations() []activation.Activation {
+	return []activation.Activation{activation.Tanh, activation.Logistic}
 }
 
 // Model is an RNN, CNN or PCNN over an alphabet of A symbols on a network.
@@ -116,7 +64,7 @@ func (a Activation) inv(y float64) (float64, bool) {
 //   - "V0" [N]: starting values V_j^0, a_j^0 = s(V_j^0).
 type Model struct {
 	Kind Kind
-	Act  Activation
+	Act  activation.Activation
 	A    int
 	Net  *Network
 	P    *graph.Params
@@ -135,12 +83,12 @@ type Model struct {
 
 // New returns a model with every parameter zero; Init sets the paper's
 // starting values.
-func New(kind Kind, act Activation, alphabet int, net *Network) (*Model, error) {
+func New(kind Kind, act activation.Activation, alphabet int, net *Network) (*Model, error) {
 	if kind < RNN || kind > PCNN {
 		return nil, errors.Errorf("pcnn: unknown model kind %d", kind)
 	}
-	if act != Tanh && act != Logistic {
-		return nil, errors.Errorf("pcnn: unknown activation %d", act)
+	if err := activation.Check(act, Activations()...); err != nil {
+		return nil, errors.Wrap(err, "pcnn")
 	}
 	if alphabet < 2 {
 		return nil, errors.Errorf("pcnn: alphabet must have at least 2 symbols, got %d", alphabet)
@@ -206,19 +154,15 @@ func (m *Model) edgeLists() {
 	}
 }
 
-// Sequence is a training or validation sequence: symbols X_t in [0, A)
-// and the mask chi_t of symbols to predict (eq. 14); a nil Mask predicts
-// every symbol.
-type Sequence struct {
-	X    []int
-	Mask []bool
-}
+// A model reads a datasets.Stream: symbols X_t in [0, A) and the mask chi_t
+// of the symbols to predict (eq. 14); a nil Mask predicts every symbol.
+// Its Alphabet and LogLik are not used.
 
-// chi is the mask value at t.
-func (s Sequence) chi(t int) bool { return s.Mask == nil || s.Mask[t] }
+// chi is the mask value of s at t.
+func chi(s datasets.Stream, t int) bool { return s.Mask == nil || s.Mask[t] }
 
-// check validates s against an alphabet of a symbols.
-func (s Sequence) check(a int) error {
+// checkSeq validates s against an alphabet of a symbols.
+func checkSeq(s datasets.Stream, a int) error {
 	if len(s.X) < 2 {
 		return errors.Errorf("pcnn: sequence has %d symbols, need at least 2", len(s.X))
 	}

@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 // gradTol is the bar: native gradients equal central finite
@@ -13,8 +15,8 @@ import (
 const gradTol = 1e-7
 
 // randomSeq draws T symbols of an alphabet of a, predicting about 2/3 of them.
-func randomSeq(rng *rand.Rand, T, a int) Sequence {
-	s := Sequence{X: make([]int, T), Mask: make([]bool, T)}
+func randomSeq(rng *rand.Rand, T, a int) datasets.Stream {
+	s := datasets.Stream{X: make([]int, T), Mask: make([]bool, T)}
 	for t := range s.X {
 		s.X[t] = rng.IntN(a)
 		s.Mask[t] = rng.IntN(3) > 0
@@ -24,7 +26,7 @@ func randomSeq(rng *rand.Rand, T, a int) Sequence {
 
 // randomModel builds a model with every parameter N(0, 0.5^2), so that no
 // gradient entry is trivially zero.
-func randomModel(t *testing.T, kind Kind, act Activation, n, d, a int, rng *rand.Rand) *Model {
+func randomModel(t *testing.T, kind Kind, act activation.Activation, n, d, a int, rng *rand.Rand) *Model {
 	t.Helper()
 	net, err := RandomNetwork(n, d, rng)
 	if err != nil {
@@ -44,7 +46,7 @@ func randomModel(t *testing.T, kind Kind, act Activation, n, d, a int, rng *rand
 
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	for _, kind := range []Kind{RNN, CNN, PCNN} {
-		for _, act := range []Activation{Tanh, Logistic} {
+		for _, act := range []activation.Activation{activation.Tanh, activation.Logistic} {
 			for _, d := range []int{2, 4} {
 				t.Run(kind.String()+"/"+act.String()+"/d"+string(rune('0'+d)), func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(1, uint64(10*int(kind)+int(act)+d)))
@@ -79,7 +81,7 @@ func TestBackpropagatedValuesAreDerivativesOfV(t *testing.T) {
 		t.Run(kind.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(2, uint64(kind)))
 			const n, T, at = 3, 9, 4
-			m := randomModel(t, kind, Tanh, n, 2, 3, rng)
+			m := randomModel(t, kind, activation.Tanh, n, 2, 3, rng)
 			s := randomSeq(rng, T, 3)
 			tr, err := m.Forward(s, nil)
 			if err != nil {
@@ -89,7 +91,7 @@ func TestBackpropagatedValuesAreDerivativesOfV(t *testing.T) {
 			if err := m.Backward(s, tr, m.P.Like(), B); err != nil {
 				t.Fatal(err)
 			}
-			suffix := Sequence{X: s.X[at:], Mask: s.Mask[at:]}
+			suffix := datasets.Stream{X: s.X[at:], Mask: s.Mask[at:]}
 			sm := m.Clone()
 			v0 := sm.P.Data("V0")
 			copy(v0, tr.V[at*n:(at+1)*n])
@@ -115,7 +117,7 @@ func TestBackpropagatedValuesAreDerivativesOfV(t *testing.T) {
 // sum_t chi_t log nu_{x_t}.
 func TestInitIsIIDWithTrueFrequencies(t *testing.T) {
 	for _, kind := range []Kind{RNN, CNN, PCNN} {
-		for _, act := range []Activation{Tanh, Logistic} {
+		for _, act := range []activation.Activation{activation.Tanh, activation.Logistic} {
 			t.Run(kind.String()+"/"+act.String(), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(3, 3))
 				s := randomSeq(rng, 50, 4)
@@ -154,8 +156,8 @@ func TestInitIsIIDWithTrueFrequencies(t *testing.T) {
 func TestInitFixedPoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	net, _ := RandomNetwork(4, 2, rng)
-	m, _ := New(PCNN, Tanh, 2, net)
-	s := Sequence{X: []int{0, 1, 0, 1}}
+	m, _ := New(PCNN, activation.Tanh, 2, net)
+	s := datasets.Stream{X: []int{0, 1, 0, 1}}
 	if err := m.Init(s, rng); err != nil {
 		t.Fatal(err)
 	}
@@ -183,9 +185,9 @@ func TestReparametrizeIsExact(t *testing.T) {
 	for _, kind := range []Kind{RNN, CNN, PCNN} {
 		t.Run(kind.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, uint64(kind)))
-			m := randomModel(t, kind, Tanh, 4, 3, 3, rng)
+			m := randomModel(t, kind, activation.Tanh, 4, 3, 3, rng)
 			s := randomSeq(rng, 30, 3)
-			l, err := m.Reparametrize(Logistic)
+			l, err := m.Reparametrize(activation.Logistic)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +196,7 @@ func TestReparametrizeIsExact(t *testing.T) {
 			if math.Abs(a-b) > 1e-12*math.Abs(a) {
 				t.Fatalf("tanh %v, logistic %v", a, b)
 			}
-			back, _ := l.Reparametrize(Tanh)
+			back, _ := l.Reparametrize(activation.Tanh)
 			for _, name := range m.P.Names() {
 				x, y := m.P.Data(name), back.P.Data(name)
 				for k := range x {
@@ -241,8 +243,8 @@ func TestBadInput(t *testing.T) {
 		t.Error("degree larger than the network accepted")
 	}
 	net, _ := RandomNetwork(3, 2, rng)
-	m, _ := New(PCNN, Tanh, 3, net)
-	for name, s := range map[string]Sequence{
+	m, _ := New(PCNN, activation.Tanh, 3, net)
+	for name, s := range map[string]datasets.Stream{
 		"short":    {X: []int{1}},
 		"symbol":   {X: []int{0, 3}},
 		"mask":     {X: []int{0, 1}, Mask: []bool{true}},
@@ -252,7 +254,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: bad sequence accepted", name)
 		}
 	}
-	if _, err := New(PCNN, Tanh, 1, net); err == nil {
+	if _, err := New(PCNN, activation.Tanh, 1, net); err == nil {
 		t.Error("alphabet of 1 accepted")
 	}
 }

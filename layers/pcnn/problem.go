@@ -33,7 +33,7 @@ func (m Method) String() string { return m.Writing.String() + "+" + m.Transition
 // right after the accept/reject evaluation reuses its pass.
 type Problem struct {
 	Model  *Model
-	Train  Sequence
+	Train  datasets.Stream
 	Method Method
 
 	// Fallbacks counts the metric blocks that fell back to the
@@ -48,11 +48,11 @@ type Problem struct {
 }
 
 // NewProblem checks the training sequence against the model.
-func NewProblem(m *Model, train Sequence, method Method) (*Problem, error) {
+func NewProblem(m *Model, train datasets.Stream, method Method) (*Problem, error) {
 	if m == nil {
 		return nil, errors.New("pcnn: NewProblem needs a model")
 	}
-	if err := train.check(m.A); err != nil {
+	if err := checkSeq(train, m.A); err != nil {
 		return nil, errors.Wrap(err, "training sequence")
 	}
 	if m.Kind == RNN && (method.Transition == RBPM || method.Transition == RUTSD) {
@@ -65,13 +65,13 @@ func NewProblem(m *Model, train Sequence, method Method) (*Problem, error) {
 // of optim.Validator, so the Trainer tracks the best parameters by it.
 type Validated struct {
 	*Problem
-	Valid Sequence
+	Valid datasets.Stream
 }
 
 // WithValidation checks valid against the model's alphabet and returns
 // the validated problem.
-func (p *Problem) WithValidation(valid Sequence) (*Validated, error) {
-	if err := valid.check(p.Model.A); err != nil {
+func (p *Problem) WithValidation(valid datasets.Stream) (*Validated, error) {
+	if err := checkSeq(valid, p.Model.A); err != nil {
 		return nil, errors.Wrap(err, "validation sequence")
 	}
 	return &Validated{Problem: p, Valid: valid}, nil
@@ -207,14 +207,14 @@ func (p *Problem) RiemannDirection(g int, dir *graph.Params) error {
 // symbols of s under the paper's regularised predictions (section 4):
 // pi_t is replaced by (1 - 1/(t+2)) pi_t + 1/(t+2) uniform. It also
 // returns the number of predicted symbols.
-func (m *Model) RegularizedLogLik(s Sequence) (float64, int, error) {
+func (m *Model) RegularizedLogLik(s datasets.Stream) (float64, int, error) {
 	tr, err := m.Forward(s, &Trace{PredictedOnly: true})
 	if err != nil {
 		return 0, 0, err
 	}
 	var ll float64
 	for t, x := range s.X {
-		if s.chi(t) {
+		if chi(s, t) {
 			ll += math.Log(datasets.RegularizedProb(tr.Pi[t*m.A+x], t, m.A))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -26,15 +27,15 @@ func anbnProblem(t *testing.T, kind pcnn.Kind, method pcnn.Method, seed uint64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := pcnn.New(kind, pcnn.Tanh, len(train.Alphabet), net)
+	m, err := pcnn.New(kind, activation.Tanh, len(train.Alphabet), net)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := pcnn.Sequence{X: train.X, Mask: train.Mask}
+	ts := train
 	if err := m.Init(ts, rng); err != nil {
 		t.Fatal(err)
 	}
-	vs := pcnn.Sequence{X: valid.X, Mask: valid.Mask}
+	vs := valid
 	p, err := pcnn.NewProblem(m, ts, method)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ type plainProblem struct{ optim.Problem }
 func TestRegularizedLogLik(t *testing.T) {
 	p, valid := anbnProblem(t, pcnn.CNN, pcnn.Method{}, 2)
 	m := p.Model
-	s := pcnn.Sequence{X: valid.X}
+	s := datasets.Stream{X: valid.X}
 	got, n, err := m.RegularizedLogLik(s)
 	if err != nil {
 		t.Fatal(err)
@@ -118,11 +119,11 @@ func TestRegularizedLogLik(t *testing.T) {
 func TestGraphTrainsWithAdam(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 22))
 	net, _ := pcnn.RandomNetwork(4, 2, rng)
-	m, _ := pcnn.New(pcnn.PCNN, pcnn.Tanh, 3, net)
+	m, _ := pcnn.New(pcnn.PCNN, activation.Tanh, 3, net)
 	// Period-3 sequences: predictable after the first symbol.
-	var seqs []pcnn.Sequence
+	var seqs []datasets.Stream
 	for k := range 6 {
-		s := pcnn.Sequence{X: make([]int, 8)}
+		s := datasets.Stream{X: make([]int, 8)}
 		for i := range s.X {
 			s.X[i] = (i + k) % 3
 		}
@@ -151,7 +152,7 @@ func TestGraphTrainsWithAdam(t *testing.T) {
 	if !(end < 0.5*start) {
 		t.Fatalf("adam on the graph: NLL %v, not below half of %v", end, start)
 	}
-	if _, err := g.NLL(pcnn.Sequence{X: []int{0, 1, 2}}, nil); err == nil {
+	if _, err := g.NLL(datasets.Stream{X: []int{0, 1, 2}}, nil); err == nil {
 		t.Fatal("a sequence of the wrong length was accepted")
 	}
 }

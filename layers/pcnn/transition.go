@@ -5,11 +5,12 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 )
 
 // freqs is the frequency of each symbol in s (nutilde of eq. 30).
-func freqs(s Sequence, a int) []float64 {
+func freqs(s datasets.Stream, a int) []float64 {
 	f := make([]float64, a)
 	for _, x := range s.X {
 		f[x] += 1 / float64(len(s.X))
@@ -35,7 +36,7 @@ func freqs(s Sequence, a int) []float64 {
 // returns how many (j, y) blocks fell back to the quasi-diagonal solve
 // because Cholesky failed. Cost O(T N d^2) for the full metrics,
 // O(T N (d + A)) for the others.
-func (m *Model) TransitionDirection(s Sequence, tr *Trace, B []float64, grad *graph.Params,
+func (m *Model) TransitionDirection(s datasets.Stream, tr *Trace, B []float64, grad *graph.Params,
 	method TransitionMethod, damp Damping, dir *graph.Params) (fallbacks int, err error) {
 	if err := m.checkTrace(s, tr, dir); err != nil {
 		return 0, err
@@ -80,7 +81,7 @@ func (m *Model) TransitionDirection(s Sequence, tr *Trace, B []float64, grad *gr
 }
 
 // fbDirection is frequency-adjusted backpropagation.
-func (m *Model) fbDirection(s Sequence, grad, dir *graph.Params) {
+func (m *Model) fbDirection(s datasets.Stream, grad, dir *graph.Params) {
 	A := m.A
 	f := freqs(s, A)
 	copy(dir.Data("V0"), grad.Data("V0"))
@@ -102,7 +103,7 @@ func (m *Model) fbDirection(s Sequence, grad, dir *graph.Params) {
 // qdContextual is the quasi-diagonal solve of eqs. (32)-(33) for CNN and
 // PCNN. If only is not nil, it restricts the solve to the (j, y) blocks
 // with only[j-1][y] set (the fallback of fullContextual).
-func (m *Model) qdContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params, only [][]bool) {
+func (m *Model) qdContextual(s datasets.Stream, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params, only [][]bool) {
 	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
 	// diag[(o+k)*A+y] = M_kk^(jy), zero[(o+k)*A+y] = M_0k^(jy): dot
@@ -158,7 +159,7 @@ func qdBlock(diag, zero, g, d []float64, b, stride, L int, eps float64) (d0, m00
 // falling back to the quasi-diagonal solve where Cholesky fails. The
 // blocks are built and solved one symbol at a time, so that they stay in
 // cache and take O(N d^2) memory rather than O(A N d^2).
-func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) int {
+func (m *Model) fullContextual(s datasets.Stream, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) int {
 	N, A := m.Net.N, m.A
 	// Block j of size L x L starts at base[j-1] in the symbol's S
 	// entries.
@@ -217,7 +218,7 @@ func (m *Model) fullContextual(s Sequence, tr *Trace, mt []float64, grad *graph.
 // qdRNN is the quasi-diagonal solve for the RNN of eq. (80): the incoming
 // parameters of unit j are tau_{ij} for i in In[j] (activity a_i^t, i = 0
 // the always-active bias) and rho_{jy} (activity 1{x_t = y}).
-func (m *Model) qdRNN(s Sequence, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) {
+func (m *Model) qdRNN(s datasets.Stream, tr *Trace, mt []float64, grad *graph.Params, eps float64, dir *graph.Params) {
 	N, A := m.Net.N, m.A
 	E := m.Net.Edges()
 	diag, zero := make([]float64, E), make([]float64, E)
@@ -263,7 +264,7 @@ const metricChunkSparse = 1024
 // stride n: rows a fixed power-of-two stride apart fall into the same
 // cache sets. If end is not nil, it is called after the last chunk of
 // each symbol (also for a symbol that does not occur).
-func (m *Model) bySymbol(s Sequence, tr *Trace, mt []float64, fn func(y, n int, as, ms []float64), end func(y int)) {
+func (m *Model) bySymbol(s datasets.Stream, tr *Trace, mt []float64, fn func(y, n int, as, ms []float64), end func(y int)) {
 	N, A, T := m.Net.N, m.A, tr.T
 	N1 := N + 1
 	// Counting sort of the steps by symbol.
@@ -341,7 +342,7 @@ func transposeRows(dst, x []float64, st []int, w, shift int) {
 // With w_k = m~_j o a_k over the chunk's steps, row k of the upper
 // triangle gains sum_r w_k'[r] a_k[r] for k' >= k, one matrix-vector
 // product (the same products as a loop over t, summed in another order).
-func (m *Model) sparseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, solve func(y int)) {
+func (m *Model) sparseMetric(s datasets.Stream, tr *Trace, mt, M []float64, base []int, solve func(y int)) {
 	N := m.Net.N
 	maxL := 0
 	for _, in := range m.Net.In {
@@ -411,7 +412,7 @@ const metricChunk = 128
 // chunks of steps. The sums run over t in the same order; each term is
 // m (a_k a_k') instead of (m a_k) a_k'. The upper triangles of symbol
 // y are copied into M before solve(y).
-func (m *Model) denseMetric(s Sequence, tr *Trace, mt, M []float64, base []int, solve func(y int)) {
+func (m *Model) denseMetric(s datasets.Stream, tr *Trace, mt, M []float64, base []int, solve func(y int)) {
 	N, A := m.Net.N, m.A
 	N1 := N + 1
 	Q := N1 * (N1 + 1) / 2

@@ -8,53 +8,20 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
-// Activation is an Elman RNN's state nonlinearity.
-type Activation int
-
-const (
-	// Tanh is the hyperbolic tangent.
-	Tanh Activation = iota
-	// SymSigmoid is the symmetric sigmoid (1-e^-z)/(1+e^-z) of the linear
-	// autoencoder pre-training paper; it equals tanh(z/2).
-	SymSigmoid
-	// Identity gives a linear RNN.
-	Identity
-)
-
-// ParseActivation reads "tanh", "symsigmoid" or "identity" (also "linear").
-func ParseActivation(s string) (Activation, error) {
-	switch s {
-	case "tanh":
-		return Tanh, nil
-	case "symsigmoid", "sym-sigmoid":
-		return SymSigmoid, nil
-	case "identity", "linear":
-		return Identity, nil
-	}
-	return 0, errors.Errorf("rnn: unknown activation %q (want tanh, symsigmoid or identity)", s)
+// ElmanActivations lists the nonlinearities an Elman cell supports.
+func ElmanActivations() []activation.Activation {
+	return []activation.Activation{activation.Tanh, activation.SymSigmoid, activation.Identity}
 }
 
-// String names the activation as ParseActivation reads it.
-func (a Activation) String() string {
+// apply applies a supported activation to a node.
+func apply(b *graph.Builder, a activation.Activation, z *G.Node) *G.Node {
 	switch a {
-	case Tanh:
-		return "tanh"
-	case SymSigmoid:
-		return "symsigmoid"
-	case Identity:
-		return "identity"
-	}
-	return "unknown"
-}
-
-// Apply applies the activation to a node.
-func (a Activation) Apply(b *graph.Builder, z *G.Node) *G.Node {
-	switch a {
-	case Tanh:
+	case activation.Tanh:
 		return b.Tanh(z)
-	case SymSigmoid:
+	case activation.SymSigmoid:
 		return b.Tanh(b.Scale(z, 0.5))
 	}
 	return z
@@ -69,14 +36,17 @@ func (a Activation) Apply(b *graph.Builder, z *G.Node) *G.Node {
 type Elman struct {
 	name       string
 	in, hidden int
-	act        Activation
+	act        activation.Activation
 	params     *graph.Params
 }
 
 var _ graph.Cell = (*Elman)(nil)
 
 // NewElman adds an Elman cell's parameters to p (zero-filled; see Init).
-func NewElman(p *graph.Params, name string, in, hidden int, act Activation) (*Elman, error) {
+func NewElman(p *graph.Params, name string, in, hidden int, act activation.Activation) (*Elman, error) {
+	if err := activation.Check(act, ElmanActivations()...); err != nil {
+		return nil, errors.Wrap(err, "rnn: Elman")
+	}
 	if in <= 0 || hidden <= 0 {
 		return nil, errors.Errorf("rnn: Elman sizes must be positive, got in %d, hidden %d", in, hidden)
 	}
@@ -119,7 +89,7 @@ func (c *Elman) InputSize() int { return c.in }
 func (c *Elman) StateSizes() []int { return []int{c.hidden} }
 
 // Activation is the cell's nonlinearity.
-func (c *Elman) Activation() Activation { return c.act }
+func (c *Elman) Activation() activation.Activation { return c.act }
 
 // InitialState implements graph.Cell: h0 broadcast over the batch.
 func (c *Elman) InitialState(b *graph.Builder, batch int) []*G.Node {
@@ -132,7 +102,7 @@ func (c *Elman) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 	u := b.Param(c.params, c.Name("U"))
 	bias := b.Param(c.params, c.Name("b"))
 	z := b.AddRow(b.Add(b.Mul(x, w), b.Mul(state[0], u)), bias)
-	return []*G.Node{c.act.Apply(b, z)}
+	return []*G.Node{apply(b, c.act, z)}
 }
 
 // broadcastRow turns v: [n] into [batch, n] by adding it to a zero input.

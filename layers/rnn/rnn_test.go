@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 )
 
 const (
@@ -70,9 +71,9 @@ func TestCellGradients(t *testing.T) {
 		name string
 		make func(p *graph.Params) (graph.Cell, error)
 	}{
-		{"elman-tanh", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, Tanh) }},
-		{"elman-symsigmoid", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, SymSigmoid) }},
-		{"elman-identity", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, Identity) }},
+		{"elman-tanh", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Tanh) }},
+		{"elman-symsigmoid", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.SymSigmoid) }},
+		{"elman-identity", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Identity) }},
 		{"lstm", func(p *graph.Params) (graph.Cell, error) { return NewLSTM(p, "lstm", 3, 4) }},
 	}
 	for _, tc := range cases {
@@ -100,7 +101,7 @@ func TestCellGradients(t *testing.T) {
 
 // TestElmanForward compares the graph with a plain loop.
 func TestElmanForward(t *testing.T) {
-	for _, act := range []Activation{Tanh, SymSigmoid, Identity} {
+	for _, act := range []activation.Activation{activation.Tanh, activation.SymSigmoid, activation.Identity} {
 		t.Run(act.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			const in, hid, batch, steps = 3, 4, 2, 3
@@ -136,10 +137,10 @@ func TestElmanForward(t *testing.T) {
 				t.Fatal(err)
 			}
 			W, U, bias, h0 := p.Data("rnn/W"), p.Data("rnn/U"), p.Data("rnn/b"), p.Data("rnn/h0")
-			f := map[Activation]func(float64) float64{
-				Tanh:       math.Tanh,
-				SymSigmoid: func(z float64) float64 { return (1 - math.Exp(-z)) / (1 + math.Exp(-z)) },
-				Identity:   func(z float64) float64 { return z },
+			f := map[activation.Activation]func(float64) float64{
+				activation.Tanh:       math.Tanh,
+				activation.SymSigmoid: func(z float64) float64 { return (1 - math.Exp(-z)) / (1 + math.Exp(-z)) },
+				activation.Identity:   func(z float64) float64 { return z },
 			}[act]
 			for r := 0; r < batch; r++ {
 				h := append([]float64(nil), h0...)
@@ -174,19 +175,19 @@ func TestElmanForward(t *testing.T) {
 
 func TestBadSizes(t *testing.T) {
 	p := graph.NewParams()
-	if _, err := NewElman(p, "a", 0, 3, Tanh); err == nil {
+	if _, err := NewElman(p, "a", 0, 3, activation.Tanh); err == nil {
 		t.Error("NewElman accepted in = 0")
 	}
 	if _, err := NewLSTM(p, "b", 3, -1); err == nil {
 		t.Error("NewLSTM accepted hidden = -1")
 	}
-	if _, err := ParseActivation("relu"); err == nil {
-		t.Error("ParseActivation accepted relu")
+	if _, err := NewElman(p, "b", 2, 2, activation.Logistic); err == nil {
+		t.Error("NewElman accepted an unsupported activation")
 	}
-	if _, err := NewElman(p, "c", 2, 2, Tanh); err != nil {
+	if _, err := NewElman(p, "c", 2, 2, activation.Tanh); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewElman(p, "c", 2, 2, Tanh); err == nil {
+	if _, err := NewElman(p, "c", 2, 2, activation.Tanh); err == nil {
 		t.Error("a second cell with the same name was accepted")
 	}
 }

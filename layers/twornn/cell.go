@@ -10,46 +10,15 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/spectral"
 )
 
-// Activation is the state nonlinearity z of Eq. (1).
-type Activation int
-
-const (
-	// Identity gives the linear 2-RNN.
-	Identity Activation = iota
-	// Tanh is the hyperbolic tangent.
-	Tanh
-	// LeakyReLU is max(z, 0) + s min(z, 0) with the cell's slope s
-	// (Cell.SetSlope); s = 1 is the identity.
-	LeakyReLU
-)
-
-// ParseActivation reads "identity" (or "linear"), "tanh" or "leakyrelu".
-func ParseActivation(s string) (Activation, error) {
-	switch s {
-	case "identity", "linear":
-		return Identity, nil
-	case "tanh":
-		return Tanh, nil
-	case "leakyrelu", "leaky-relu":
-		return LeakyReLU, nil
-	}
-	return 0, errors.Errorf("twornn: unknown activation %q (want identity, tanh or leakyrelu)", s)
-}
-
-// String names the activation as ParseActivation reads it.
-func (a Activation) String() string {
-	switch a {
-	case Identity:
-		return "identity"
-	case Tanh:
-		return "tanh"
-	case LeakyReLU:
-		return "leakyrelu"
-	}
-	return "unknown"
+// Activations lists the state nonlinearities z of Eq. (1) a cell
+// supports: the identity (the linear 2-RNN that spectral learns), tanh, and
+// a LeakyReLU whose slope is set by Cell.SetSlope (slope 1 is the identity).
+func Activations() []activation.Activation {
+	return []activation.Activation{activation.Identity, activation.Tanh, activation.LeakyReLU}
 }
 
 // Cell is the 2-RNN step h_t = z(A .1 h_{t-1} .2 x_t), i.e.
@@ -60,7 +29,7 @@ func (a Activation) String() string {
 type Cell struct {
 	name      string
 	in, n     int
-	act       Activation
+	act       activation.Activation
 	params    *graph.Params
 	fixed     *graph.Params
 	spread    []float64 // d x (d n): spread[c, c*n+j] = 1
@@ -71,12 +40,12 @@ type Cell struct {
 var _ graph.Cell = (*Cell)(nil)
 
 // NewCell adds the cell's parameters (zero) to p; in is d, states n.
-func NewCell(p *graph.Params, name string, in, states int, act Activation) (*Cell, error) {
+func NewCell(p *graph.Params, name string, in, states int, act activation.Activation) (*Cell, error) {
 	if in <= 0 || states <= 0 {
 		return nil, errors.Errorf("twornn: cell sizes must be positive, got in %d, states %d", in, states)
 	}
-	if act < Identity || act > LeakyReLU {
-		return nil, errors.Errorf("twornn: unknown activation %d", int(act))
+	if err := activation.Check(act, Activations()...); err != nil {
+		return nil, errors.Wrap(err, "twornn")
 	}
 	c := &Cell{name: name, in: in, n: states, act: act, params: p, fixed: graph.NewParams(), slopeName: name + "/slope"}
 	if _, err := p.Add(c.Name("A"), states, in*states); err != nil {
@@ -139,7 +108,7 @@ func (c *Cell) InputSize() int { return c.in }
 func (c *Cell) StateSizes() []int { return []int{c.n} }
 
 // Activation is the cell's nonlinearity.
-func (c *Cell) Activation() Activation { return c.act }
+func (c *Cell) Activation() activation.Activation { return c.act }
 
 // InitialState implements graph.Cell: h0 broadcast over the batch.
 func (c *Cell) InitialState(b *graph.Builder, batch int) []*G.Node {
@@ -156,9 +125,9 @@ func (c *Cell) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 	xs := b.Mul(x, constant(b, c.spread, d, d*n))
 	pre := b.Mul(b.Hadamard(z, xs), constant(b, c.blockSum, d*n, n))
 	switch c.act {
-	case Tanh:
+	case activation.Tanh:
 		return []*G.Node{b.Tanh(pre)}
-	case LeakyReLU:
+	case activation.LeakyReLU:
 		// relu(z) + s (z - relu(z)), with s a row of the fixed set.
 		r := b.Do("rectify", func() (*G.Node, error) { return G.Rectify(pre) })
 		neg := b.Sub(pre, r)

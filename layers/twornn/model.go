@@ -9,6 +9,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/spectral"
 )
@@ -27,7 +28,7 @@ type Model struct {
 }
 
 // NewModel creates a model with zero parameters in a new set.
-func NewModel(name string, in, states, out int, act Activation) (*Model, error) {
+func NewModel(name string, in, states, out int, act activation.Activation) (*Model, error) {
 	if out <= 0 {
 		return nil, errors.Errorf("twornn: output width must be positive, got %d", out)
 	}

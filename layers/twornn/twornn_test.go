@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/spectral"
 )
@@ -61,7 +62,7 @@ func evalNonlinear(r spectral.RNN, x []float64, f func(float64) float64) []float
 }
 
 // The graph computes Eq. (1) for every activation, checked against a
-// hand-written forward pass; the LeakyReLU slope changes without a new
+// hand-written forward pass; the activation.LeakyReLU slope changes without a new
 // graph.
 func TestModelMatchesHandWritten(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -76,14 +77,14 @@ func TestModelMatchesHandWritten(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		act   Activation
+		act   activation.Activation
 		slope float64
 		f     func(float64) float64
 	}{
-		{Identity, 1, func(z float64) float64 { return z }},
-		{Tanh, 1, math.Tanh},
-		{LeakyReLU, 1, leaky(1)},
-		{LeakyReLU, 0.2, leaky(0.2)},
+		{activation.Identity, 1, func(z float64) float64 { return z }},
+		{activation.Tanh, 1, math.Tanh},
+		{activation.LeakyReLU, 1, leaky(1)},
+		{activation.LeakyReLU, 0.2, leaky(0.2)},
 	} {
 		m, err := NewModel("m", 2, 3, 2, c.act)
 		if err != nil {
@@ -129,7 +130,7 @@ func TestModelGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	target := randRNN(rng, 2, 3, 2)
 	sets := []datasets.TwoRNNData{sample(t, target, 4, 1, 0.3, rng), sample(t, target, 5, 3, 0.3, rng)}
-	for _, act := range []Activation{Identity, Tanh, LeakyReLU} {
+	for _, act := range []activation.Activation{activation.Identity, activation.Tanh, activation.LeakyReLU} {
 		m, err := NewModel("m", 3, 3, 2, act)
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +164,7 @@ func TestModelGradients(t *testing.T) {
 func TestSetFromRNNRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	r := randRNN(rng, 4, 3, 2)
-	m, _ := NewModel("m", 3, 4, 2, Identity)
+	m, _ := NewModel("m", 3, 4, 2, activation.Identity)
 	if err := m.SetFromRNN(r); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestFineTuneLowersLoss(t *testing.T) {
 	for i := range start.A {
 		start.A[i] += 0.05 * rng.NormFloat64()
 	}
-	m, _ := NewModel("m", 3, 2, 1, Identity)
+	m, _ := NewModel("m", 3, 2, 1, activation.Identity)
 	if err := m.SetFromRNN(start); err != nil {
 		t.Fatal(err)
 	}
@@ -232,13 +233,13 @@ func TestFineTuneLowersLoss(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	if _, err := NewModel("m", 0, 2, 1, Identity); err == nil {
+	if _, err := NewModel("m", 0, 2, 1, activation.Identity); err == nil {
 		t.Fatal("d = 0 accepted")
 	}
-	if _, err := ParseActivation("relu6"); err == nil {
-		t.Fatal("unknown activation accepted")
+	if _, err := NewModel("m", 2, 2, 1, activation.SymSigmoid); err == nil {
+		t.Fatal("unsupported activation accepted")
 	}
-	m, _ := NewModel("m", 2, 2, 1, LeakyReLU)
+	m, _ := NewModel("m", 2, 2, 1, activation.LeakyReLU)
 	if err := m.Cell.SetSlope(math.NaN()); err == nil {
 		t.Fatal("NaN slope accepted")
 	}

@@ -1,4 +1,4 @@
-package graph
+package params
 
 import (
 	"archive/zip"
@@ -146,7 +146,7 @@ func TestReadNPYRejects(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "graph: npy: ") {
+			if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "params: npy: ") {
 				t.Fatalf("error %q, want one line containing %q", msg, tc.want)
 			}
 		})
@@ -158,7 +158,7 @@ func TestReadNPYRejects(t *testing.T) {
 func testSets(t *testing.T, seed uint64) map[string]*Params {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	p, s := NewParams(), NewParams()
+	p, s := New(), New()
 	for _, a := range []struct {
 		set  *Params
 		name string
@@ -198,7 +198,7 @@ func sameBits(a, b *Params) error {
 func TestNPZRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ck.npz")
 	sets := testSets(t, 1)
-	sets["empty"] = NewParams()
+	sets["empty"] = New()
 	if err := SaveNPZ(path, testMeta{"umps", 7}, sets); err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestParamsSaveLoadInto(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := src.Like()
-	if err := LoadParamsInto(path, dst); err != nil {
+	if err := LoadInto(path, dst); err != nil {
 		t.Fatal(err)
 	}
 	if err := sameBits(src, dst); err != nil {
@@ -521,7 +521,7 @@ func TestParamsSaveLoadInto(t *testing.T) {
 	}
 
 	layout := func(specs ...any) *Params {
-		p := NewParams()
+		p := New()
 		for i := 0; i < len(specs); i += 2 {
 			if _, err := p.Add(specs[i].(string), specs[i+1].([]int)...); err != nil {
 				t.Fatal(err)
@@ -535,16 +535,16 @@ func TestParamsSaveLoadInto(t *testing.T) {
 		want string
 	}{
 		{"shape", layout("W", []int{4, 4}, "layer/b", []int{4}, "A", []int{2, 3, 2}),
-			`graph: checkpoint ` + path + `: parameter "W" has shape [3 4], model wants [4 4]`},
+			`params: checkpoint ` + path + `: parameter "W" has shape [3 4], model wants [4 4]`},
 		{"missing", layout("W", []int{3, 4}, "V", []int{1}),
-			`graph: checkpoint ` + path + `: no parameter "V"`},
+			`params: checkpoint ` + path + `: no parameter "V"`},
 		{"extra", layout("W", []int{3, 4}, "layer/b", []int{4}),
-			`graph: checkpoint ` + path + `: parameter "A" is not in the model`},
+			`params: checkpoint ` + path + `: parameter "A" is not in the model`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.p.Clone()
-			err := LoadParamsInto(path, tc.p)
+			err := LoadInto(path, tc.p)
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("got %v, want %s", err, tc.want)
 			}

@@ -1,4 +1,4 @@
-package graph
+package params
 
 import (
 	"archive/zip"
@@ -47,10 +47,10 @@ func WriteNPY(w io.Writer, shape []int, data []float64) error {
 		return err
 	}
 	if n != len(data) {
-		return errors.Errorf("graph: npy: shape %v holds %d values, got %d", shape, n, len(data))
+		return errors.Errorf("params: npy: shape %v holds %d values, got %d", shape, n, len(data))
 	}
 	if _, err := w.Write(npyHeader(shape)); err != nil {
-		return errors.Wrap(err, "graph: npy: writing header")
+		return errors.Wrap(err, "params: npy: writing header")
 	}
 	buf := make([]byte, 8*min(len(data), npyChunk))
 	for len(data) > 0 {
@@ -59,7 +59,7 @@ func WriteNPY(w io.Writer, shape []int, data []float64) error {
 			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(v))
 		}
 		if _, err := w.Write(buf[:8*k]); err != nil {
-			return errors.Wrap(err, "graph: npy: writing data")
+			return errors.Wrap(err, "params: npy: writing data")
 		}
 		data = data[k:]
 	}
@@ -105,10 +105,10 @@ func shapeSize(shape []int) (int, error) {
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
-			return 0, errors.Errorf("graph: npy: negative dimension in shape %v", shape)
+			return 0, errors.Errorf("params: npy: negative dimension in shape %v", shape)
 		}
 		if d > 0 && n > math.MaxInt/8/d {
-			return 0, errors.Errorf("graph: npy: shape %v is too large", shape)
+			return 0, errors.Errorf("params: npy: shape %v is too large", shape)
 		}
 		n *= d
 	}
@@ -151,10 +151,10 @@ func ReadNPY(r io.Reader) (shape []int, data []float64, err error) {
 	}
 	dt, ok := npyDtypes[descr]
 	if !ok {
-		return nil, nil, errors.Errorf("graph: npy: unsupported dtype %q (want <f8, <f4, <i8, <i4, |u1 or |b1)", descr)
+		return nil, nil, errors.Errorf("params: npy: unsupported dtype %q (want <f8, <f4, <i8, <i4, |u1 or |b1)", descr)
 	}
 	if fortran {
-		return nil, nil, errors.New("graph: npy: fortran_order True is not supported (save a C-contiguous array)")
+		return nil, nil, errors.New("params: npy: fortran_order True is not supported (save a C-contiguous array)")
 	}
 	n, err := shapeSize(shape)
 	if err != nil {
@@ -165,7 +165,7 @@ func ReadNPY(r io.Reader) (shape []int, data []float64, err error) {
 	for len(data) < n {
 		k := min(n-len(data), npyChunk)
 		if got, err := io.ReadFull(r, buf[:k*dt.size]); err != nil {
-			return nil, nil, errors.Errorf("graph: npy: data ends after %d of %d values: %v", len(data)+got/dt.size, n, err)
+			return nil, nil, errors.Errorf("params: npy: data ends after %d of %d values: %v", len(data)+got/dt.size, n, err)
 		}
 		for i := 0; i < k; i++ {
 			data = append(data, dt.conv(buf[i*dt.size:]))
@@ -179,34 +179,34 @@ func ReadNPY(r io.Reader) (shape []int, data []float64, err error) {
 func readNPYHeader(r io.Reader) (string, error) {
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return "", errors.Errorf("graph: npy: short file: %v", err)
+		return "", errors.Wrap(err, "params: npy: short file")
 	}
 	if string(pre[:6]) != npyMagic {
-		return "", errors.Errorf("graph: npy: bad magic string %q", pre[:6])
+		return "", errors.Errorf("params: npy: bad magic string %q", pre[:6])
 	}
 	var hlen int
 	switch pre[6] {
 	case 1:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return "", errors.Errorf("graph: npy: short header: %v", err)
+			return "", errors.Wrap(err, "params: npy: short header")
 		}
 		hlen = int(binary.LittleEndian.Uint16(b[:]))
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return "", errors.Errorf("graph: npy: short header: %v", err)
+			return "", errors.Wrap(err, "params: npy: short header")
 		}
 		hlen = int(binary.LittleEndian.Uint32(b[:]))
 	default:
-		return "", errors.Errorf("graph: npy: unsupported format version %d.%d", pre[6], pre[7])
+		return "", errors.Errorf("params: npy: unsupported format version %d.%d", pre[6], pre[7])
 	}
 	if hlen > npyMaxHeader {
-		return "", errors.Errorf("graph: npy: header of %d bytes is too long", hlen)
+		return "", errors.Errorf("params: npy: header of %d bytes is too long", hlen)
 	}
 	h := make([]byte, hlen)
 	if _, err := io.ReadFull(r, h); err != nil {
-		return "", errors.Errorf("graph: npy: short header: %v", err)
+		return "", errors.Wrap(err, "params: npy: short header")
 	}
 	return string(h), nil
 }
@@ -221,9 +221,9 @@ func parseNPYHeader(h string) (descr string, fortran bool, shape []int, err erro
 		err = errors.Errorf("trailing %q", p.s[p.i:])
 	}
 	if err != nil {
-		return "", false, nil, errors.Errorf("graph: npy: bad header %q: %v", h, err)
+		return "", false, nil, errors.Wrapf(err, "params: npy: bad header %q", h)
 	}
-	bad := func(msg string) error { return errors.Errorf("graph: npy: bad header %q: %s", h, msg) }
+	bad := func(msg string) error { return errors.Errorf("params: npy: bad header %q: %s", h, msg) }
 	if len(d) != 3 {
 		return "", false, nil, bad("want exactly the keys descr, fortran_order, shape")
 	}
@@ -362,7 +362,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return errors.Errorf("graph: writing %s: %v", path, err)
+		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	done := false
 	defer func() {
@@ -376,25 +376,25 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return errors.Errorf("graph: writing %s: %v", path, err)
+		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
 	if err := f.Chmod(mode); err != nil {
-		return errors.Errorf("graph: writing %s: %v", path, err)
+		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	if err := f.Sync(); err != nil {
-		return errors.Errorf("graph: writing %s: %v", path, err)
+		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	if err := f.Close(); err != nil {
-		return errors.Errorf("graph: writing %s: %v", path, err)
+		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		done = true
-		return errors.Errorf("graph: writing %s: %v", path, err)
+		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	done = true
 	if d, err := os.Open(dir); err == nil { // make the rename durable; best effort
@@ -414,13 +414,13 @@ func SaveNPZ(path string, meta any, sets map[string]*Params) error {
 	if meta != nil {
 		var err error
 		if metaJSON, err = json.Marshal(meta); err != nil {
-			return errors.Errorf("graph: checkpoint %s: encoding metadata: %v", path, err)
+			return errors.Wrapf(err, "params: checkpoint %s: encoding metadata", path)
 		}
 	}
 	names := make([]string, 0, len(sets))
 	for s := range sets {
 		if s == "" || strings.Contains(s, "/") {
-			return errors.Errorf("graph: checkpoint %s: bad set name %q (empty or containing '/')", path, s)
+			return errors.Errorf("params: checkpoint %s: bad set name %q (empty or containing '/')", path, s)
 		}
 		names = append(names, s)
 	}
@@ -432,7 +432,7 @@ func SaveNPZ(path string, meta any, sets map[string]*Params) error {
 				_, err := w.Write(metaJSON)
 				return err
 			}); err != nil {
-				return errors.Errorf("graph: checkpoint %s: %v", path, err)
+				return errors.Wrapf(err, "params: checkpoint %s", path)
 			}
 		}
 		for _, s := range names {
@@ -441,16 +441,16 @@ func SaveNPZ(path string, meta any, sets map[string]*Params) error {
 				continue
 			}
 			for i, n := range p.names {
-				shape, data := []int(p.vals[i].Shape()), p.vals[i].Data().([]float64)
+				shape, data := p.shapes[i], p.vals[i]
 				if err := writeZipEntry(zw, s+"/"+n+npyExt, func(w io.Writer) error {
 					return WriteNPY(w, shape, data)
 				}); err != nil {
-					return errors.Errorf("graph: checkpoint %s: %v", path, err)
+					return errors.Wrapf(err, "params: checkpoint %s", path)
 				}
 			}
 		}
 		if err := zw.Close(); err != nil {
-			return errors.Errorf("graph: checkpoint %s: %v", path, err)
+			return errors.Wrapf(err, "params: checkpoint %s", path)
 		}
 		return nil
 	})
@@ -477,12 +477,12 @@ func writeZipEntry(zw *zip.Writer, name string, write func(io.Writer) error) err
 func LoadNPZ(path string, meta any) (map[string]*Params, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, errors.Errorf("graph: checkpoint %s: %v", path, err)
+		return nil, errors.Wrapf(err, "params: checkpoint %s", path)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, errors.Errorf("graph: checkpoint %s: %v", path, err)
+		return nil, errors.Wrapf(err, "params: checkpoint %s", path)
 	}
 	return readNPZ(f, st.Size(), path, meta)
 }
@@ -492,7 +492,7 @@ func LoadNPZ(path string, meta any) (map[string]*Params, error) {
 func readNPZ(f io.ReaderAt, size int64, path string, meta any) (map[string]*Params, error) {
 	zr, err := zip.NewReader(f, size)
 	if err != nil && zr == nil {
-		return nil, errors.Errorf("graph: checkpoint %s: not a valid .npz (zip) file: %v", path, err)
+		return nil, errors.Wrapf(err, "params: checkpoint %s: not a valid .npz (zip) file", path)
 	}
 	sets := map[string]*Params{}
 	for _, ze := range zr.File {
@@ -501,29 +501,29 @@ func readNPZ(f io.ReaderAt, size int64, path string, meta any) (map[string]*Para
 				continue
 			}
 			if err := readMeta(ze, meta); err != nil {
-				return nil, errors.Errorf("graph: checkpoint %s: %s: %v", path, metaEntry, err)
+				return nil, errors.Wrapf(err, "params: checkpoint %s: %s", path, metaEntry)
 			}
 			continue
 		}
 		set, name, ok := strings.Cut(strings.TrimSuffix(ze.Name, npyExt), "/")
 		if !ok || set == "" || name == "" || !strings.HasSuffix(ze.Name, npyExt) {
-			return nil, errors.Errorf("graph: checkpoint %s: unexpected entry %q (want meta.json or <set>/<param>.npy)", path, ze.Name)
+			return nil, errors.Errorf("params: checkpoint %s: unexpected entry %q (want meta.json or <set>/<param>.npy)", path, ze.Name)
 		}
 		shape, data, err := readZipNPY(ze)
 		if err != nil {
-			return nil, errors.Errorf("graph: checkpoint %s: entry %s: %v", path, ze.Name, err)
+			return nil, errors.Wrapf(err, "params: checkpoint %s: entry %s", path, ze.Name)
 		}
 		if len(shape) == 0 {
 			shape = []int{1}
 		}
 		if sets[set] == nil {
-			sets[set] = NewParams()
+			sets[set] = New()
 		}
 		t, err := sets[set].Add(name, shape...)
 		if err != nil {
-			return nil, errors.Errorf("graph: checkpoint %s: entry %s: %v", path, ze.Name, err)
+			return nil, errors.Wrapf(err, "params: checkpoint %s: entry %s", path, ze.Name)
 		}
-		copy(t.Data().([]float64), data)
+		copy(t, data)
 	}
 	return sets, nil
 }
@@ -551,7 +551,7 @@ func readZipNPY(ze *zip.File) ([]int, []float64, error) {
 	defer rc.Close()
 	shape, data, err := ReadNPY(io.LimitReader(rc, int64(ze.UncompressedSize64)))
 	if err != nil {
-		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "graph: "))
+		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "params: "))
 	}
 	extra, err := io.Copy(io.Discard, rc)
 	if err != nil {
@@ -569,30 +569,30 @@ func (p *Params) Save(path string) error {
 	return SaveNPZ(path, nil, map[string]*Params{paramsSet: p})
 }
 
-// LoadParamsInto reads a checkpoint written by Params.Save into p. The
+// LoadInto reads a checkpoint written by Params.Save into p. The
 // checkpoint must hold exactly p's names with p's shapes (in any order);
 // otherwise the error names the first mismatch and p is unchanged.
-func LoadParamsInto(path string, p *Params) error {
+func LoadInto(path string, p *Params) error {
 	sets, err := LoadNPZ(path, nil)
 	if err != nil {
 		return err
 	}
 	src := sets[paramsSet]
 	if src == nil {
-		return errors.Errorf("graph: checkpoint %s: no %q set", path, paramsSet)
+		return errors.Errorf("params: checkpoint %s: no %q set", path, paramsSet)
 	}
 	for _, n := range p.names {
 		want, got := p.Shape(n), src.Shape(n)
 		switch {
 		case got == nil:
-			return errors.Errorf("graph: checkpoint %s: no parameter %q", path, n)
+			return errors.Errorf("params: checkpoint %s: no parameter %q", path, n)
 		case !slices.Equal(got, want):
-			return errors.Errorf("graph: checkpoint %s: parameter %q has shape %v, model wants %v", path, n, got, want)
+			return errors.Errorf("params: checkpoint %s: parameter %q has shape %v, model wants %v", path, n, got, want)
 		}
 	}
 	for _, n := range src.names {
 		if !p.Has(n) {
-			return errors.Errorf("graph: checkpoint %s: parameter %q is not in the model", path, n)
+			return errors.Errorf("params: checkpoint %s: parameter %q is not in the model", path, n)
 		}
 	}
 	for _, n := range p.names {
