@@ -142,10 +142,10 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 			return nil, errors.Wrapf(err, "PAutomaC problem %d", p)
 		}
 		ref := refs[p]
-		fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: perplexity %.4f (optimum %.4f, splearn %.4f), %.0f s\n",
+		fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: perplexity %.4f (optimum %.4f, splearn %.6g), %.0f s\n",
 			p, *sc.Perplexity, ref.Optimum, ref.Splearn, rep.Seconds)
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", p),
-			Paper:    fmt.Sprintf("optimum %.4f; splearn %.4f", ref.Optimum, ref.Splearn),
+			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", ref.Optimum, ref.Splearn),
 			Measured: *sc.Perplexity,
 			Note:     fmt.Sprintf("%.3fx the optimum; D=%d, valid NLL %.4f nats/string", *sc.Perplexity/ref.Optimum, run.Bond, rep.ValidNLLAll)})
 	}
