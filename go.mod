@@ -7,6 +7,7 @@ require (
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/pkg/errors v0.9.1
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
 	gonum.org/v1/plot v0.17.0
 	gorgonia.org/gorgonia v0.9.18
 	gorgonia.org/tensor v0.9.24

@@ -1,9 +1,10 @@
 package datasets
 
 import (
-	"fmt"
 	"math/big"
 	"math/rand/v2"
+
+	"github.com/pkg/errors"
 )
 
 // MotzkinAlphabet is the alphabet of the Motzkin language, in the order of
@@ -90,7 +91,7 @@ func (c *MotzkinCounter) Count(n int) *big.Int { return new(big.Int).Set(c.count
 // words that complete it, drawn as a uniform big integer.
 func (c *MotzkinCounter) Sample(n int, rng *rand.Rand) ([]int, error) {
 	if n < 0 || n >= len(c.w) {
-		return nil, fmt.Errorf("datasets: Motzkin length %d outside the counter's range 0..%d", n, len(c.w)-1)
+		return nil, errors.Errorf("datasets: Motzkin length %d outside the counter's range 0..%d", n, len(c.w)-1)
 	}
 	s := make([]int, 0, n)
 	h := 0
@@ -136,7 +137,7 @@ func uniformBig(n *big.Int, rng *rand.Rand) *big.Int {
 // (independent draws, so repeats are possible when M_n is small).
 func MotzkinData(n, nTrain, nValid int, rng *rand.Rand) (train, valid [][]int, err error) {
 	if n < 1 || nTrain < 1 || nValid < 0 {
-		return nil, nil, fmt.Errorf("datasets: Motzkin data of length %d with %d training and %d validation words", n, nTrain, nValid)
+		return nil, nil, errors.Errorf("datasets: Motzkin data of length %d with %d training and %d validation words", n, nTrain, nValid)
 	}
 	c := NewMotzkinCounter(n)
 	draw := func(k int) ([][]int, error) {

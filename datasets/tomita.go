@@ -3,6 +3,8 @@ package datasets
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/pkg/errors"
 )
 
 // TomitaAlphabet is the alphabet of the Tomita grammars: symbol 0 is '0',
@@ -37,7 +39,7 @@ type Tomita struct {
 // NewTomita returns grammar k (1..7) with the authors' reading of grammar 3.
 func NewTomita(k int) (Tomita, error) {
 	if k < 1 || k > 7 {
-		return Tomita{}, fmt.Errorf("datasets: Tomita grammar %d does not exist (want 1 to 7)", k)
+		return Tomita{}, errors.Errorf("datasets: Tomita grammar %d does not exist (want 1 to 7)", k)
 	}
 	return Tomita{K: k}, nil
 }
@@ -148,17 +150,17 @@ func (g Tomita) Strings(minLen, maxLen int) [][]int {
 // and nValid for validation capped at 20% (the authors' caps), disjoint.
 func TomitaData(g Tomita, maxLen, nTrain, nValid int, rng *rand.Rand) (train, valid [][]int, err error) {
 	if g.K < 1 || g.K > 7 {
-		return nil, nil, fmt.Errorf("datasets: Tomita grammar %d does not exist (want 1 to 7)", g.K)
+		return nil, nil, errors.Errorf("datasets: Tomita grammar %d does not exist (want 1 to 7)", g.K)
 	}
 	if maxLen < 1 || maxLen > 24 || nTrain < 1 || nValid < 0 {
-		return nil, nil, fmt.Errorf("datasets: Tomita data with maximum length %d (want 1 to 24), %d training and %d validation strings", maxLen, nTrain, nValid)
+		return nil, nil, errors.Errorf("datasets: Tomita data with maximum length %d (want 1 to 24), %d training and %d validation strings", maxLen, nTrain, nValid)
 	}
 	all := g.Strings(1, maxLen)
 	p := Shuffle(rng, len(all))
 	nt := min(nTrain, len(all)*8/10)
 	nv := min(nValid, len(all)*2/10)
 	if nt < 1 {
-		return nil, nil, fmt.Errorf("datasets: %s has only %d strings of length 1 to %d", g.Name(), len(all), maxLen)
+		return nil, nil, errors.Errorf("datasets: %s has only %d strings of length 1 to %d", g.Name(), len(all), maxLen)
 	}
 	for _, i := range p[:nt] {
 		train = append(train, all[i])

@@ -1,7 +1,8 @@
 package datasets
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 	"math/rand/v2"
 )
@@ -38,23 +39,23 @@ func (s TwoRNNData) Seq(i int) []float64 {
 // finite.
 func (s TwoRNNData) Validate() error {
 	if s.Len < 1 || s.In < 1 || s.Out < 1 {
-		return fmt.Errorf("datasets: 2-RNN data with length %d, d = %d, p = %d, want all >= 1", s.Len, s.In, s.Out)
+		return errors.Errorf("datasets: 2-RNN data with length %d, d = %d, p = %d, want all >= 1", s.Len, s.In, s.Out)
 	}
 	n := s.N()
 	if n < 1 || len(s.Y) != n*s.Out {
-		return fmt.Errorf("datasets: 2-RNN data of length %d has %d outputs, want a positive multiple of p = %d", s.Len, len(s.Y), s.Out)
+		return errors.Errorf("datasets: 2-RNN data of length %d has %d outputs, want a positive multiple of p = %d", s.Len, len(s.Y), s.Out)
 	}
 	if len(s.X) != n*s.Len*s.In {
-		return fmt.Errorf("datasets: 2-RNN data of length %d has %d inputs, want N*l*d = %d*%d*%d", s.Len, len(s.X), n, s.Len, s.In)
+		return errors.Errorf("datasets: 2-RNN data of length %d has %d inputs, want N*l*d = %d*%d*%d", s.Len, len(s.X), n, s.Len, s.In)
 	}
 	for i, x := range s.X {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("datasets: 2-RNN data of length %d: input %d of example %d is %g", s.Len, i%(s.Len*s.In), i/(s.Len*s.In), x)
+			return errors.Errorf("datasets: 2-RNN data of length %d: input %d of example %d is %g", s.Len, i%(s.Len*s.In), i/(s.Len*s.In), x)
 		}
 	}
 	for i, y := range s.Y {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
-			return fmt.Errorf("datasets: 2-RNN data of length %d: output %d of example %d is %g", s.Len, i%s.Out, i/s.Out, y)
+			return errors.Errorf("datasets: 2-RNN data of length %d: output %d of example %d is %g", s.Len, i%s.Out, i/s.Out, y)
 		}
 	}
 	return nil
@@ -118,10 +119,10 @@ func (p TwoRNNProblem) Sample(n, length int, noise float64, rng *rand.Rand) (Two
 		return TwoRNNData{}, err
 	}
 	if n < 1 || length < 1 {
-		return TwoRNNData{}, fmt.Errorf("datasets: %s sample of %d examples of length %d, want both >= 1", p.Name, n, length)
+		return TwoRNNData{}, errors.Errorf("datasets: %s sample of %d examples of length %d, want both >= 1", p.Name, n, length)
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {
-		return TwoRNNData{}, fmt.Errorf("datasets: %s noise std %g, want finite and >= 0", p.Name, noise)
+		return TwoRNNData{}, errors.Errorf("datasets: %s noise std %g, want finite and >= 0", p.Name, noise)
 	}
 	d, o := p.Target.In, p.Target.Out
 	s := TwoRNNData{Len: length, In: d, Out: o, X: make([]float64, n*length*d), Y: make([]float64, n*o)}
@@ -182,7 +183,7 @@ func (p TwoRNNProblem) Splits(cfg TwoRNNSplitConfig, rng *rand.Rand) (TwoRNNSpli
 		cfg.TestLen = 6
 	}
 	if cfg.L < 1 {
-		return TwoRNNSplits{}, fmt.Errorf("datasets: %s splits with L = %d, want >= 1", p.Name, cfg.L)
+		return TwoRNNSplits{}, errors.Errorf("datasets: %s splits with L = %d, want >= 1", p.Name, cfg.L)
 	}
 	var out TwoRNNSplits
 	for k, l := range []int{cfg.L, 2 * cfg.L, 2*cfg.L + 1} {

@@ -1,6 +1,8 @@
 package datasets
 
 import (
+	"github.com/pkg/errors"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -28,7 +30,7 @@ type LinearTwoRNN struct {
 func (m LinearTwoRNN) Validate() error {
 	n, d, p := m.States, m.In, m.Out
 	if n < 1 || d < 1 || p < 1 {
-		return fmt.Errorf("datasets: linear 2-RNN with n = %d, d = %d, p = %d, want all >= 1", n, d, p)
+		return errors.Errorf("datasets: linear 2-RNN with n = %d, d = %d, p = %d, want all >= 1", n, d, p)
 	}
 	for _, f := range []struct {
 		name string
@@ -36,11 +38,11 @@ func (m LinearTwoRNN) Validate() error {
 		want int
 	}{{"Alpha", m.Alpha, n}, {"A", m.A, n * d * n}, {"Omega", m.Omega, p * n}} {
 		if len(f.v) != f.want {
-			return fmt.Errorf("datasets: linear 2-RNN %s has %d values, want %d", f.name, len(f.v), f.want)
+			return errors.Errorf("datasets: linear 2-RNN %s has %d values, want %d", f.name, len(f.v), f.want)
 		}
 		for i, x := range f.v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("datasets: linear 2-RNN %s[%d] is %g", f.name, i, x)
+				return errors.Errorf("datasets: linear 2-RNN %s[%d] is %g", f.name, i, x)
 			}
 		}
 	}
@@ -136,11 +138,11 @@ func (c RandomTwoRNNConfig) withDefaults() RandomTwoRNNConfig {
 func RandomTwoRNN(cfg RandomTwoRNNConfig, rng *rand.Rand) (LinearTwoRNN, error) {
 	c := cfg.withDefaults()
 	if c.States < 1 || c.In < 1 || c.Out < 1 || c.ScaleSeqs < 1 || c.ScaleLen < 1 {
-		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN with states %d, in %d, out %d, scale %d x %d: want all >= 1",
+		return LinearTwoRNN{}, errors.Errorf("datasets: random 2-RNN with states %d, in %d, out %d, scale %d x %d: want all >= 1",
 			c.States, c.In, c.Out, c.ScaleSeqs, c.ScaleLen)
 	}
 	if !(c.Std > 0) || math.IsInf(c.Std, 0) {
-		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN std %g, want finite and > 0", c.Std)
+		return LinearTwoRNN{}, errors.Errorf("datasets: random 2-RNN std %g, want finite and > 0", c.Std)
 	}
 	n, d, p := c.States, c.In, c.Out
 	normal := func(k int) []float64 {
@@ -163,7 +165,7 @@ func RandomTwoRNN(cfg RandomTwoRNNConfig, rng *rand.Rand) (LinearTwoRNN, error) 
 	}
 	ms := ss / float64(c.ScaleSeqs*p)
 	if !(ms > 0) || math.IsInf(ms, 0) {
-		return LinearTwoRNN{}, fmt.Errorf("datasets: random 2-RNN has output scale %g, cannot normalise", ms)
+		return LinearTwoRNN{}, errors.Errorf("datasets: random 2-RNN has output scale %g, cannot normalise", ms)
 	}
 	for i := range m.Alpha {
 		m.Alpha[i] /= 10 * ms

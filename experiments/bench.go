@@ -131,16 +131,44 @@ func containsString(list []string, s string) bool {
 }
 
 func init() {
-	for _, model := range []string{"rnn", "lstm"} {
+	for _, model := range []string{"rnn", "lstm", "gru"} {
 		RegisterBenchmark(Benchmark{Name: model + "-step", Run: func(cfg BenchConfig) (BenchResult, error) {
 			return benchSequenceStep(model, cfg)
 		}})
 	}
 }
 
-// benchSequenceStep times one Adam training step of an Elman RNN or LSTM
-// on random binary frames (the piano-roll shape).
+// benchSequenceStep times one Adam training step of an Elman RNN, LSTM or
+// GRU on random binary frames (the piano-roll shape).
 func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
+	t0 := time.Now()
+	step, err := SequenceStep(model, cfg)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	setup := time.Since(t0)
+	if err := step(); err != nil { // warm-up: first-run allocations
+		return BenchResult{}, err
+	}
+	t1 := time.Now()
+	for i := 0; i < cfg.Reps; i++ {
+		if err := step(); err != nil {
+			return BenchResult{}, err
+		}
+	}
+	per := time.Since(t1) / time.Duration(cfg.Reps)
+	return BenchResult{
+		Name: model + "-step", Setup: setup.Seconds(), PerStep: float64(per.Microseconds()) / 1000,
+		Note: fmt.Sprintf("batch %d, in/out %d, hidden %d, %d steps", cfg.Batch, cfg.In, cfg.Hidden, cfg.Steps),
+	}, nil
+}
+
+// SequenceStep builds what rtn bench times for model (rnn, lstm or gru):
+// a batch of cfg.Batch random binary sequences of cfg.Steps frames of
+// cfg.In notes, the model with cfg.Hidden units compiled for it (full
+// BPTT), and returns one training step (forward, backward through time,
+// Adam update). BenchmarkTrainStep runs the same step.
+func SequenceStep(model string, cfg BenchConfig) (func() error, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	task := &datasets.Task{Name: "bench", In: cfg.In, Out: cfg.In, Kind: datasets.Binary}
 	for i := 0; i < cfg.Batch; i++ {
@@ -153,41 +181,28 @@ func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
 	}
 	seq, err := NewModel(model, "tanh", cfg.Hidden, task, rng)
 	if err != nil {
-		return BenchResult{}, err
+		return nil, err
 	}
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: cfg.Steps})
+	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
 	if err != nil {
-		return BenchResult{}, err
+		return nil, err
+	}
+	if err := prob.Compile(cfg.Batch); err != nil {
+		return nil, err
 	}
 	opt, err := optim.New("adam", optim.Config{})
 	if err != nil {
-		return BenchResult{}, err
+		return nil, err
 	}
 	idx := make([]int, cfg.Batch)
 	for i := range idx {
 		idx[i] = i
 	}
 	g := seq.Params.Like()
-	step := func() error {
+	return func() error {
 		if _, err := prob.LossGrad(idx, g); err != nil {
 			return err
 		}
 		return opt.Step(seq.Params, g)
-	}
-	t0 := time.Now()
-	if err := step(); err != nil { // builds and compiles the graph
-		return BenchResult{}, err
-	}
-	setup := time.Since(t0)
-	t1 := time.Now()
-	for i := 0; i < cfg.Reps; i++ {
-		if err := step(); err != nil {
-			return BenchResult{}, err
-		}
-	}
-	per := time.Since(t1) / time.Duration(cfg.Reps)
-	return BenchResult{
-		Name: model + "-step", Setup: (setup - per).Seconds(), PerStep: float64(per.Microseconds()) / 1000,
-		Note: fmt.Sprintf("batch %d, in/out %d, hidden %d, %d steps", cfg.Batch, cfg.In, cfg.Hidden, cfg.Steps),
 	}, nil
 }

@@ -92,7 +92,7 @@ func TestFloatJSON(t *testing.T) {
 
 func TestTrainSpecErrors(t *testing.T) {
 	for _, spec := range []TrainSpec{
-		{Model: "gru"},
+		{Model: "transformer"},
 		{Hidden: -1},
 		{Task: "nope"},
 		{Optimizer: "nope"},
@@ -208,5 +208,28 @@ func TestSummaryMarkdown(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestReplaceHeadline(t *testing.T) {
+	sum := &Summary{Seed: 1, Seconds: 61, Rows: []Row{
+		{Section: "a", Metric: "kept", Paper: "1", Measured: 2, Headline: true},
+		{Section: "a", Metric: "dropped", Paper: "3", Measured: 4},
+	}}
+	doc := "# t\n\n" + HeadlineBegin + "\nold table\n" + HeadlineEnd + "\nafter\n"
+	got, err := sum.ReplaceHeadline(doc, "rtn reproduce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# t\n\n" + HeadlineBegin + "\n\n`rtn reproduce`, seed 1, 61 s:\n\n| section | metric | paper | ours |\n|---|---|---|---|\n| a | kept | 1 | 2 |\n\n" + HeadlineEnd + "\nafter\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	again, err := sum.ReplaceHeadline(got, "rtn reproduce")
+	if err != nil || again != got {
+		t.Errorf("replacing twice changed the text: %v", err)
+	}
+	if _, err := sum.ReplaceHeadline("no markers", "x"); err == nil {
+		t.Error("a document without markers was accepted")
 	}
 }

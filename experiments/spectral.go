@@ -62,6 +62,13 @@ type SpectralSpec struct {
 	Epochs int
 	// TestN is the number of test sequences; if 0 it defaults to 1,000.
 	TestN int
+	// SaveData, if set, is a sequence-data file (.npz or .csv) that
+	// receives the run's data: the training sets, then the test set,
+	// labelled train and test (see datasets.WriteIOData).
+	SaveData string
+	// SaveModel, if set, receives the learned 2-RNN (see
+	// spectral.ModelPaths; the lstm method has none and ignores it).
+	SaveModel string
 }
 
 // SpectralReport is the result of RunSpectral (the JSON of rtn spectral):
@@ -86,6 +93,12 @@ type SpectralReport struct {
 	Iterations    [3]int  `json:"iterations"`
 	Epochs        int     `json:"epochs,omitempty"`
 	Seconds       float64 `json:"seconds"`
+	// Data, Basis, NValid, NTest and ValidMSE are set by RunSpectralData.
+	Data     string `json:"data,omitempty"`
+	Basis    string `json:"basis,omitempty"`
+	NValid   int    `json:"n_valid,omitempty"`
+	NTest    int    `json:"n_test,omitempty"`
+	ValidMSE Float  `json:"valid_mse,omitempty"`
 }
 
 // spectralProblem draws the target of spec from its seed (stream 1).
@@ -124,6 +137,11 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.SaveData != "" {
+		if err := saveSplits(spec.SaveData, sp); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	var res spectral.Result
 	epochs := 0
@@ -156,7 +174,8 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 		return nil, err
 	}
 	if spec.Method == "tiht+sgd" {
-		res, epochs, err = fineTune(res, sp.Train, spec)
+		judge := func(m spectral.RNN) (float64, error) { return m.MSE(sp.Train[2]) }
+		res, epochs, err = fineTune(res, sp.Train[:], judge, spec.Epochs, spec.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -164,6 +183,12 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	test, err := res.Model.MSE(sp.Test)
 	if err != nil {
 		return nil, err
+	}
+	if spec.SaveModel != "" {
+		info := spectral.ModelInfo{Method: spec.Method, Data: spec.Task, Seed: spec.Seed, TrainMSE: res.TrainMSE, ZeroFallback: res.ZeroFallback}
+		if err := saveModel(spec.SaveModel, res.Model, info); err != nil {
+			return nil, err
+		}
 	}
 	return &SpectralReport{
 		Task: spec.Task, Method: spec.Method, N: spec.N, Noise: spec.Noise, Rank: spec.Rank, Seed: spec.Seed,
@@ -173,14 +198,14 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	}, nil
 }
 
-// fineTune trains the linear 2-RNN of res on all training lengths with
+// fineTune trains the linear 2-RNN of res on the training sets with
 // Adam (lr 0.001, the paper's setting), batch 100, the learning rate
 // divided by 10 after 5 epochs without a lower training loss and training
 // ended at the third such plateau (without the drops, Adam's steps at
 // 0.001 are coarser than the spectral estimate's error at large N and the
 // fine-tuning never improves on it), then keeps the result only if its
-// training MSE is not above the spectral estimate's.
-func fineTune(res spectral.Result, train [3]datasets.TwoRNNData, spec SpectralSpec) (spectral.Result, int, error) {
+// training MSE (by judge) is not above the spectral estimate's.
+func fineTune(res spectral.Result, train []datasets.TwoRNNData, judge func(spectral.RNN) (float64, error), epochs int, seed uint64) (spectral.Result, int, error) {
 	if res.ZeroFallback {
 		return res, 0, nil // the zero 2-RNN has zero gradients
 	}
@@ -192,7 +217,7 @@ func fineTune(res spectral.Result, train [3]datasets.TwoRNNData, spec SpectralSp
 	if err := m.SetFromRNN(r); err != nil {
 		return res, 0, err
 	}
-	reg, err := twornn.NewRegression(m, train[:])
+	reg, err := twornn.NewRegression(m, train)
 	if err != nil {
 		return res, 0, err
 	}
@@ -201,21 +226,20 @@ func fineTune(res spectral.Result, train [3]datasets.TwoRNNData, spec SpectralSp
 		return res, 0, err
 	}
 	tr, err := optim.NewTrainer(reg, opt, optim.TrainConfig{
-		Epochs: spec.Epochs, BatchSize: 100, Seed: spec.Seed, Patience: 5, MaxDrops: 3,
+		Epochs: epochs, BatchSize: 100, Seed: seed, Patience: 5, MaxDrops: 3,
 	})
 	if err != nil {
 		return res, 0, err
 	}
 	out, err := tr.Run()
-	var nf *optim.NonFiniteError
-	if errors.As(err, &nf) {
+	if optim.IsDiverged(err) {
 		return res, 0, nil // keep the spectral estimate
 	}
 	if err != nil {
 		return res, 0, err
 	}
 	tuned := m.RNN()
-	mse, err := tuned.MSE(train[2])
+	mse, err := judge(tuned)
 	if err != nil {
 		return res, 0, err
 	}
@@ -500,6 +524,11 @@ func parseSweepRow(rec []string) (SpectralReport, error) {
 	}
 	if !slices.Contains(SpectralMethods, r.Method) {
 		return r, fmt.Errorf("unknown method %q", r.Method)
+	}
+	for i, v := range []float64{r.Noise, float64(r.TrainMSE), float64(r.TestMSE), float64(r.TestOutputVar), r.Seconds} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return r, fmt.Errorf("column %s is %v, want a finite number", sweepHeader[[]int{3, 6, 7, 8, 10}[i]], v)
+		}
 	}
 	return r, nil
 }

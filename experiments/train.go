@@ -51,7 +51,8 @@ type TrainSpec struct {
 	Epochs int
 	// Batch is the minibatch size. Default 32.
 	Batch int
-	// Chunk is the truncated-BPTT length. Default 100.
+	// Chunk, when positive, is the truncated-BPTT length; 0 (the
+	// default) backpropagates through every step.
 	Chunk int
 	// Patience is the number of epochs without validation improvement
 	// before the learning rate drops (0: no early stopping).
@@ -119,8 +120,8 @@ func (s *TrainSpec) defaults() error {
 	if s.Model == "" {
 		s.Model = "lstm"
 	}
-	if s.Model != "rnn" && s.Model != "lstm" {
-		return errors.Errorf("unknown model %q (want rnn or lstm)", s.Model)
+	if s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru" {
+		return errors.Errorf("unknown model %q (want rnn, lstm or gru)", s.Model)
 	}
 	if s.Activation == "" {
 		s.Activation = "tanh"
@@ -154,7 +155,7 @@ func (s *TrainSpec) defaults() error {
 	case s.Batch < 0:
 		return errors.Errorf("batch must be positive, got %d", s.Batch)
 	case s.Chunk < 0:
-		return errors.Errorf("chunk must be positive, got %d", s.Chunk)
+		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
 	case s.Patience < 0:
 		return errors.Errorf("patience must not be negative, got %d", s.Patience)
 	}
@@ -186,7 +187,7 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 	return nil, errors.Errorf("unknown task %q (built-in: pfa)", name)
 }
 
-// NewModel builds an Elman RNN or LSTM sequence model for a task, with
+// NewModel builds an Elman RNN, LSTM or GRU sequence model for a task, with
 // weights drawn from rng.
 func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
 	p := graph.NewParams()
@@ -214,8 +215,17 @@ func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.
 			return nil, err
 		}
 		cell = c
+	case "gru":
+		c, err := rnn.NewGRU(p, "gru", task.In, hidden)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Init(rng); err != nil {
+			return nil, err
+		}
+		cell = c
 	default:
-		return nil, errors.Errorf("unknown model %q (want rnn or lstm)", model)
+		return nil, errors.Errorf("unknown model %q (want rnn, lstm or gru)", model)
 	}
 	seq, err := layers.NewSequence(p, cell, task.Out, task.Kind)
 	if err != nil {
@@ -284,6 +294,9 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if spec.Resume != "" {
 		if err := tr.Resume(filepath.Join(spec.Resume, "checkpoint.npz")); err != nil {
 			return nil, err
+		}
+		if done := tr.Completed(); done >= spec.Epochs {
+			return nil, errors.Errorf("nothing to resume: the checkpoint in %s already has %d epochs and -epochs is %d (raise -epochs to train further)", spec.Resume, done, spec.Epochs)
 		}
 	}
 	start := time.Now()

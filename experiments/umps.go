@@ -418,7 +418,11 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 	for i, tok := range tokens {
 		k := slices.Index(alphabet, tok)
 		if k < 0 {
-			return nil, errors.Errorf("symbol %q at position %d is not in the alphabet %q", tok, i, FormatSymbols(symbolIDs(len(alphabet)), alphabet))
+			var sym any = tok
+			if r := []rune(tok); len(r) == 1 {
+				sym = r[0]
+			}
+			return nil, errors.Errorf("symbol %q at position %d is not in the alphabet %q", sym, i, FormatSymbols(symbolIDs(len(alphabet)), alphabet))
 		}
 		out = append(out, k)
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 // Cell is one step of a recurrent model written as gorgonia operations. A
-// user defines a new recurrent model by implementing Cell; Unroll turns it
-// into a sequence graph, and layers.Sequence into a trainable model.
+// user defines a new recurrent model by implementing Cell; Recurrence runs
+// it over sequences of any length, and layers.Sequence makes it a trainable
+// model.
 //
 // A cell binds its learnable tensors with Builder.Param from a Params set it
 // was given at construction, so the same values serve every graph built
@@ -22,12 +23,54 @@ type Cell interface {
 	// output, read by output layers.
 	StateSizes() []int
 	// InitialState returns the state at t = 0 for a batch of the given
-	// size: one node of shape [batch, size] per entry of StateSizes
-	// (for instance a learnable h0 broadcast over the batch).
+	// size: one node of shape [batch, size] per entry of StateSizes. Use
+	// Builder.LearnedState for a learnable initial state (a parameter
+	// broadcast over the batch, trained like any other) and
+	// Builder.ZeroState for a fixed state of zeros.
 	InitialState(b *Builder, batch int) []*G.Node
 	// Step returns the next state from x: [batch, InputSize()] and the
 	// current state.
 	Step(b *Builder, x *G.Node, state []*G.Node) []*G.Node
+}
+
+// LearnedState is a learnable initial state: the parameter name of p, of
+// shape [size], broadcast over the batch to [batch, size]. Its gradient is
+// the sum over the batch of the gradients reaching the state.
+func (b *Builder) LearnedState(p *Params, name string, batch int) *G.Node {
+	v := b.Param(p, name)
+	if v == nil {
+		return nil
+	}
+	if v.Dims() != 1 {
+		b.Fail(errors.Errorf("parameter %q has shape %v, want [size]", name, v.Shape()), "graph: LearnedState")
+		return nil
+	}
+	return b.AddRow(b.ZeroState(batch, v.Shape()[0]), v)
+}
+
+// ZeroState is a fixed initial state of zeros, [batch, size].
+func (b *Builder) ZeroState(batch, size int) *G.Node {
+	return b.Input("zeros", batch, size)
+}
+
+// CheckCell builds c's initial state and one step for a batch of two in a
+// scratch graph and reports the first problem: an op whose shapes do not
+// fit (gorgonia's message names the op and the shapes), or a state of the
+// wrong count or shape. Models call it when they are built, so a cell
+// that cannot run fails before any training.
+func CheckCell(c Cell) error {
+	const batch = 2
+	b := NewBuilder()
+	state := c.InitialState(b, batch)
+	if err := checkState(b, c, state, batch); err != nil {
+		return errors.Wrap(err, "graph: cell initial state")
+	}
+	x := b.Input("x", batch, c.InputSize())
+	next := c.Step(b, x, state)
+	if err := checkState(b, c, next, batch); err != nil {
+		return errors.Wrap(err, "graph: cell step")
+	}
+	return nil
 }
 
 // Unrolled is a cell unrolled over a fixed number of steps.
@@ -45,12 +88,13 @@ type Unrolled struct {
 	StateOut []*G.Node
 }
 
-// Unroll builds steps steps of c for a batch. If carry is false the chunk
-// starts from c.InitialState (gradients reach the initial state's
-// parameters); if carry is true it starts from input nodes (StateIn) that
-// the caller binds to the previous chunk's StateOut: this is truncated
-// backpropagation through time, with a fixed chunk graph reused for every
-// chunk because gorgonia's compile time grows quadratically with graph size.
+// Unroll builds steps steps of c for a batch as one graph. If carry is
+// false the chunk starts from c.InitialState (gradients reach the initial
+// state's parameters); if carry is true it starts from input nodes
+// (StateIn) that the caller binds to the previous chunk's StateOut.
+// gorgonia's compile time grows quadratically with graph size, so train
+// with Recurrence, which compiles one step; Unroll is the reference it is
+// tested against, and suits short sequences in a user's own graph.
 func Unroll(b *Builder, c Cell, batch, steps int, carry bool) (*Unrolled, error) {
 	if err := b.Err(); err != nil {
 		return nil, err

@@ -19,9 +19,12 @@
 //     sharing its memory, so several graphs (a training chunk, an evaluation
 //     graph) share one set of values and optimizers update them in place;
 //   - CheckGradients, the finite-difference checker every model test uses;
-//   - Cell and Unroller, which turn one step of a recurrent cell written as
-//     a gorgonia function into a trainable sequence model with masks and
-//     truncated backpropagation through time.
+//   - Cell, one step of a recurrent model written as graph operations, and
+//     Recurrence, which compiles that step once (forward, and its
+//     vector-Jacobian product) and runs it over sequences of any length
+//     with full or truncated backpropagation through time; Unroll builds
+//     the whole sequence as one graph, the reference Recurrence is tested
+//     against.
 //
 // All values are float64.
 package graph

@@ -16,13 +16,19 @@ import (
 // Gradients are symbolic (G.Grad), so they do not accumulate across runs;
 // AddGrads accumulates them explicitly where that is wanted (truncated
 // BPTT over several chunks).
+//
+// A Machine is not safe for concurrent use: its graph holds the bound
+// inputs and every node's value, so one goroutine at a time may Let, Run
+// and read it. Machines compiled from distinct graphs may run in
+// parallel, provided nothing updates the Params they share while they run.
 type Machine struct {
-	vm    G.VM
-	loss  *G.Node
-	wrt   []boundParam
-	grads []*G.Node
-	ran   bool
-	watch map[*G.Node]*G.Value
+	vm      G.VM
+	loss    *G.Node
+	wrt     []boundParam
+	grads   []*G.Node
+	inGrads map[*G.Node]*G.Node
+	ran     bool
+	watch   map[*G.Node]*G.Value
 }
 
 // Compile builds the gradient of the scalar loss with respect to every
@@ -30,6 +36,14 @@ type Machine struct {
 // for hash collisions (see CheckHashes), and compiles a TapeMachine. With a
 // nil p or a nil loss no gradient is built (an evaluation-only machine).
 func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
+	return CompileWRT(b, loss, p, nil)
+}
+
+// CompileWRT is Compile that also differentiates the loss with respect to
+// the given input nodes (made by Builder.Input), whose gradients
+// Machine.InputGrad reads after a run: the vector-Jacobian product of a
+// step with respect to its incoming state, for instance.
+func CompileWRT(b *Builder, loss *G.Node, p *Params, inputs []*G.Node) (*Machine, error) {
 	if err := b.Err(); err != nil {
 		return nil, err
 	}
@@ -48,13 +62,20 @@ func Compile(b *Builder, loss *G.Node, p *Params) (*Machine, error) {
 				nodes = append(nodes, bp.node)
 			}
 		}
+		nodes = append(nodes, inputs...)
 		if len(nodes) > 0 {
 			gs, err := G.Grad(loss, nodes...)
 			if err != nil {
 				return nil, errors.Wrap(err, "graph: building gradients")
 			}
-			m.grads = gs
+			m.grads = gs[:len(m.wrt)]
+			m.inGrads = map[*G.Node]*G.Node{}
+			for i, n := range inputs {
+				m.inGrads[n] = gs[len(m.wrt)+i]
+			}
 		}
+	} else if len(inputs) > 0 {
+		return nil, errors.New("graph: input gradients need a loss and a parameter set")
 	}
 	if err := b.Err(); err != nil {
 		return nil, err
@@ -167,6 +188,35 @@ func (m *Machine) AddGrads(dst *Params) error {
 		default:
 			return errors.Errorf("graph: gradient of %q has type %T", bp.name, g)
 		}
+	}
+	return nil
+}
+
+// InputGrad copies into dst the gradient of the loss with respect to the
+// input node n (one of CompileWRT's inputs) from the last Run. An input the
+// loss does not reach has a zero gradient.
+func (m *Machine) InputGrad(n *G.Node, dst []float64) error {
+	g, ok := m.inGrads[n]
+	if !ok {
+		return errors.Errorf("graph: node %v is not differentiated (CompileWRT)", n)
+	}
+	if g == nil || g.Value() == nil {
+		clear(dst)
+		return nil
+	}
+	switch v := g.Value().Data().(type) {
+	case []float64:
+		if len(v) != len(dst) {
+			return errors.Errorf("graph: gradient of %v has %d values, want %d", n, len(v), len(dst))
+		}
+		copy(dst, v)
+	case float64:
+		if len(dst) != 1 {
+			return errors.Errorf("graph: gradient of %v has 1 value, want %d", n, len(dst))
+		}
+		dst[0] = v
+	default:
+		return errors.Errorf("graph: gradient of %v has type %T", n, v)
 	}
 	return nil
 }

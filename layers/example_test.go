@@ -27,9 +27,10 @@ type DiagCell struct {
 func (c *DiagCell) InputSize() int    { return c.In }
 func (c *DiagCell) StateSizes() []int { return []int{c.Hidden} }
 
-// InitialState starts from zeros (an input node that is never bound).
+// InitialState starts from zeros; b.LearnedState(c.P, "h0", batch) would
+// learn it instead.
 func (c *DiagCell) InitialState(b *graph.Builder, batch int) []*G.Node {
-	return []*G.Node{b.Input("h0", batch, c.Hidden)}
+	return []*G.Node{b.ZeroState(batch, c.Hidden)}
 }
 
 func (c *DiagCell) Step(b *graph.Builder, x *G.Node, h []*G.Node) []*G.Node {

@@ -12,14 +12,11 @@ import (
 // ProblemConfig sets how a Problem cuts sequences into graphs. The zero
 // value is usable.
 type ProblemConfig struct {
-	// Chunk is the truncated-BPTT length: sequences longer than Chunk are
-	// processed in chunks of Chunk steps, the state carried from one to
-	// the next and gradients stopped at chunk boundaries. If Chunk is 0,
-	// it will be defaulted to 100 (about 4k graph nodes for an LSTM:
-	// gorgonia's compile time is quadratic in graph size). The chunk graph
-	// is min(Chunk, longest sequence of the task) steps long and every
-	// batch is padded with masked steps to a whole number of chunks, so a
-	// handful of graphs are compiled once and reused.
+	// Chunk, when positive, is the truncated-BPTT length: gradients stop
+	// every Chunk steps while the state is carried on. If Chunk is 0 (the
+	// default), gradients flow through every step (full BPTT). Either way
+	// the cell's step is compiled once per batch size and run over any
+	// length (graph.Recurrence).
 	Chunk int
 	// EvalBatch is the batch size used by Loss on more than EvalBatch
 	// examples and by ValidationLoss and TestLoss. If EvalBatch is 0, it
@@ -34,16 +31,10 @@ type ProblemConfig struct {
 // optim.Problem, optim.Evaluator, optim.Validator and optim's Batcher. The loss is the mean per-step loss over the
 // unpadded steps of a batch, in nats.
 type Problem struct {
-	seq    *Sequence
-	task   *datasets.Task
-	cfg    ProblemConfig
-	steps  int
-	chunks map[chunkKey]*chunk
-}
-
-type chunkKey struct {
-	batch       int
-	carry, grad bool
+	seq  *Sequence
+	task *datasets.Task
+	cfg  ProblemConfig
+	recs map[int]*graph.Recurrence
 }
 
 // NewProblem checks that the task fits the model and returns the problem.
@@ -63,19 +54,14 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 	if cfg.Chunk < 0 || cfg.EvalBatch < 0 {
 		return nil, errors.Errorf("layers: chunk and eval batch must not be negative, got %d, %d", cfg.Chunk, cfg.EvalBatch)
 	}
-	if cfg.Chunk == 0 {
-		cfg.Chunk = 100
-	}
 	if cfg.EvalBatch == 0 {
 		cfg.EvalBatch = 64
 	}
-	longest := 0
-	for _, set := range [][]datasets.Example{task.Train, task.Valid, task.Test} {
-		for _, e := range set {
-			longest = max(longest, e.T)
-		}
+	p := &Problem{seq: seq, task: task, cfg: cfg, recs: map[int]*graph.Recurrence{}}
+	if _, err := p.recurrence(1); err != nil {
+		return nil, err
 	}
-	return &Problem{seq: seq, task: task, cfg: cfg, steps: min(cfg.Chunk, longest), chunks: map[chunkKey]*chunk{}}, nil
+	return p, nil
 }
 
 // Params implements optim.Problem.
@@ -170,91 +156,36 @@ func (p *Problem) run(exs []datasets.Example, idx []int, grads *graph.Params) (f
 	return sum / n, nil
 }
 
-// sumLoss runs a padded batch chunk by chunk, carrying the state, and
-// returns the summed loss; with grads non-nil it adds the gradient of the
-// sum into grads.
+// sumLoss runs a batch through the recurrence and returns the summed
+// loss; with grads non-nil it adds the gradient of the sum into grads.
 func (p *Problem) sumLoss(bt datasets.Batch, grads *graph.Params) (float64, error) {
-	padded := bt
-	if r := bt.T % p.steps; r != 0 {
-		padded = padSteps(bt, bt.T+p.steps-r)
-	}
-	var (
-		total float64
-		state [][]float64
-	)
-	for k, part := range padded.Chunks(p.steps) {
-		c, err := p.chunk(bt.B, k > 0, grads != nil)
-		if err != nil {
-			return 0, err
-		}
-		if err := p.bind(c, part, state); err != nil {
-			return 0, err
-		}
-		if err := c.m.Run(); err != nil {
-			return 0, err
-		}
-		total += c.m.Loss()
-		if grads != nil {
-			if err := c.m.AddGrads(grads); err != nil {
-				return 0, err
-			}
-		}
-		state = state[:0]
-		for _, n := range c.u.StateOut {
-			v, err := c.m.Value(n)
-			if err != nil {
-				return 0, err
-			}
-			state = append(state, v)
-		}
-	}
-	return total, nil
-}
-
-func (p *Problem) bind(c *chunk, part datasets.Batch, state [][]float64) error {
-	for t := 0; t < p.steps; t++ {
-		if err := c.m.Let(c.u.Inputs[t], part.X[t]); err != nil {
-			return err
-		}
-		if err := c.m.Let(c.targets[t], part.Y[t]); err != nil {
-			return err
-		}
-		if err := c.m.Let(c.masks[t], part.Mask[t]); err != nil {
-			return err
-		}
-	}
-	for i, n := range c.u.StateIn {
-		if err := c.m.Let(n, state[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (p *Problem) chunk(batch int, carry, grad bool) (*chunk, error) {
-	k := chunkKey{batch: batch, carry: carry, grad: grad}
-	if c, ok := p.chunks[k]; ok {
-		return c, nil
-	}
-	c, err := p.seq.buildChunk(batch, p.steps, carry, grad)
+	r, err := p.recurrence(bt.B)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	p.chunks[k] = c
-	return c, nil
+	aux := make([][][]float64, bt.T)
+	for t := range aux {
+		aux[t] = [][]float64{bt.Y[t], bt.Mask[t]}
+	}
+	return r.Run(bt.X, aux, grads)
 }
 
-// padSteps appends masked, all-zero steps to a batch up to T steps.
-func padSteps(bt datasets.Batch, T int) datasets.Batch {
-	out := bt
-	out.X = append([][]float64(nil), bt.X...)
-	out.Y = append([][]float64(nil), bt.Y...)
-	out.Mask = append([][]float64(nil), bt.Mask...)
-	for t := bt.T; t < T; t++ {
-		out.X = append(out.X, make([]float64, bt.B*bt.In))
-		out.Y = append(out.Y, make([]float64, bt.B*bt.Out))
-		out.Mask = append(out.Mask, make([]float64, bt.B))
+// Compile compiles the model's step for a batch size ahead of the first
+// batch of that size (LossGrad compiles it on first use otherwise).
+func (p *Problem) Compile(batch int) error {
+	_, err := p.recurrence(batch)
+	return err
+}
+
+// recurrence returns the compiled step for a batch size.
+func (p *Problem) recurrence(batch int) (*graph.Recurrence, error) {
+	if r, ok := p.recs[batch]; ok {
+		return r, nil
 	}
-	out.T = T
-	return out
+	r, err := p.seq.Recurrence(batch, p.cfg.Chunk)
+	if err != nil {
+		return nil, errors.Wrap(err, "layers")
+	}
+	p.recs[batch] = r
+	return r, nil
 }

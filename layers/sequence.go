@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -44,6 +43,9 @@ func NewSequence(p *graph.Params, cell graph.Cell, out int, kind datasets.Target
 	if kind != datasets.Categorical && kind != datasets.Binary && kind != datasets.Real {
 		return nil, errors.Errorf("layers: unknown target kind %d", kind)
 	}
+	if err := graph.CheckCell(cell); err != nil {
+		return nil, errors.Wrap(err, "layers")
+	}
 	h := cell.StateSizes()[0]
 	if _, err := p.Add(OutW, h, out); err != nil {
 		return nil, err
@@ -80,47 +82,20 @@ func (s *Sequence) StepLoss(b *graph.Builder, logits, target *G.Node) *G.Node {
 	return losses.MSE(b, logits, target)
 }
 
-// chunk is one compiled chunk graph.
-type chunk struct {
-	m       *graph.Machine
-	u       *graph.Unrolled
-	targets []*G.Node // [batch, Out] per step
-	masks   []*G.Node // [batch] per step
-	logits  []*G.Node // [batch, Out] per step
+// Head is the output layer and the masked step loss as a graph.Head: its
+// inputs are the step's targets [batch, Out] and mask [batch], and its loss
+// the masked sum of the per-row losses (callers divide by the number of
+// unmasked steps).
+func (s *Sequence) Head(b *graph.Builder, h *G.Node) (*G.Node, []*G.Node) {
+	batch := h.Shape()[0]
+	y := b.Input("y", batch, s.Out)
+	mask := b.Input("mask", batch)
+	return losses.MaskedSum(b, s.StepLoss(b, s.Logits(b, h), y), mask), []*G.Node{y, mask}
 }
 
-// buildChunk unrolls the model over steps steps for a batch. The loss is
-// the masked SUM of per-step losses, so the graph does not depend on how
-// many steps a batch holds; callers divide by the step count.
-func (s *Sequence) buildChunk(batch, steps int, carry, grad bool) (*chunk, error) {
-	b := graph.NewBuilder()
-	u, err := graph.Unroll(b, s.Cell, batch, steps, carry)
-	if err != nil {
-		return nil, err
-	}
-	c := &chunk{u: u}
-	var total *G.Node
-	for t, h := range u.Outputs {
-		y := b.Input(fmt.Sprintf("y%d", t), batch, s.Out)
-		mask := b.Input(fmt.Sprintf("mask%d", t), batch)
-		logits := s.Logits(b, h)
-		l := losses.MaskedSum(b, s.StepLoss(b, logits, y), mask)
-		if total == nil {
-			total = l
-		} else {
-			total = b.Add(total, l)
-		}
-		c.targets = append(c.targets, y)
-		c.masks = append(c.masks, mask)
-		c.logits = append(c.logits, logits)
-	}
-	var wrt *graph.Params
-	if grad {
-		wrt = s.Params
-	}
-	c.m, err = graph.Compile(b, total, wrt)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+// Recurrence compiles the model's step for a batch size (see
+// graph.Recurrence): truncate > 0 stops gradients every truncate steps, 0
+// backpropagates through every step.
+func (s *Sequence) Recurrence(batch, truncate int) (*graph.Recurrence, error) {
+	return graph.NewRecurrence(s.Cell, s.Params, batch, s.Head, graph.RecurrenceConfig{Truncate: truncate})
 }

@@ -84,6 +84,14 @@ type TrainConfig struct {
 	// Hooks run during training, after the built-in metrics, checkpoint
 	// and progress hooks, in order.
 	Hooks []Hook
+	// DivergeFactor stops training with a *DivergedError when a step's
+	// training loss exceeds DivergeFactor times the first epoch's mean
+	// training loss (during the first epoch, the first step's loss); the
+	// check applies only when that reference is positive. If
+	// DivergeFactor is 0, it will be defaulted to 1e4; math.Inf(1) turns
+	// the check off. NaN and infinite losses always stop training (see
+	// NonFiniteError).
+	DivergeFactor float64
 	// Meta describes the model; it is stored (as JSON) in checkpoints, and
 	// Resume refuses a checkpoint whose Meta differs. It must be
 	// encodable by encoding/json. If Meta is nil, nothing is compared.
@@ -174,18 +182,59 @@ type NonFiniteError struct {
 	Value float64
 }
 
-// Error names the culprit, its value, the step and the epoch, e.g.
-// "optim: loss is NaN at step 37 (epoch 3)".
+// Error names the step, the epoch, the culprit and its value, e.g.
+// "optim: diverged at step 37 (epoch 3): loss is NaN".
 func (e *NonFiniteError) Error() string {
-	return fmt.Sprintf("optim: %s is %v at step %d (epoch %d)", e.What, e.Value, e.Step, e.Epoch)
+	return fmt.Sprintf("optim: diverged at step %d (epoch %d): %s is %v", e.Step, e.Epoch, e.What, e.Value)
+}
+
+// DivergedError reports a finite training loss above
+// TrainConfig.DivergeFactor times the reference loss. As after a
+// NonFiniteError, training stops, the parameters in memory are put back
+// to those of the last step whose loss was below the limit, and the last
+// checkpoint on disk is left as it was.
+type DivergedError struct {
+	// Epoch is the epoch in progress (from 1) and Step the step whose loss
+	// was too large (from 1).
+	Epoch, Step int
+	// Loss is the step's training loss, Reference the first epoch's mean
+	// training loss (the first step's during epoch 1) and Factor the
+	// configured TrainConfig.DivergeFactor.
+	Loss, Reference, Factor float64
+}
+
+// Error names the step, the epoch, the loss and the limit, e.g.
+// "optim: diverged at step 12 (epoch 2): loss 3.1e+40 is above 1e+04 x the first epoch's 0.69".
+func (e *DivergedError) Error() string {
+	ref := "first epoch's"
+	if e.Epoch == 1 {
+		ref = "first step's"
+	}
+	return fmt.Sprintf("optim: diverged at step %d (epoch %d): loss %.3g is above %.3g x the %s %.3g",
+		e.Step, e.Epoch, e.Loss, e.Factor, ref, e.Reference)
+}
+
+// IsDiverged reports whether err is (or wraps) a *NonFiniteError or a
+// *DivergedError: training stopped with the last good parameters in
+// memory.
+func IsDiverged(err error) bool {
+	var nf *NonFiniteError
+	var de *DivergedError
+	return errors.As(err, &nf) || errors.As(err, &de)
 }
 
 // Trainer runs the training loop of a Problem with an Optimizer: epochs of
 // minibatches, validation, best-parameter tracking, learning-rate drops on
-// plateaus, a schedule, hooks, checkpoints and exact resumption.
+// plateaus, a schedule, a divergence guard, hooks, checkpoints and exact
+// resumption.
 //
 // The Problem must return the same *graph.Params from every call to
 // Params; the Trainer updates it in place.
+//
+// A Trainer is not safe for concurrent use: one goroutine calls Resume
+// and Run, and nothing else may touch the Problem's parameters while Run
+// is going (hooks run on Run's goroutine and may read them). Trainers over
+// distinct problems and optimizers run in parallel freely.
 type Trainer struct {
 	p        Problem
 	opt      Optimizer
@@ -211,6 +260,10 @@ type Trainer struct {
 	sinceImprove int
 	elapsed      float64 // seconds spent in completed epochs
 	history      []EpochStats
+
+	// firstLoss is the first step's loss, the divergence reference until
+	// the first epoch ends (NaN before the first step of a run).
+	firstLoss float64
 
 	// Per Run.
 	cur curState
@@ -285,6 +338,12 @@ func (c TrainConfig) withDefaults() (TrainConfig, error) {
 	if c.CheckpointEvery == 0 {
 		c.CheckpointEvery = 1
 	}
+	if c.DivergeFactor == 0 {
+		c.DivergeFactor = 1e4
+	}
+	if !(c.DivergeFactor > 1) {
+		return c, errors.Errorf("optim: TrainConfig.DivergeFactor must be > 1 (or 0 for the default), got %v", c.DivergeFactor)
+	}
 	for _, f := range []struct {
 		name string
 		v    int
@@ -334,6 +393,11 @@ func checkResettable(opt Optimizer) error {
 	}
 	return nil
 }
+
+// Completed returns the number of epochs completed in total, including
+// those before a Resume: Run has nothing to do when it is at least
+// TrainConfig.Epochs.
+func (t *Trainer) Completed() int { return t.epoch }
 
 // done reports whether training is over: all epochs run, or the last
 // allowed plateau met.

@@ -23,9 +23,9 @@ import (
 // caller's).
 //
 // Run returns a Result even with an error, describing the completed
-// epochs. After a NonFiniteError the parameters are the last finite ones
-// (see NonFiniteError); after another error they are as the failure left
-// them, not the best.
+// epochs. After a NonFiniteError or a DivergedError (see IsDiverged) the
+// parameters are the last good ones; after another error they are as the
+// failure left them, not the best.
 func (t *Trainer) Run() (*Result, error) {
 	r, err := t.run()
 	if err != nil && t.progress != nil {
@@ -36,6 +36,7 @@ func (t *Trainer) Run() (*Result, error) {
 
 func (t *Trainer) run() (*Result, error) {
 	t.cur = curState{}
+	t.firstLoss = math.NaN()
 	if t.p.Params() != t.params || t.params.SameLayout(t.best) != nil {
 		return t.result(), errors.New("optim: the problem's parameter set changed since NewTrainer")
 	}
@@ -48,8 +49,7 @@ func (t *Trainer) run() (*Result, error) {
 	}
 	for !t.done() {
 		if err := t.runEpoch(); err != nil {
-			var nf *NonFiniteError
-			if errors.As(err, &nf) {
+			if IsDiverged(err) {
 				copyParams(t.params, t.lastGood)
 			}
 			return t.result(), err
@@ -143,6 +143,9 @@ func (t *Trainer) trainStep(b []int) (float64, error) {
 	if !finite64(loss) {
 		return 0, t.nonFinite("loss", loss, loss)
 	}
+	if err := t.checkDiverged(loss); err != nil {
+		return 0, err
+	}
 	if name, v, bad := firstNonFinite(t.grads); bad {
 		return 0, t.nonFinite(`gradient of "`+name+`"`, v, loss)
 	}
@@ -159,6 +162,23 @@ func (t *Trainer) trainStep(b []int) (float64, error) {
 		return 0, t.nonFinite(`parameter "`+name+`"`, v, loss)
 	}
 	return loss, nil
+}
+
+// checkDiverged returns a *DivergedError when loss exceeds
+// DivergeFactor times the reference: the first epoch's mean training
+// loss, or during the first epoch the first step's loss.
+func (t *Trainer) checkDiverged(loss float64) error {
+	ref := t.firstLoss
+	if len(t.history) > 0 {
+		ref = t.history[0].TrainLoss
+	} else if t.step == 0 {
+		t.firstLoss = loss
+		return nil
+	}
+	if !(ref > 0) || math.IsInf(t.cfg.DivergeFactor, 1) || loss <= t.cfg.DivergeFactor*ref {
+		return nil
+	}
+	return &DivergedError{Epoch: t.epoch + 1, Step: t.step + 1, Loss: loss, Reference: ref, Factor: t.cfg.DivergeFactor}
 }
 
 func (t *Trainer) nonFinite(what string, v, loss float64) *NonFiniteError {

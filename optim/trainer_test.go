@@ -30,6 +30,7 @@ type trProblem struct {
 	record     bool
 	nanLossAt  int // LossGrad call (from 1) returning a NaN loss
 	nanGradAt  int // LossGrad call (from 1) returning an Inf gradient
+	bigLossAt  int // LossGrad call (from 1) returning a loss of 1e9
 	validSeq   []float64
 	validCalls int
 }
@@ -91,6 +92,9 @@ func (p *trProblem) LossGrad(batch []int, grads *graph.Params) (float64, error) 
 	loss /= float64(len(batch))
 	if p.calls == p.nanLossAt {
 		loss = math.NaN()
+	}
+	if p.calls == p.bigLossAt {
+		loss = 1e9
 	}
 	if p.calls == p.nanGradAt {
 		gw[1] = math.Inf(1)
@@ -388,11 +392,11 @@ func TestTrainerNonFinite(t *testing.T) {
 		restore int // index in p.seen of the parameters restored
 	}{
 		{"nan loss", func(p *trProblem) Optimizer { p.nanLossAt = 5; return &testSGD{lr: 0.1} },
-			"optim: loss is NaN at step 5 (epoch 2)", 5, 3},
+			"optim: diverged at step 5 (epoch 2): loss is NaN", 5, 3},
 		{"inf gradient", func(p *trProblem) Optimizer { p.nanGradAt = 6; return &testSGD{lr: 0.1} },
-			`optim: gradient of "W" is +Inf at step 6 (epoch 2)`, 6, 4},
+			`optim: diverged at step 6 (epoch 2): gradient of "W" is +Inf`, 6, 4},
 		{"inf parameter", func(p *trProblem) Optimizer { return &trInfStep{testSGD{lr: 0.1}, 4, 0} },
-			`optim: parameter "b" is -Inf at step 4 (epoch 2)`, 4, 3},
+			`optim: diverged at step 4 (epoch 2): parameter "b" is -Inf`, 4, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -443,7 +447,7 @@ func TestTrainerNonFiniteValidation(t *testing.T) {
 	p := newTrProblem(t, 16, 2)
 	p.validSeq = []float64{1, 0.5, math.NaN()}
 	_, err := mustTrainer(t, p, &testSGD{lr: 0.1}, TrainConfig{Epochs: 5, BatchSize: 8}).Run()
-	if err == nil || err.Error() != "optim: validation loss is NaN at step 4 (epoch 2)" {
+	if err == nil || err.Error() != "optim: diverged at step 4 (epoch 2): validation loss is NaN" {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -15,6 +15,11 @@ import (
 // in-place update of a Params value is seen by every graph bound to it.
 //
 // The zero value is an empty set ready to use.
+//
+// A Params is not safe for concurrent use when any goroutine changes it
+// (Add, an in-place update of its values, CopyFrom, loading into it): the
+// caller serialises those. Any number of goroutines may read a set that
+// nothing changes (Names, Data, Clone, saving it).
 type Params struct {
 	names  []string
 	index  map[string]int

@@ -21,6 +21,13 @@
 //     (Theorem 3), and Learn runs the whole algorithm with the paper's
 //     rule for aberrant estimates (the zero function when the estimate
 //     fits the training data worse than zero does).
+//   - Fit learns from sequences of any lengths (datasets.IOData): the
+//     paper's recipe when the lengths are L, 2L, 2L+1, otherwise a
+//     prefix/suffix Basis of lengths chosen from the data (ChooseBasis),
+//     one Hankel tensor estimate per length it needs, and RecoverBasis,
+//     Theorem 3 on that basis. FitSelect picks the rank on validation
+//     data; SaveModel and LoadModel keep a model in a .npz file with JSON
+//     metadata, bit for bit.
 //   - The tensor-train path never forms a tensor of d^(2L) entries: ALS
 //     fits each H^(l) in TT form core by core (optionally on
 //     mini-batches), RecoverTT applies Theorem 3 to tensor trains, and

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -25,11 +26,11 @@ type Hankel struct {
 // exceeds maxDense entries.
 func NewHankel(l, d, p int) (Hankel, error) {
 	if l < 1 || d < 1 || p < 1 {
-		return Hankel{}, fmt.Errorf("spectral: Hankel tensor with l = %d, d = %d, p = %d, want all >= 1", l, d, p)
+		return Hankel{}, errors.Errorf("spectral: Hankel tensor with l = %d, d = %d, p = %d, want all >= 1", l, d, p)
 	}
 	rows, ok := powInt(d, l)
 	if !ok || rows > maxDense/p {
-		return Hankel{}, fmt.Errorf("spectral: dense Hankel tensor of %d^%d x %d entries is too large (limit %d)", d, l, p, maxDense)
+		return Hankel{}, errors.Errorf("spectral: dense Hankel tensor of %d^%d x %d entries is too large (limit %d)", d, l, p, maxDense)
 	}
 	return Hankel{Len: l, In: d, Out: p, Data: make([]float64, rows*p)}, nil
 }
@@ -96,11 +97,11 @@ func ExactHankel(m RNN, l int) (Hankel, error) {
 // than maxDense entries.
 func Design(s datasets.TwoRNNData) (*mat.Dense, error) {
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("spectral: %v", err)
+		return nil, errors.Wrap(err, "spectral")
 	}
 	cols, ok := powInt(s.In, s.Len)
 	if !ok || cols > maxDense/s.N() {
-		return nil, fmt.Errorf("spectral: design matrix of %d x %d^%d entries is too large (limit %d); use the tensor-train method",
+		return nil, errors.Errorf("spectral: design matrix of %d x %d^%d entries is too large (limit %d); use the tensor-train method",
 			s.N(), s.In, s.Len, maxDense)
 	}
 	x := mat.NewDense(s.N(), cols, nil)
@@ -151,13 +152,13 @@ func LeastSquares(s datasets.TwoRNNData) (Hankel, error) {
 		var qr mat.QR
 		qr.Factorize(x)
 		if err := qr.SolveTo(sol, false, targets(s)); err != nil {
-			return Hankel{}, fmt.Errorf("spectral: least squares on length %d: %v (the design matrix is rank deficient)", s.Len, err)
+			return Hankel{}, errors.Errorf("spectral: least squares on length %d: %v (the design matrix is rank deficient)", s.Len, err)
 		}
 		return h, nil
 	}
 	var svd mat.SVD
 	if !svd.Factorize(x, mat.SVDThin) {
-		return Hankel{}, fmt.Errorf("spectral: least squares on length %d: SVD failed", s.Len)
+		return Hankel{}, errors.Errorf("spectral: least squares on length %d: SVD failed", s.Len)
 	}
 	var u, v mat.Dense
 	svd.UTo(&u)
@@ -189,7 +190,7 @@ const eps = 0x1p-52
 func checkFinite(what string, v []float64) error {
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("spectral: %s entry %d is %g", what, i, x)
+			return errors.Errorf("spectral: %s entry %d is %g", what, i, x)
 		}
 	}
 	return nil

@@ -1,8 +1,8 @@
 package spectral
 
 import (
-	"errors"
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -104,10 +104,10 @@ func TIHT(s datasets.TwoRNNData, rank int, cfg IHTConfig) (Hankel, IHTStats, err
 func iterativeHT(s datasets.TwoRNNData, rank int, tt bool, cfg IHTConfig) (Hankel, IHTStats, error) {
 	c := cfg.withDefaults()
 	if rank < 1 {
-		return Hankel{}, IHTStats{}, fmt.Errorf("spectral: IHT rank %d, want >= 1", rank)
+		return Hankel{}, IHTStats{}, errors.Errorf("spectral: IHT rank %d, want >= 1", rank)
 	}
 	if c.MaxIter < 1 || !(c.Tol > 0) || !(c.FTol > 0) || c.MaxHalvings < 1 {
-		return Hankel{}, IHTStats{}, fmt.Errorf("spectral: IHT with MaxIter %d, Tol %g, FTol %g, MaxHalvings %d, want all > 0",
+		return Hankel{}, IHTStats{}, errors.Errorf("spectral: IHT with MaxIter %d, Tol %g, FTol %g, MaxHalvings %d, want all > 0",
 			c.MaxIter, c.Tol, c.FTol, c.MaxHalvings)
 	}
 	x, err := Design(s)

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -29,7 +30,7 @@ type RNN struct {
 // Validate checks the sizes and that every parameter is finite.
 func (m RNN) Validate() error {
 	if err := datasets.LinearTwoRNN(m).Validate(); err != nil {
-		return fmt.Errorf("spectral: %v", err)
+		return errors.Wrap(err, "spectral")
 	}
 	return nil
 }
@@ -51,10 +52,10 @@ func (m RNN) Predict(s datasets.TwoRNNData) (*mat.Dense, error) {
 		return nil, err
 	}
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("spectral: %v", err)
+		return nil, errors.Wrap(err, "spectral")
 	}
 	if s.In != m.In || s.Out != m.Out {
-		return nil, fmt.Errorf("spectral: data has d = %d, p = %d but the 2-RNN has d = %d, p = %d", s.In, s.Out, m.In, m.Out)
+		return nil, errors.Errorf("spectral: data has d = %d, p = %d but the 2-RNN has d = %d, p = %d", s.In, s.Out, m.In, m.Out)
 	}
 	n, d, N := m.States, m.In, s.N()
 	h := mat.NewDense(N, n, nil)
@@ -114,15 +115,15 @@ type WFA struct {
 // Validate checks the sizes (at least one symbol) and finiteness.
 func (w WFA) Validate() error {
 	if w.States < 1 || w.Out < 1 || len(w.Trans) < 1 {
-		return fmt.Errorf("spectral: WFA with %d states, %d outputs, %d symbols, want all >= 1", w.States, w.Out, len(w.Trans))
+		return errors.Errorf("spectral: WFA with %d states, %d outputs, %d symbols, want all >= 1", w.States, w.Out, len(w.Trans))
 	}
 	n := w.States
 	if len(w.Alpha) != n || len(w.Omega) != w.Out*n {
-		return fmt.Errorf("spectral: WFA has %d initial and %d final weights, want %d and %d", len(w.Alpha), len(w.Omega), n, w.Out*n)
+		return errors.Errorf("spectral: WFA has %d initial and %d final weights, want %d and %d", len(w.Alpha), len(w.Omega), n, w.Out*n)
 	}
 	for s, a := range w.Trans {
 		if len(a) != n*n {
-			return fmt.Errorf("spectral: WFA transition matrix of symbol %d has %d entries, want %d", s, len(a), n*n)
+			return errors.Errorf("spectral: WFA transition matrix of symbol %d has %d entries, want %d", s, len(a), n*n)
 		}
 	}
 	return w.RNN().Validate()
@@ -135,7 +136,7 @@ func (w WFA) Eval(word []int) ([]float64, error) {
 	next := make([]float64, n)
 	for t, s := range word {
 		if s < 0 || s >= len(w.Trans) {
-			return nil, fmt.Errorf("spectral: WFA symbol %d at position %d out of range [0, %d)", s, t, len(w.Trans))
+			return nil, errors.Errorf("spectral: WFA symbol %d at position %d out of range [0, %d)", s, t, len(w.Trans))
 		}
 		mat.NewVecDense(n, next).MulVec(mat.NewDense(n, n, w.Trans[s]).T(), mat.NewVecDense(n, row))
 		row, next = next, row

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -64,7 +65,7 @@ func NuclearNorm(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, er
 		c.RelTol = 1e-7
 	}
 	if !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0) || !(c.Rho >= 0) || c.MaxIter < 1 || !(c.AbsTol > 0) || !(c.RelTol > 0) {
-		return Hankel{}, IHTStats{}, fmt.Errorf("spectral: nuclear norm with lambda %g, rho %g, %d iterations, tolerances %g, %g: want lambda, rho >= 0 and the rest > 0",
+		return Hankel{}, IHTStats{}, errors.Errorf("spectral: nuclear norm with lambda %g, rho %g, %d iterations, tolerances %g, %g: want lambda, rho >= 0 and the rest > 0",
 			c.Lambda, c.Rho, c.MaxIter, c.AbsTol, c.RelTol)
 	}
 	x, err := Design(s)
@@ -83,7 +84,7 @@ func NuclearNorm(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, er
 		// X^+ = V diag(1/s) U^T over the nonzero singular values.
 		var svd mat.SVD
 		if !svd.Factorize(x, mat.SVDThin) {
-			return Hankel{}, IHTStats{}, fmt.Errorf("spectral: SVD of the design matrix failed")
+			return Hankel{}, IHTStats{}, errors.New("spectral: SVD of the design matrix failed")
 		}
 		var u, v mat.Dense
 		svd.UTo(&u)
@@ -126,7 +127,7 @@ func NuclearNorm(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, er
 		if c.Rho == 0 {
 			var eig mat.EigenSym
 			if !eig.Factorize(&gram, false) {
-				return Hankel{}, IHTStats{}, fmt.Errorf("spectral: eigenvalues of the Gram matrix failed")
+				return Hankel{}, IHTStats{}, errors.New("spectral: eigenvalues of the Gram matrix failed")
 			}
 			ev := eig.Values(nil)
 			c.Rho = math.Max(ev[len(ev)-1]/10, math.SmallestNonzeroFloat64)
@@ -136,7 +137,7 @@ func NuclearNorm(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, er
 		}
 		var chol mat.Cholesky
 		if !chol.Factorize(&gram) {
-			return Hankel{}, IHTStats{}, fmt.Errorf("spectral: X^T X + rho I is not positive definite")
+			return Hankel{}, IHTStats{}, errors.New("spectral: X^T X + rho I is not positive definite")
 		}
 		b := mat.NewDense(D, p, nil)
 		b.Mul(x.T(), y)
@@ -199,7 +200,7 @@ func svt(h Hankel, w *mat.Dense, tau float64, dst *mat.Dense) error {
 	m := view.Matrix(h.Balanced())
 	var svd mat.SVD
 	if !svd.Factorize(m, mat.SVDThin) {
-		return fmt.Errorf("spectral: SVD failed in singular value thresholding")
+		return errors.New("spectral: SVD failed in singular value thresholding")
 	}
 	var u, v mat.Dense
 	svd.UTo(&u)
@@ -236,11 +237,11 @@ func svt(h Hankel, w *mat.Dense, tau float64, dst *mat.Dense) error {
 // matricisation.
 func NuclearHoldout(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, float64, error) {
 	if err := s.Validate(); err != nil {
-		return Hankel{}, IHTStats{}, 0, fmt.Errorf("spectral: %v", err)
+		return Hankel{}, IHTStats{}, 0, errors.Wrap(err, "spectral")
 	}
 	N := s.N()
 	if N < 5 {
-		return Hankel{}, IHTStats{}, 0, fmt.Errorf("spectral: nuclear-norm hold-out needs at least 5 examples, have %d", N)
+		return Hankel{}, IHTStats{}, 0, errors.Errorf("spectral: nuclear-norm hold-out needs at least 5 examples, have %d", N)
 	}
 	var fit, val datasets.TwoRNNData
 	for _, part := range []*datasets.TwoRNNData{&fit, &val} {

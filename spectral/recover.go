@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"errors"
+	"github.com/pkg/errors"
+
 	"fmt"
 	"math"
 
@@ -22,11 +23,11 @@ import (
 func Recover(hL, h2L, h2L1 Hankel, rank int) (RNN, error) {
 	L, d, p := hL.Len, hL.In, hL.Out
 	if h2L.Len != 2*L || h2L1.Len != 2*L+1 {
-		return RNN{}, fmt.Errorf("spectral: Hankel tensors of lengths %d, %d, %d, want L, 2L, 2L+1", L, h2L.Len, h2L1.Len)
+		return RNN{}, errors.Errorf("spectral: Hankel tensors of lengths %d, %d, %d, want L, 2L, 2L+1", L, h2L.Len, h2L1.Len)
 	}
 	for _, h := range []Hankel{h2L, h2L1} {
 		if h.In != d || h.Out != p {
-			return RNN{}, fmt.Errorf("spectral: Hankel tensors with d = %d, p = %d and d = %d, p = %d", d, p, h.In, h.Out)
+			return RNN{}, errors.Errorf("spectral: Hankel tensors with d = %d, p = %d and d = %d, p = %d", d, p, h.In, h.Out)
 		}
 	}
 	for _, h := range []Hankel{hL, h2L, h2L1} {
@@ -36,15 +37,15 @@ func Recover(hL, h2L, h2L1 Hankel, rank int) (RNN, error) {
 	}
 	dL := hL.Rows()
 	if rank < 1 || rank > dL {
-		return RNN{}, fmt.Errorf("spectral: rank %d out of range: H^(2L)<<L,L+1>> is %d x %d, so the rank must be in [1, %d]", rank, dL, dL*p, dL)
+		return RNN{}, errors.Errorf("spectral: rank %d out of range: H^(2L)<<L,L+1>> is %d x %d, so the rank must be in [1, %d]", rank, dL, dL*p, dL)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h2L.Matrix(L), mat.SVDThin) {
-		return RNN{}, fmt.Errorf("spectral: SVD of H^(2L) failed")
+		return RNN{}, errors.New("spectral: SVD of H^(2L) failed")
 	}
 	sv := svd.Values(nil)
 	if sv[rank-1] <= float64(dL*p)*eps*sv[0] || sv[rank-1] == 0 {
-		return RNN{}, fmt.Errorf("spectral: rank %d exceeds the numerical rank of H^(2L)<<L,L+1>> (singular value %d is %g, the largest %g)",
+		return RNN{}, errors.Errorf("spectral: rank %d exceeds the numerical rank of H^(2L)<<L,L+1>> (singular value %d is %g, the largest %g)",
 			rank, rank, sv[rank-1], sv[0])
 	}
 	var u, v mat.Dense
@@ -92,6 +93,39 @@ const (
 	MethodNuclear Method = "nuclear"
 )
 
+// check reports an unknown method.
+func (m Method) check() error {
+	switch m {
+	case MethodLS, MethodIHT, MethodTIHT, MethodNuclear:
+		return nil
+	}
+	return errors.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", m)
+}
+
+// estimate recovers the Hankel tensor of the examples of s with
+// cfg.Method (IHT/TIHT projecting to rank) and returns the iterations
+// spent (zero for least squares).
+func estimate(s datasets.TwoRNNData, cfg Config, rank int) (Hankel, int, error) {
+	var h Hankel
+	var st IHTStats
+	var err error
+	switch cfg.Method {
+	case MethodLS:
+		h, err = LeastSquares(s)
+	case MethodIHT, MethodTIHT:
+		h, st, err = iterativeHT(s, rank, cfg.Method == MethodTIHT, cfg.IHT)
+	case MethodNuclear:
+		if cfg.Nuclear.Lambda > 0 || !cfg.NuclearHoldout {
+			h, st, err = NuclearNorm(s, cfg.Nuclear)
+		} else {
+			h, st, _, err = NuclearHoldout(s, cfg.Nuclear)
+		}
+	default:
+		err = cfg.Method.check()
+	}
+	return h, st.Iterations, err
+}
+
 // Config configures Learn.
 type Config struct {
 	// Method is the recovery method; if empty it defaults to MethodTIHT.
@@ -138,13 +172,13 @@ func Learn(train [3]datasets.TwoRNNData, cfg Config) (Result, error) {
 	L := train[0].Len
 	for k, want := range []int{L, 2 * L, 2*L + 1} {
 		if err := train[k].Validate(); err != nil {
-			return Result{}, fmt.Errorf("spectral: training set %d: %v", k, err)
+			return Result{}, errors.Wrapf(err, "spectral: training set %d", k)
 		}
 		if train[k].Len != want {
-			return Result{}, fmt.Errorf("spectral: training sets of lengths %d, %d, %d, want L, 2L, 2L+1", L, train[1].Len, train[2].Len)
+			return Result{}, errors.Errorf("spectral: training sets of lengths %d, %d, %d, want L, 2L, 2L+1", L, train[1].Len, train[2].Len)
 		}
 		if train[k].In != train[0].In || train[k].Out != train[0].Out {
-			return Result{}, fmt.Errorf("spectral: training set %d has d = %d, p = %d, set 0 has d = %d, p = %d",
+			return Result{}, errors.Errorf("spectral: training set %d has d = %d, p = %d, set 0 has d = %d, p = %d",
 				k, train[k].In, train[k].Out, train[0].In, train[0].Out)
 		}
 	}
@@ -160,33 +194,19 @@ func Learn(train [3]datasets.TwoRNNData, cfg Config) (Result, error) {
 		}
 	}
 	if cfg.Rank < 1 || cfg.Rank > dL {
-		return Result{}, fmt.Errorf("spectral: rank %d out of range [1, d^L = %d]", cfg.Rank, dL)
+		return Result{}, errors.Errorf("spectral: rank %d out of range [1, d^L = %d]", cfg.Rank, dL)
 	}
 	if cfg.Method == "" {
 		cfg.Method = MethodTIHT
+	}
+	if err := cfg.Method.check(); err != nil {
+		return Result{}, err
 	}
 	var hs [3]Hankel
 	var res Result
 	for k, s := range train {
 		var err error
-		switch cfg.Method {
-		case MethodLS:
-			hs[k], err = LeastSquares(s)
-		case MethodIHT, MethodTIHT:
-			var st IHTStats
-			hs[k], st, err = iterativeHT(s, cfg.Rank, cfg.Method == MethodTIHT, cfg.IHT)
-			res.Iterations[k] = st.Iterations
-		case MethodNuclear:
-			var st IHTStats
-			if cfg.Nuclear.Lambda > 0 || !cfg.NuclearHoldout {
-				hs[k], st, err = NuclearNorm(s, cfg.Nuclear)
-			} else {
-				hs[k], st, _, err = NuclearHoldout(s, cfg.Nuclear)
-			}
-			res.Iterations[k] = st.Iterations
-		default:
-			return Result{}, fmt.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", cfg.Method)
-		}
+		hs[k], res.Iterations[k], err = estimate(s, cfg, cfg.Rank)
 		if errors.Is(err, ErrDiverged) {
 			res.ZeroMSE = meanSquare(train[2].Y)
 			return fallback(res, d, p, cfg.Rank, err.Error()), nil
@@ -227,18 +247,23 @@ func judge(res Result, m RNN, s datasets.TwoRNNData) Result {
 // once N is large enough; with few examples prefer an explicit rank.
 func ChooseRank(h Hankel) (int, error) {
 	if h.Len < 2 || h.Len%2 != 0 {
-		return 0, fmt.Errorf("spectral: ChooseRank needs H^(2L), got a tensor of length %d", h.Len)
+		return 0, errors.Errorf("spectral: ChooseRank needs H^(2L), got a tensor of length %d", h.Len)
 	}
 	if err := checkFinite("Hankel tensor", h.Data); err != nil {
 		return 0, err
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h.Matrix(h.Len/2), mat.SVDNone) {
-		return 0, fmt.Errorf("spectral: SVD of H^(2L) failed")
+		return 0, errors.New("spectral: SVD of H^(2L) failed")
 	}
-	sv := svd.Values(nil)
+	return gapRank(svd.Values(nil), "H^(2L)")
+}
+
+// gapRank is ChooseRank's rule on the decreasing singular values sv of a
+// Hankel matrix named what.
+func gapRank(sv []float64, what string) (int, error) {
 	if sv[0] == 0 {
-		return 0, fmt.Errorf("spectral: H^(2L) is zero, no rank to choose")
+		return 0, errors.Errorf("spectral: %s is zero, no rank to choose", what)
 	}
 	floor := 1e-12 * sv[0]
 	best, bestGap := 1, 0.0

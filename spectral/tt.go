@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -35,15 +36,15 @@ func TTSVD(data []float64, dims []int, maxRank int, tol float64) (TT, error) {
 	size := 1
 	for _, d := range dims {
 		if d < 1 {
-			return TT{}, fmt.Errorf("spectral: TT-SVD of a tensor with dimensions %v, want all >= 1", dims)
+			return TT{}, errors.Errorf("spectral: TT-SVD of a tensor with dimensions %v, want all >= 1", dims)
 		}
 		size *= d
 	}
 	if len(dims) == 0 || len(data) != size {
-		return TT{}, fmt.Errorf("spectral: TT-SVD of %d values with dimensions %v", len(data), dims)
+		return TT{}, errors.Errorf("spectral: TT-SVD of %d values with dimensions %v", len(data), dims)
 	}
 	if maxRank < 0 || !(tol >= 0) {
-		return TT{}, fmt.Errorf("spectral: TT-SVD with rank cap %d and tolerance %g, want both >= 0", maxRank, tol)
+		return TT{}, errors.Errorf("spectral: TT-SVD with rank cap %d and tolerance %g, want both >= 0", maxRank, tol)
 	}
 	if err := checkFinite("TT-SVD input", data); err != nil {
 		return TT{}, err
@@ -78,7 +79,7 @@ func TTSVD(data []float64, dims []int, maxRank int, tol float64) (TT, error) {
 func truncSVD(a *mat.Dense, maxRank int, delta float64) (*mat.Dense, []float64, *mat.Dense, int, error) {
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThin) {
-		return nil, nil, nil, 0, fmt.Errorf("spectral: SVD failed")
+		return nil, nil, nil, 0, errors.New("spectral: SVD failed")
 	}
 	s := svd.Values(nil)
 	r := len(s)
@@ -180,7 +181,7 @@ func (t TT) Dense() []float64 {
 func (t TT) Round(maxRank int, tol float64) (TT, error) {
 	K := len(t.Dims)
 	if maxRank < 0 || !(tol >= 0) {
-		return TT{}, fmt.Errorf("spectral: TT rounding with rank cap %d and tolerance %g, want both >= 0", maxRank, tol)
+		return TT{}, errors.Errorf("spectral: TT rounding with rank cap %d and tolerance %g, want both >= 0", maxRank, tol)
 	}
 	// Right-to-left orthogonalisation: SVDs rather than QRs so that wide
 	// and tall cores are handled alike.
@@ -209,15 +210,15 @@ func (t TT) Round(maxRank int, tol float64) (TT, error) {
 // O(N l d r^2 + N r p).
 func (t TT) ContractKron(seqs []float64, l, d int) (*mat.Dense, error) {
 	if len(t.Dims) != l+1 {
-		return nil, fmt.Errorf("spectral: contracting a %d-mode tensor train with sequences of length %d (want %d modes)", len(t.Dims), l, l+1)
+		return nil, errors.Errorf("spectral: contracting a %d-mode tensor train with sequences of length %d (want %d modes)", len(t.Dims), l, l+1)
 	}
 	for k := range l {
 		if t.Dims[k] != d {
-			return nil, fmt.Errorf("spectral: tensor-train mode %d has dimension %d, inputs have d = %d", k, t.Dims[k], d)
+			return nil, errors.Errorf("spectral: tensor-train mode %d has dimension %d, inputs have d = %d", k, t.Dims[k], d)
 		}
 	}
 	if d < 1 || len(seqs)%(l*d) != 0 {
-		return nil, fmt.Errorf("spectral: %d input values are not N sequences of %d x %d", len(seqs), l, d)
+		return nil, errors.Errorf("spectral: %d input values are not N sequences of %d x %d", len(seqs), l, d)
 	}
 	N := len(seqs) / (l * d)
 	v := mat.NewDense(N, 1, nil)
@@ -253,11 +254,11 @@ func (t TT) ContractKron(seqs []float64, l, d int) (*mat.Dense, error) {
 func (t TT) Add(u TT) (TT, error) {
 	a, b := t, u
 	if len(a.Dims) != len(b.Dims) {
-		return TT{}, fmt.Errorf("spectral: adding tensor trains with %d and %d modes", len(a.Dims), len(b.Dims))
+		return TT{}, errors.Errorf("spectral: adding tensor trains with %d and %d modes", len(a.Dims), len(b.Dims))
 	}
 	for k := range a.Dims {
 		if a.Dims[k] != b.Dims[k] {
-			return TT{}, fmt.Errorf("spectral: adding tensor trains with dimensions %v and %v", a.Dims, b.Dims)
+			return TT{}, errors.Errorf("spectral: adding tensor trains with dimensions %v and %v", a.Dims, b.Dims)
 		}
 	}
 	K := len(a.Dims)

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 	"math/rand/v2"
 
@@ -153,10 +154,10 @@ func (cfg ALSConfig) check(s datasets.TwoRNNData, rank int) (ALSConfig, error) {
 		c.Tol = 1e-6
 	}
 	if err := s.Validate(); err != nil {
-		return c, fmt.Errorf("spectral: %v", err)
+		return c, errors.Wrap(err, "spectral")
 	}
 	if rank < 1 || c.MaxSweeps < 1 || !(c.Tol > 0) || c.Batch < 0 {
-		return c, fmt.Errorf("spectral: ALS with rank %d, %d sweeps, tolerance %g, batch %d: want rank, sweeps, tolerance > 0 and batch >= 0",
+		return c, errors.Errorf("spectral: ALS with rank %d, %d sweeps, tolerance %g, batch %d: want rank, sweeps, tolerance > 0 and batch >= 0",
 			rank, c.MaxSweeps, c.Tol, c.Batch)
 	}
 	return c, nil
@@ -336,7 +337,7 @@ func ridgeSolve(dst, a, y *mat.Dense) error {
 	}
 	var chol mat.Cholesky
 	if !chol.Factorize(&g) {
-		return fmt.Errorf("spectral: ALS normal equations are not positive definite")
+		return errors.New("spectral: ALS normal equations are not positive definite")
 	}
 	var b mat.Dense
 	b.Mul(a.T(), y)

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -58,7 +59,7 @@ func bootstrapTT(short TT, s datasets.TwoRNNData, a, b, rank int, rng *rand.Rand
 	l0, l, d, p := len(short.Dims)-1, s.Len, s.In, s.Out
 	w := l - a - b
 	if a > l0 || b > l0-1 || w < 1 || w > 2 {
-		return TT{}, fmt.Errorf("spectral: bootstrap of length %d from %d with %d prefix and %d suffix cores", l, l0, a, b)
+		return TT{}, errors.Errorf("spectral: bootstrap of length %d from %d with %d prefix and %d suffix cores", l, l0, a, b)
 	}
 	left, err := short.orthLeft(a)
 	if err != nil {

@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"errors"
+	"github.com/pkg/errors"
+
 	"fmt"
 	"math/rand/v2"
 
@@ -46,18 +47,18 @@ func (t TT) rightDense(k int) *mat.Dense {
 func RecoverTT(hL, h2L, h2L1 TT, rank int) (RNN, error) {
 	L := len(hL.Dims) - 1
 	if L < 1 || len(h2L.Dims) != 2*L+1 || len(h2L1.Dims) != 2*L+2 {
-		return RNN{}, fmt.Errorf("spectral: tensor trains with %d, %d, %d modes, want L+1, 2L+1, 2L+2", len(hL.Dims), len(h2L.Dims), len(h2L1.Dims))
+		return RNN{}, errors.Errorf("spectral: tensor trains with %d, %d, %d modes, want L+1, 2L+1, 2L+2", len(hL.Dims), len(h2L.Dims), len(h2L1.Dims))
 	}
 	d, p := hL.Dims[0], hL.Dims[L]
 	for _, t := range []TT{hL, h2L, h2L1} {
 		K := len(t.Dims)
 		for k := range K - 1 {
 			if t.Dims[k] != d {
-				return RNN{}, fmt.Errorf("spectral: tensor-train mode %d has dimension %d, want d = %d", k, t.Dims[k], d)
+				return RNN{}, errors.Errorf("spectral: tensor-train mode %d has dimension %d, want d = %d", k, t.Dims[k], d)
 			}
 		}
 		if t.Dims[K-1] != p {
-			return RNN{}, fmt.Errorf("spectral: tensor-train output mode has dimension %d, want p = %d", t.Dims[K-1], p)
+			return RNN{}, errors.Errorf("spectral: tensor-train output mode has dimension %d, want p = %d", t.Dims[K-1], p)
 		}
 		for k, c := range t.Cores {
 			if err := checkFinite(fmt.Sprintf("tensor-train core %d", k), c); err != nil {
@@ -68,7 +69,7 @@ func RecoverTT(hL, h2L, h2L1 TT, rank int) (RNN, error) {
 	left, right := h2L.leftDense(L), h2L.rightDense(L)
 	dL, r := left.Dims()
 	if rank < 1 || rank > r {
-		return RNN{}, fmt.Errorf("spectral: rank %d out of range: H^(2L) has TT-rank %d at the middle bond, so the rank must be in [1, %d]", rank, r, r)
+		return RNN{}, errors.Errorf("spectral: rank %d out of range: H^(2L) has TT-rank %d at the middle bond, so the rank must be in [1, %d]", rank, r, r)
 	}
 	var q1, q2, r1, r2 mat.Dense
 	var qr mat.QR
@@ -84,11 +85,11 @@ func RecoverTT(hL, h2L, h2L1 TT, rank int) (RNN, error) {
 	core.Mul(r1.Slice(0, r, 0, r), r2.Slice(0, r, 0, r).T())
 	var svd mat.SVD
 	if !svd.Factorize(&core, mat.SVDFull) {
-		return RNN{}, fmt.Errorf("spectral: SVD of the middle factor of H^(2L) failed")
+		return RNN{}, errors.New("spectral: SVD of the middle factor of H^(2L) failed")
 	}
 	sv := svd.Values(nil)
 	if sv[rank-1] <= float64(dL*p)*eps*sv[0] || sv[rank-1] == 0 {
-		return RNN{}, fmt.Errorf("spectral: rank %d exceeds the numerical rank of H^(2L)<<L,L+1>> (singular value %d is %g, the largest %g)",
+		return RNN{}, errors.Errorf("spectral: rank %d exceeds the numerical rank of H^(2L)<<L,L+1>> (singular value %d is %g, the largest %g)",
 			rank, rank, sv[rank-1], sv[0])
 	}
 	var us, vs, u, v mat.Dense
@@ -173,16 +174,16 @@ func checkTrainTT(train [3]datasets.TwoRNNData, rank int) error {
 	L := train[0].Len
 	for k, want := range []int{L, 2 * L, 2*L + 1} {
 		if err := train[k].Validate(); err != nil {
-			return fmt.Errorf("spectral: training set %d: %v", k, err)
+			return errors.Wrapf(err, "spectral: training set %d", k)
 		}
 		if train[k].Len != want || train[k].In != train[0].In || train[k].Out != train[0].Out {
-			return fmt.Errorf("spectral: training sets of lengths %d, %d, %d and widths (%d, %d), (%d, %d), (%d, %d): want lengths L, 2L, 2L+1 and equal widths",
+			return errors.Errorf("spectral: training sets of lengths %d, %d, %d and widths (%d, %d), (%d, %d), (%d, %d): want lengths L, 2L, 2L+1 and equal widths",
 				L, train[1].Len, train[2].Len, train[0].In, train[0].Out, train[1].In, train[1].Out, train[2].In, train[2].Out)
 		}
 	}
 	d := train[0].In
 	if dL, ok := powInt(d, L); rank < 1 || (ok && rank > dL) {
-		return fmt.Errorf("spectral: rank %d out of range [1, d^L]", rank)
+		return errors.Errorf("spectral: rank %d out of range [1, d^L]", rank)
 	}
 	return nil
 }

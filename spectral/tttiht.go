@@ -1,7 +1,8 @@
 package spectral
 
 import (
-	"fmt"
+	"github.com/pkg/errors"
+
 	"math"
 	"math/rand/v2"
 
@@ -44,7 +45,7 @@ type TTTIHTConfig struct {
 func TTTIHT(s datasets.TwoRNNData, rank int, cfg TTTIHTConfig, rng *rand.Rand) (TT, IHTStats, error) {
 	c := cfg
 	if err := s.Validate(); err != nil {
-		return TT{}, IHTStats{}, fmt.Errorf("spectral: %v", err)
+		return TT{}, IHTStats{}, errors.Wrap(err, "spectral")
 	}
 	l, d, p, N := s.Len, s.In, s.Out, s.N()
 	if c.Batch == 0 {
@@ -57,7 +58,7 @@ func TTTIHT(s datasets.TwoRNNData, rank int, cfg TTTIHTConfig, rng *rand.Rand) (
 		c.Tol = 1e-6
 	}
 	if rank < 1 || c.Batch < 1 || c.MaxIter < 1 || !(c.Tol > 0) {
-		return TT{}, IHTStats{}, fmt.Errorf("spectral: TT-TIHT with rank %d, batch %d, %d iterations, tolerance %g: want all > 0",
+		return TT{}, IHTStats{}, errors.Errorf("spectral: TT-TIHT with rank %d, batch %d, %d iterations, tolerance %g: want all > 0",
 			rank, c.Batch, c.MaxIter, c.Tol)
 	}
 	M := min(c.Batch, N)

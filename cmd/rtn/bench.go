@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/graph"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -39,12 +41,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			names = append(names, n)
 		}
 	}
+	if err := needMemory(benchBytes(cfg)); err != nil {
+		return err
+	}
 	rs, err := experiments.RunBenchmarks(cfg, names)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"results": rs})
+		return json.NewEncoder(stdout).Encode(map[string]any{"results": rs, "backend": graph.BLASBackend(), "dtype": "float64"})
 	}
-	return experiments.WriteBenchTable(stdout, rs)
+	if err := experiments.WriteBenchTable(stdout, rs); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "BLAS %s, float64\n", graph.BLASBackend())
+	return err
 }

@@ -56,6 +56,14 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if err := checkPCNNFlags(&spec, degree, minutes); err != nil {
 		return err
 	}
+	if err := checkOutDir("-out", spec.Out); err != nil {
+		return err
+	}
+	if what, bytes, err := pcnnBytes(spec); err != nil {
+		return err
+	} else if err := needMemory(what, bytes); err != nil {
+		return err
+	}
 	if !quiet {
 		spec.Log = stderr
 	}

@@ -30,12 +30,12 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Hidden, "hidden", 100, "hidden units p")
 	fs.StringVar(&inits, "init", "autoenc", "initialisation: autoenc, random or linear, or a comma-separated list (one plot)")
 	fs.IntVar(&spec.Epochs, "epochs", 20, "training epochs (0: pre-train and measure only)")
-	fs.StringVar(&spec.Optimizer, "optimizer", "sgd", "optimizer: "+joinNames(optim.Names()))
-	fs.Float64Var(&spec.Optim.LR, "lr", 0.01, "learning rate")
+	fs.StringVar(&spec.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
+	fs.Float64Var(&spec.Optim.LR, "lr", 0.005, "learning rate")
 	fs.Float64Var(&spec.Optim.Momentum, "momentum", 0, "momentum (sgd, rmsprop)")
-	fs.StringVar(&spec.Schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
-	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
-	fs.IntVar(&spec.Batch, "batch", 8, "minibatch size in sequences")
+	fs.StringVar(&spec.Schedule, "schedule", "step:15:0.2", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
+	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 5, "clip gradients to this global norm (0: off)")
+	fs.IntVar(&spec.Batch, "batch", 4, "minibatch size in sequences")
 	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (result.json, curves.csv, curves.png)")
@@ -47,6 +47,9 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	spec.Seed = *seed
 	list := strings.Split(inits, ",")
 	if err := checkPretrainFlags(&spec, list); err != nil {
+		return err
+	}
+	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
 	spec.NoTrain = spec.Epochs == 0

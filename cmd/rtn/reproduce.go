@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,15 +21,28 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	markdown := fs.String("markdown", "", "also write the summary as a Markdown page to this file (docs/results.md is made this way)")
+	readme := fs.String("readme", "", "also rewrite the headline table between the markers of this Markdown file (README.md)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if *seed == 0 {
 		return usagef("-seed must be >= 1")
 	}
-	if *markdown != "" {
-		if err := checkWritable(*markdown); err != nil {
-			return usagef("-markdown: %v", err)
+	if err := checkOutDir("-out", *out); err != nil {
+		return err
+	}
+	if err := checkOutPath("-markdown", *markdown); err != nil {
+		return err
+	}
+	var readmeText string
+	if *readme != "" {
+		b, err := os.ReadFile(*readme)
+		if err != nil {
+			return usagef("-readme: %v", err)
+		}
+		readmeText = string(b)
+		if _, err := (&experiments.Summary{}).ReplaceHeadline(readmeText, ""); err != nil {
+			return usagef("-readme: %s has no headline markers", *readme)
 		}
 	}
 	cfg := experiments.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
@@ -64,8 +76,24 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		if *only != "" {
 			command += " -only " + *only
 		}
+		if err := os.MkdirAll(filepath.Dir(*markdown), 0o755); err != nil {
+			return err
+		}
 		err := graph.WriteFileAtomic(*markdown, func(w io.Writer) error { return sum.WriteMarkdown(w, command) })
 		if err != nil {
+			return err
+		}
+	}
+	if *readme != "" {
+		command := "go run ./cmd/rtn reproduce"
+		if !*quick {
+			command += " -quick=false"
+		}
+		text, err := sum.ReplaceHeadline(readmeText, command)
+		if err != nil {
+			return err
+		}
+		if err := graph.WriteFileAtomic(*readme, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 			return err
 		}
 	}
@@ -88,20 +116,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// checkWritable reports why a file cannot be created at path, before any
-// work is done; it leaves nothing behind.
-func checkWritable(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".rtn-check-*")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot create %s: %w", path, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
 }

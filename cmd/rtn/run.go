@@ -10,36 +10,13 @@ import (
 	"strings"
 )
 
-// usageError is a mistake in the command line (exit status 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// exitCode maps an error from run to the process exit status.
-func exitCode(err error) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		return 2
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	}
-	return 1
-}
-
 type command struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) error
 }
 
 var commands = map[string]command{
-	"train":     {"train an RNN or LSTM on a built-in task or a text file", runTrain},
+	"train":     {"train an RNN, LSTM or GRU on a built-in task or a text file", runTrain},
 	"reproduce": {"run the papers' headline experiments and write a summary", runReproduce},
 	"version":   {"print the version", runVersion},
 	"pcnn":      {"train RNN / CNN / PCNN models with Riemannian metrics (Ollivier)", runPCNN},

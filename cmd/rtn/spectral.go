@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,13 +20,21 @@ import (
 const maxSpectralN = 1_000_000
 
 func runSpectral(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "predict":
+			return runSpectralPredict(args[1:], stdout, stderr)
+		case "finetune":
+			return runSpectralFinetune(args[1:], stdout, stderr)
+		}
+	}
 	fs := newFlags("spectral")
 	var spec experiments.SpectralSpec
 	fs.StringVar(&spec.Task, "task", "random2rnn", "target: random2rnn or addition")
 	fs.IntVar(&spec.N, "n", 1000, "training examples of each length L, 2L, 2L+1")
 	fs.Float64Var(&spec.Noise, "noise", 0, "standard deviation of the output noise")
 	fs.IntVar(&spec.L, "L", 2, "prefix length L (training lengths L, 2L, 2L+1)")
-	fs.IntVar(&spec.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2)")
+	fs.IntVar(&spec.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2; with -data: chosen on the validation part, or by the singular-value gap)")
 	fs.StringVar(&spec.Method, "method", "tiht", "recovery method: "+strings.Join(experiments.SpectralMethods, ", "))
 	seed := fs.Uint64("seed", 1, "random seed (target and data)")
 	fs.IntVar(&spec.D, "d", 3, "input dimension of the random 2-RNN")
@@ -38,7 +47,11 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	methods := fs.String("methods", "ls,nuclear,iht,tiht,tiht+sgd,lstm", "-sweep: methods")
 	seeds := fs.Int("seeds", 5, "-sweep: seeds per point (seed, seed+1, ...)")
 	ranks := fs.String("ranks", "2,3,4,5", "-sweep: ranks of the rank mis-specification runs (addition, noise 1, tiht)")
-	out := fs.String("out", "out/spectral", "-sweep: output directory")
+	out := fs.String("out", "out/spectral", "-sweep: output directory; otherwise, when given, the learned model (DIR or FILE.npz, with its .json)")
+	data := fs.String("data", "", "learn from this sequence-data file (.npz or .csv, see docs/spectral-data.md) instead of -task; saved models: rtn spectral predict|finetune -h")
+	fs.StringVar(&spec.SaveData, "save-data", "", "write the built-in task's data (train and test) to this .npz or .csv file")
+	validFrac := fs.Float64("valid-frac", 0.1, "-data with no split of its own: validation fraction")
+	testFrac := fs.Float64("test-frac", 0.1, "-data with no split of its own: test fraction")
 	quiet := fs.Bool("quiet", false, "-sweep: no progress lines on stderr")
 	resume := fs.Bool("resume", false, "-sweep: keep the runs already in -out's CSV files and run only the missing grid points")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
@@ -46,8 +59,42 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec.Seed = *seed
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *data != "" {
+		ds := experiments.SpectralDataSpec{Data: *data, Method: spec.Method, Rank: spec.Rank, Seed: spec.Seed,
+			ValidFrac: *validFrac, TestFrac: *testFrac, Epochs: spec.Epochs}
+		if set["out"] {
+			ds.SaveModel = *out
+		}
+		return runSpectralData(ds, set, *asJSON, stdout)
+	}
+	if set["out"] && !*sweep {
+		if spec.Method == "lstm" {
+			return usagef("-out saves a learned 2-RNN; -method lstm has none")
+		}
+		spec.SaveModel = *out
+	}
 	if err := checkSpectralFlags(&spec); err != nil {
 		return err
+	}
+	if *sweep && spec.SaveData != "" {
+		return usagef("-save-data applies to single runs, not -sweep")
+	}
+	if ext := strings.ToLower(filepath.Ext(spec.SaveData)); spec.SaveData != "" && ext != ".npz" && ext != ".csv" {
+		return usagef("-save-data must name a .npz or .csv file, got %q", spec.SaveData)
+	}
+	if err := needMemory(spectralBytes(spec)); err != nil {
+		return err
+	}
+	if err := checkOutPath("-out", spec.SaveModel); err != nil {
+		return err
+	}
+	if err := checkOutPath("-save-data", spec.SaveData); err != nil {
+		return err
+	}
+	if !*sweep {
+		warnUnderdetermined(stderr, spec)
 	}
 	if *sweep {
 		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)

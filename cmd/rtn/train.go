@@ -20,7 +20,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
-	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn or lstm")
+	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn, lstm or gru")
 	fs.StringVar(&spec.Activation, "activation", "tanh", "Elman RNN activation: tanh, symsigmoid or identity")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
@@ -34,7 +34,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
 	fs.IntVar(&spec.Epochs, "epochs", 10, "total epochs (a resumed run continues up to it)")
 	fs.IntVar(&spec.Batch, "batch", 32, "minibatch size")
-	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")
+	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (0: full backpropagation through time)")
 	fs.IntVar(&spec.Patience, "patience", 0, "epochs without validation improvement before a learning-rate drop (0: off)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint, metrics, model, result)")
@@ -48,8 +48,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainFlags(&spec); err != nil {
 		return err
 	}
-	if !quiet && isTerminal(stderr) {
-		spec.Progress = stderr
+	spec.Progress = progressTo(stderr, quiet)
+	if err := checkOutDir("-out", spec.Out); err != nil {
+		return err
+	}
+	if spec.DataFile != "" {
+		if err := trainDataCheck(spec.DataFile, spec.Progress); err != nil {
+			return err
+		}
 	}
 	rep, err := experiments.Train(spec)
 	if err != nil {
@@ -68,16 +74,16 @@ const maxHidden = 1 << 12
 
 func checkTrainFlags(s *experiments.TrainSpec) error {
 	switch {
-	case s.Model != "rnn" && s.Model != "lstm":
-		return usagef("-model must be rnn or lstm, got %q", s.Model)
+	case s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru":
+		return usagef("-model must be rnn, lstm or gru, got %q", s.Model)
 	case s.Hidden <= 0 || s.Hidden > maxHidden:
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
 	case s.Epochs <= 0:
 		return usagef("-epochs must be >= 1, got %d", s.Epochs)
 	case s.Batch <= 0:
 		return usagef("-batch must be >= 1, got %d", s.Batch)
-	case s.Chunk <= 0:
-		return usagef("-chunk must be >= 1, got %d", s.Chunk)
+	case s.Chunk < 0:
+		return usagef("-chunk must be >= 0 (0: full BPTT), got %d", s.Chunk)
 	case s.Patience < 0:
 		return usagef("-patience must be >= 0, got %d", s.Patience)
 	case !(s.Optim.LR >= 0) || math.IsInf(s.Optim.LR, 0):
@@ -90,6 +96,8 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 		return usagef("-momentum and -nesterov apply to sgd and rmsprop, not %s", s.Optimizer)
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
+	case s.DataFile == "" && s.Task != "pfa":
+		return usagef("-task must be pfa (or give -data FILE), got %q", s.Task)
 	}
 	if _, err := activation.ParseOneOf(s.Activation, rnn.ElmanActivations()...); err != nil {
 		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)

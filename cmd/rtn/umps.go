@@ -98,13 +98,18 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("-init must be identity or normal, got %q", init)
 	}
-	if !quiet && isTerminal(stderr) {
-		spec.Progress = stderr
+	spec.Progress = progressTo(stderr, quiet)
+	if err := checkOutDir("-out", spec.Out); err != nil {
+		return err
+	}
+	if err := umpsDataCheck(spec.Data, spec.Progress); err != nil {
+		return err
 	}
 	rep, err := experiments.TrainUMPS(spec)
 	if err != nil {
 		return err
 	}
+	reportUMPSClamps(stderr, spec, rep)
 	if asJSON {
 		return writeJSONLine(stdout, rep)
 	}
@@ -114,7 +119,6 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", rep.Epochs, rep.BestEpoch)
 	fmt.Fprintf(tw, "train NLL\t%.6f nats/string\n", rep.TrainNLL)
 	fmt.Fprintf(tw, "valid NLL\t%.6f nats/string\n", rep.ValidNLL)
-	fmt.Fprintf(tw, "length model\t%s (valid NLL with lengths %.6f nats/string)\n", rep.LengthModel, rep.ValidNLLAll)
 	fmt.Fprintf(tw, "length model\t%s (valid NLL with lengths %.6f nats/string)\n", rep.LengthModel, rep.ValidNLLAll)
 	fmt.Fprintf(tw, "seconds\t%.1f\n", rep.Seconds)
 	return tw.Flush()
@@ -166,6 +170,9 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	if *count < 0 {
 		return usagef("-n must be >= 0, got %d", *count)
 	}
+	if err := umpsSampleCheck(*count); err != nil {
+		return err
+	}
 	meth, err := umps.ParseSampleMethod(*method)
 	if err != nil {
 		return usagef("-method must be auto, alg1 or exact, got %q", *method)
@@ -179,7 +186,7 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	}
 	r, err := umpsRegex(*regex, meta)
 	if err != nil {
-		return err
+		return flagError("-regex", err)
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x73616d70))
 	out, used, err := experiments.UMPSDistribution(m, meta).Sample(r, *count, meth, rng)
@@ -226,7 +233,7 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	if flagSet(fs, "regex") {
 		r, err := umpsRegex(*regex, meta)
 		if err != nil {
-			return err
+			return flagError("-regex", err)
 		}
 		lp, err := dist.LogProbRegex(r)
 		if err != nil {
@@ -236,7 +243,7 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	} else {
 		s, err := experiments.ParseSymbols(*str, meta.Alphabet)
 		if err != nil {
-			return err
+			return flagError("-string", err)
 		}
 		lp, err := dist.LogProbs([][]int{s})
 		if err != nil {
@@ -335,6 +342,9 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("-task: %v", err)
 	}
 	if err := experiments.CheckAlphabet(*task, meta.Alphabet); err != nil {
+		return flagError("-task", err)
+	}
+	if err := umpsEvalCheck(*n, *count, m.Bond, m.Symbols, *task == "motzkin"); err != nil {
 		return err
 	}
 	start := time.Now()

@@ -96,12 +96,12 @@ func TestUMPSCommands(t *testing.T) {
 		{[]string{"umps", "train", "-bond", "0"}, 2, "-bond"},
 		{[]string{"umps", "train", "-norm", "x"}, 2, "-norm"},
 		{[]string{"umps", "sample", "-regex", "0"}, 2, "-model"},
-		{[]string{"umps", "sample", "-model", dir, "-regex", "(("}, 1, "offset"},
-		{[]string{"umps", "sample", "-model", dir, "-regex", "0"}, 1, "not in the alphabet"},
+		{[]string{"umps", "sample", "-model", dir, "-regex", "(("}, 2, "offset"},
+		{[]string{"umps", "sample", "-model", dir, "-regex", "0"}, 2, "not in the alphabet"},
 		{[]string{"umps", "prob", "-model", dir}, 2, "exactly one"},
 		{[]string{"umps", "complete", "-model", dir, "-prefix", "x"}, 2, "-prefix"},
 		{[]string{"umps", "eval", "-model", dir, "-task", "tomita9"}, 2, "-task"},
-		{[]string{"umps", "eval", "-model", dir, "-task", "tomita4"}, 1, "alphabet"},
+		{[]string{"umps", "eval", "-model", dir, "-task", "tomita4"}, 2, "alphabet"},
 		{[]string{"umps", "eval", "-model", filepath.Join(dir, "metrics.jsonl")}, 1, ""},
 	}
 	for _, b := range bad {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/graph"
 )
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
@@ -12,6 +13,6 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "rtn %s\n", experiments.Version)
+	fmt.Fprintf(stdout, "rtn %s\nBLAS %s\n", experiments.Version, graph.BLASBackend())
 	return nil
 }

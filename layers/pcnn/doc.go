@@ -10,7 +10,7 @@
 // incoming list Network.In[j-1] whose first entry is 0 (the bias) and
 // which contains j itself (the loop the paper always includes).
 // Parameters live in a graph.Params set ("W", "tau", "rho" for the RNN,
-// "V0"), so checkpoints and the foundation's optimizers see them like any
+// "V0"), so checkpoints and rtn's optimizers see them like any
 // other model's. Log-likelihoods are in nats and are maximised; gradients
 // and directions are ascent directions, as in the paper.
 //
@@ -26,7 +26,7 @@
 //     quasi-diagonal reductions (eqs. 32-33), and FB.
 //
 // Problem wraps a model and a training sequence with the methods of the
-// foundation's optim.Problem and optim.RiemannProblem (this package does
+// optim.Problem and optim.RiemannProblem (this package does
 // not import optim), so optim.Riemann trains it in optim.Trainer with the
 // paper's alternating steps and accept/reject rates. GraphModel is the
 // same model as a gorgonia graph for short sequences, trainable by any

@@ -15,7 +15,7 @@ import (
 // fixed length T (short sequences: the graph has about 12 T nodes and
 // compile time grows quadratically). Its loss is the negative
 // log-likelihood -sum_t chi_t log pi_t(x_t) in nats; gradients flow into
-// the model's parameter set, so any optimizer of the foundation trains it.
+// the model's parameter set, so any registered optimizer trains it.
 // The sparse network enters through constant selection matrices:
 //
 //	a^t   = e_0 + Emb s(V^t)                       Emb [N+1, N]
@@ -167,7 +167,7 @@ func (g *GraphModel) NLL(s datasets.Stream, grad *graph.Params) (float64, error)
 }
 
 // GraphProblem trains a model's graph on short sequences of one length
-// with any optimizer of the foundation (it has the methods of
+// with any registered optimizer (it has the methods of
 // optim.Problem and optim.Evaluator). The loss is the NLL in nats per
 // predicted symbol over the batch.
 type GraphProblem struct {

@@ -22,7 +22,7 @@ type Method struct {
 func (m Method) String() string { return m.Writing.String() + "+" + m.Transition.String() }
 
 // Problem trains a model on one long sequence. It has the methods of the
-// foundation's optim.Problem, optim.Evaluator and optim.RiemannProblem
+// optim.Problem, optim.Evaluator and optim.RiemannProblem
 // (Validated adds optim.Validator), so optim's Trainer runs it with
 // optim.Riemann or any gradient optimizer; this package does not import
 // optim. The loss is the negative log-likelihood in nats per predicted

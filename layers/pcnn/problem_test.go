@@ -47,7 +47,7 @@ func anbnProblem(t *testing.T, kind pcnn.Kind, method pcnn.Method, seed uint64) 
 	return vp, valid
 }
 
-// TestRiemannTrainerImproves runs the foundation's Trainer with the
+// TestRiemannTrainerImproves runs optim.Trainer with the
 // Riemann optimizer on a PCNN: the training loss must fall well below
 // the i.i.d. start, and both parameter groups must have accepted steps.
 func TestRiemannTrainerImproves(t *testing.T) {
@@ -115,7 +115,7 @@ func TestRegularizedLogLik(t *testing.T) {
 }
 
 // TestGraphTrainsWithAdam trains the graph version through the
-// foundation's Trainer with a registered optimizer.
+// optim.Trainer with a registered optimizer.
 func TestGraphTrainsWithAdam(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 22))
 	net, _ := pcnn.RandomNetwork(4, 2, rng)

@@ -93,7 +93,7 @@ func (c *Elman) Activation() activation.Activation { return c.act }
 
 // InitialState implements graph.Cell: h0 broadcast over the batch.
 func (c *Elman) InitialState(b *graph.Builder, batch int) []*G.Node {
-	return []*G.Node{broadcastRow(b, b.Param(c.params, c.Name("h0")), batch)}
+	return []*G.Node{b.LearnedState(c.params, c.Name("h0"), batch)}
 }
 
 // Step implements graph.Cell.
@@ -103,13 +103,4 @@ func (c *Elman) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 	bias := b.Param(c.params, c.Name("b"))
 	z := b.AddRow(b.Add(b.Mul(x, w), b.Mul(state[0], u)), bias)
 	return []*G.Node{apply(b, c.act, z)}
-}
-
-// broadcastRow turns v: [n] into [batch, n] by adding it to a zero input.
-func broadcastRow(b *graph.Builder, v *G.Node, batch int) *G.Node {
-	if v == nil {
-		return nil
-	}
-	zero := b.Input("zeros", batch, v.Shape()[0])
-	return b.AddRow(zero, v)
 }

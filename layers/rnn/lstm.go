@@ -80,8 +80,8 @@ func (c *LSTM) StateSizes() []int { return []int{c.hidden, c.hidden} }
 // InitialState implements graph.Cell.
 func (c *LSTM) InitialState(b *graph.Builder, batch int) []*G.Node {
 	return []*G.Node{
-		broadcastRow(b, b.Param(c.params, c.Name("h0")), batch),
-		broadcastRow(b, b.Param(c.params, c.Name("c0")), batch),
+		b.LearnedState(c.params, c.Name("h0"), batch),
+		b.LearnedState(c.params, c.Name("c0"), batch),
 	}
 }
 

@@ -75,6 +75,7 @@ func TestCellGradients(t *testing.T) {
 		{"elman-symsigmoid", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.SymSigmoid) }},
 		{"elman-identity", func(p *graph.Params) (graph.Cell, error) { return NewElman(p, "rnn", 3, 4, activation.Identity) }},
 		{"lstm", func(p *graph.Params) (graph.Cell, error) { return NewLSTM(p, "lstm", 3, 4) }},
+		{"gru", func(p *graph.Params) (graph.Cell, error) { return NewGRU(p, "gru", 3, 4) }},
 	}
 	for _, tc := range cases {
 		for _, carry := range []bool{false, true} {

@@ -112,8 +112,7 @@ func (c *Cell) Activation() activation.Activation { return c.act }
 
 // InitialState implements graph.Cell: h0 broadcast over the batch.
 func (c *Cell) InitialState(b *graph.Builder, batch int) []*G.Node {
-	h0 := b.Param(c.params, c.Name("h0"))
-	return []*G.Node{b.AddRow(b.Input("zeros", batch, c.n), h0)}
+	return []*G.Node{b.LearnedState(c.params, c.Name("h0"), batch)}
 }
 
 // Step implements graph.Cell: with Z = h_{t-1} A ([batch, d n]) and

@@ -3,7 +3,7 @@
 //
 //	h_t = z(A .1 h_{t-1} .2 x_t),  y_t = Omega h_t,  h_0 learnable,
 //
-// with A an n x d x n tensor, as a graph.Cell usable with the foundation's
+// with A an n x d x n tensor, as a graph.Cell usable with rtn's
 // unroller and trainer. The activation z is the identity (the linear 2-RNN
 // that spectral learns), tanh, or a LeakyReLU whose negative slope can be
 // moved during training from 1 (linear) towards a nonlinear value (the

@@ -191,7 +191,7 @@ func TestSetFromRNNRoundTrip(t *testing.T) {
 	}
 }
 
-// Fine-tuning with the foundation's trainer (Adam, lr 0.001 as in the
+// Fine-tuning with optim.Trainer (Adam, lr 0.001 as in the
 // paper) lowers the loss of a perturbed linear 2-RNN on noisy data.
 func TestFineTuneLowersLoss(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))

@@ -1,11 +1,8 @@
 package umps
 
 import (
-	"fmt"
-	"hash"
 	"math"
 
-	"github.com/chewxy/hm"
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/mat"
 	G "gorgonia.org/gorgonia"
@@ -125,92 +122,25 @@ func ContractCore(b *graph.Builder, A, g *G.Node) *G.Node {
 		b.Fail(errors.New("want A [D, d, D] and g [1]"), "umps: ContractCore")
 		return nil
 	}
-	op := &contractOp{D: A.Shape()[0], d: A.Shape()[1]}
-	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, g) })
-}
-
-// contractOp is the fused ContractCore; grad selects the variant that
-// takes the upstream gradient as a third input and returns [dA | dg].
-type contractOp struct {
-	pureOp
-	D, d int
-	grad bool
-}
-
-var _ G.SDOp = (*contractOp)(nil)
-
-func (op *contractOp) Arity() int {
-	if op.grad {
-		return 3
-	}
-	return 2
-}
-func (op *contractOp) Type() hm.Type {
-	if op.grad {
-		return fnType([]int{3, 1, 3}, 1)
-	}
-	return fnType([]int{3, 1}, 3)
-}
-func (op *contractOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.grad {
-		return tensor.Shape{op.D*op.d*op.D + 1}, nil
-	}
-	return tensor.Shape{op.D, op.d, op.D}, nil
-}
-func (op *contractOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *contractOp) Hashcode() uint32      { return hashString(op.String()) }
-func (op *contractOp) String() string {
-	return fmt.Sprintf("umps.ContractCore{D=%d,d=%d,grad=%v}", op.D, op.d, op.grad)
-}
-func (op *contractOp) DiffWRT(int) []bool {
-	if op.grad {
-		return []bool{false, false, false}
-	}
-	return []bool{true, true}
-}
-
-func (op *contractOp) Do(vals ...G.Value) (G.Value, error) {
-	n := op.D * op.d * op.D
-	sizes := []int{n, 1}
-	if op.grad {
-		sizes = append(sizes, n)
-	}
-	in, err := opValues(op, vals, sizes...)
-	if err != nil {
-		return nil, err
-	}
-	var up []float64
-	if op.grad {
-		up = in[2]
-	}
-	at, g, err := contractKernel(in[0], in[1][0], op.D, op.d, up)
-	if err != nil {
-		return nil, err
-	}
-	if op.grad {
-		return vector(g), nil
-	}
-	return tensor.New(tensor.WithShape(op.D, op.d, op.D), tensor.WithBacking(at)), nil
-}
-
-func (op *contractOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if op.grad {
-		return nil, errors.New("umps: no second derivative of ContractCore")
-	}
-	n := op.D * op.d * op.D
-	packed, err := G.ApplyOp(&contractOp{D: op.D, d: op.d, grad: true}, in[0], in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dA, err := G.ApplyOp(&unpackOp{off: 0, shape: tensor.Shape{op.D, op.d, op.D}, total: n + 1}, packed)
-	if err != nil {
-		return nil, err
-	}
-	dg, err := G.ApplyOp(&unpackOp{off: n, shape: tensor.Shape{1}, total: n + 1}, packed)
-	if err != nil {
-		return nil, err
-	}
-	return G.Nodes{dA, dg}, nil
+	D, d := A.Shape()[0], A.Shape()[1]
+	return b.Fused(graph.Kernel{
+		Name: "umps.ContractCore",
+		Out:  []int{D, d, D},
+		Forward: func(in [][]float64, out []float64) error {
+			at, _, err := contractKernel(in[0], in[1][0], D, d, nil)
+			copy(out, at)
+			return err
+		},
+		Backward: func(in [][]float64, _, dout []float64, grads [][]float64) error {
+			_, g, err := contractKernel(in[0], in[1][0], D, d, dout)
+			if err != nil {
+				return err
+			}
+			copy(grads[0], g[:len(g)-1])
+			grads[1][0] = g[len(g)-1]
+			return nil
+		},
+	}, A, g)
 }
 
 // Contracted returns the model a parameter set stands for: FromParams when

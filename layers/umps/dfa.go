@@ -28,8 +28,10 @@ type dfa struct {
 }
 
 // newDFA determinises the position automaton of root over d symbols and
-// drops the states from which no accepting state is reachable.
-func newDFA(root *node, d int) *dfa {
+// drops the states from which no accepting state is reachable. It stops
+// and returns nil once the subset construction passes maxStates states,
+// so that a regex whose DFA explodes costs no more than that.
+func newDFA(root *node, d, maxStates int) *dfa {
 	g := newGlushkov(root)
 	key := func(set []int) string { return fmt.Sprint(set) }
 	sets := [][]int{{0}}
@@ -58,6 +60,9 @@ func newDFA(root *node, d int) *dfa {
 			k := key(set)
 			j, ok := index[k]
 			if !ok {
+				if len(sets) >= maxStates {
+					return nil
+				}
 				j = len(sets)
 				index[k] = j
 				sets = append(sets, set)
@@ -116,9 +121,13 @@ func (t *Transfer) NewExactSampler(r *Regex) (*ExactSampler, error) {
 	if err := t.checkRegex(r); err != nil {
 		return nil, err
 	}
-	a := newDFA(r.root, t.m.Symbols)
-	S, D := len(a.next), t.m.Bond
+	D := t.m.Bond
 	dd := D * D
+	a := newDFA(r.root, t.m.Symbols, maxExactSystem/dd+1)
+	if a == nil {
+		return nil, errors.Errorf("umps: the regex has more than %d DFA states: the exact sampler's system would exceed %d unknowns at bond %d; use Algorithm 1 with an unambiguous regex", maxExactSystem/dd, maxExactSystem, D)
+	}
+	S := len(a.next)
 	if S*dd > maxExactSystem {
 		return nil, errors.Errorf("umps: regex %q has %d DFA states: the exact sampler's system would have %d unknowns (limit %d); use Algorithm 1 with an unambiguous regex", r.pattern, S, S*dd, maxExactSystem)
 	}

@@ -173,6 +173,9 @@ type lengthSweep struct {
 	logMass float64     // log P(R)
 }
 
+// maxSweepStates bounds the DFA of a regex swept over lengths.
+const maxSweepStates = 10000
+
 // newLengthSweep runs the sweep up to the length model's horizon; keep
 // stores every X_k for sampling.
 func (t *Transfer) newLengthSweep(r *Regex, lm *LengthModel, keep bool) (*lengthSweep, error) {
@@ -183,7 +186,10 @@ func (t *Transfer) newLengthSweep(r *Regex, lm *LengthModel, keep bool) (*length
 	if err != nil {
 		return nil, err
 	}
-	a := newDFA(r.root, t.m.Symbols)
+	a := newDFA(r.root, t.m.Symbols, maxSweepStates+1)
+	if a == nil {
+		return nil, errors.Errorf("umps: regex %q has more than %d DFA states", r.pattern, maxSweepStates)
+	}
 	S, D := len(a.next), t.m.Bond
 	dd := D * D
 	if keep && (N+1)*S*dd > 1<<27 {

@@ -2,8 +2,8 @@ package umps
 
 import (
 	"fmt"
-	"hash"
 	"math"
+	"strings"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
@@ -133,50 +133,28 @@ func LogProbRegexLengths(b *graph.Builder, A, alpha, omega *G.Node, r *Regex, lm
 		b.Fail(err, "umps: LogProbRegexLengths")
 		return nil
 	}
-	op := &lengthRegexOp{normOp{D: D, d: d}, r, lm}
-	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, alpha, omega) })
-}
-
-// lengthRegexOp is the fused LogProbRegexLengths; grad selects the
-// packed-gradient variant.
-type lengthRegexOp struct {
-	normOp
-	r  *Regex
-	lm *LengthModel
-}
-
-var _ G.SDOp = (*lengthRegexOp)(nil)
-
-func (op *lengthRegexOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *lengthRegexOp) Hashcode() uint32      { return hashString(op.String()) }
-func (op *lengthRegexOp) String() string {
-	return fmt.Sprintf("umps.LogProbRegexLengths{D=%d,d=%d,grad=%v,alphabet=%q,regex=%q,lengths=%p}",
-		op.D, op.d, op.grad, string(op.r.alphabet), op.r.pattern, op.lm)
-}
-
-func (op *lengthRegexOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := op.inputs(op, vals)
-	if err != nil {
-		return nil, err
+	transfer := func(in [][]float64) (*Transfer, error) {
+		return NewTransfer(&MPS{Bond: D, Symbols: d, A: in[0], Alpha: in[1], Omega: in[2]})
 	}
-	t, err := NewTransfer(&MPS{Bond: op.D, Symbols: op.d, A: in[0], Alpha: in[1], Omega: in[2]})
-	if err != nil {
-		return nil, err
-	}
-	if !op.grad {
-		sw, err := t.newLengthSweep(op.r, op.lm, false)
-		if err != nil {
-			return nil, err
-		}
-		return vector([]float64{sw.logMass}), nil
-	}
-	_, g, err := t.LogProbRegexGrad(op.r, op.lm)
-	if err != nil {
-		return nil, err
-	}
-	return chain(g, in), nil
-}
-
-func (op *lengthRegexOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	return op.symDiff("LogProbRegexLengths", &lengthRegexOp{normOp{D: op.D, d: op.d, grad: true}, op.r, op.lm}, in, grad)
+	key := fmt.Sprintf("alphabet=%q,regex=%q,lengths=%v", string(r.alphabet), strings.ReplaceAll(r.pattern, "\n", `\n`), *lm)
+	return b.Fused(normKernel("umps.LogProbRegexLengths", key,
+		func(in [][]float64) (float64, error) {
+			t, err := transfer(in)
+			if err != nil {
+				return 0, err
+			}
+			sw, err := t.newLengthSweep(r, lm, false)
+			if err != nil {
+				return 0, err
+			}
+			return sw.logMass, nil
+		},
+		func(in [][]float64) ([]float64, error) {
+			t, err := transfer(in)
+			if err != nil {
+				return nil, err
+			}
+			_, g, err := t.LogProbRegexGrad(r, lm)
+			return g, err
+		}), A, alpha, omega)
 }

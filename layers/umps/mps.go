@@ -18,6 +18,13 @@ import (
 //
 // The fields may be set directly; every method validates them first
 // (Validate) and returns an error rather than panicking.
+//
+// The methods of MPS other than ScaleToRadius only read it, so any number
+// of goroutines may call them at once on a model that nothing changes;
+// changing a field (or training the model) while another goroutine uses
+// it is a data race.
+// A Transfer built on the model is not safe for concurrent use: give
+// each goroutine its own.
 type MPS struct {
 	// Bond is the bond dimension D >= 1.
 	Bond int

@@ -171,7 +171,7 @@ func (c *compiler) compile(re *syntax.Regexp) (*node, error) {
 			}
 		}
 		if len(syms) == 0 {
-			return nil, errors.Errorf("umps: regex %q: class %s holds no symbol of the alphabet %q", c.pattern, re, string(c.alpha))
+			return nil, errors.Errorf("umps: regex %q: class %s holds no symbol of the alphabet %q", c.pattern, clipRunes(re.String(), 40), string(c.alpha))
 		}
 		return &node{kind: kindSym, syms: syms}, nil
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:

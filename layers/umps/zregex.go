@@ -1,17 +1,11 @@
 package umps
 
 import (
-	"fmt"
-	"hash"
 	"math"
-	"strings"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	G "gorgonia.org/gorgonia"
-
-	"github.com/rtnlab/rtn/graph"
 )
 
 // This file makes Z_R differentiable. With Z_R = Tr(Q_l E_R(Q_r)), the
@@ -119,66 +113,4 @@ func (t *Transfer) adjoint(n *node, q, g Mat, logZ float64, gA []float64) error 
 		return err
 	}
 	return t.adjoint(n.subs[0], x, y, logZ, gA)
-}
-
-// LogZRegex adds the fused op log Z_R (Section 4, Table 1) to b, so that a
-// regex-conditioned likelihood, log P(s in R) = log Z_R - log Z_*, can be
-// trained on. A: [D, d, D], alpha, omega: [D]; r must be over d symbols.
-// Returns [1], nats. Running the graph fails when a closure of r diverges.
-func LogZRegex(b *graph.Builder, A, alpha, omega *G.Node, r *Regex) *G.Node {
-	D, d, ok := checkParams(b, "LogZRegex", A, alpha, omega)
-	if !ok {
-		return nil
-	}
-	if r == nil || len(r.alphabet) != d {
-		b.Fail(errors.Errorf("regex must be over the model's %d symbols", d), "umps: LogZRegex")
-		return nil
-	}
-	op := &zRegexOp{normOp{D: D, d: d}, r}
-	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, alpha, omega) })
-}
-
-// zRegexOp is the fused LogZRegex; grad selects the packed-gradient variant.
-type zRegexOp struct {
-	normOp
-	r *Regex
-}
-
-var _ G.SDOp = (*zRegexOp)(nil)
-
-func (op *zRegexOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *zRegexOp) Hashcode() uint32      { return hashString(op.String()) }
-func (op *zRegexOp) String() string {
-	return fmt.Sprintf("umps.LogZRegex{D=%d,d=%d,grad=%v,alphabet=%q,regex=%q}",
-		op.D, op.d, op.grad, string(op.r.alphabet), strings.ReplaceAll(op.r.pattern, "\n", `\n`))
-}
-
-func (op *zRegexOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := op.inputs(op, vals)
-	if err != nil {
-		return nil, err
-	}
-	t, err := NewTransfer(&MPS{Bond: op.D, Symbols: op.d, A: in[0], Alpha: in[1], Omega: in[2]})
-	if err != nil {
-		return nil, err
-	}
-	if !op.grad {
-		lz, err := t.LogZ(op.r)
-		if err != nil {
-			return nil, err
-		}
-		if math.IsInf(lz, -1) {
-			return nil, errors.Errorf("umps: the model gives regex %q no mass", op.r.pattern)
-		}
-		return vector([]float64{lz}), nil
-	}
-	_, g, err := t.LogZGrad(op.r)
-	if err != nil {
-		return nil, err
-	}
-	return chain(g, in), nil
-}
-
-func (op *zRegexOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	return op.symDiff("LogZRegex", &zRegexOp{normOp{D: op.D, d: op.d, grad: true}, op.r}, in, grad)
 }

@@ -1,16 +1,11 @@
 package umps
 
 import (
-	"fmt"
-	"hash"
 	"math"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	G "gorgonia.org/gorgonia"
-
-	"github.com/rtnlab/rtn/graph"
 )
 
 // This file holds the fused op for log Z_*, the normaliser of P_* over
@@ -103,47 +98,4 @@ func boundaryGrad(x, y Mat, alpha, omega []float64, logZ float64, ga, gw []float
 		ga[i] = wa * dot(x.Data[i*D:(i+1)*D], alpha)
 		gw[i] = wo * dot(y.Data[i*D:(i+1)*D], omega)
 	}
-}
-
-// LogZStar adds the fused op log Z_* (Section 3.1; Table 1 for Sigma*) to
-// b. A: [D, d, D], alpha, omega: [D]. Returns [1], nats. Running the graph
-// fails when the spectral radius of the transfer operator is not below 1.
-// Cost O(D^6) per run (a D^2 x D^2 solve): meant for small D.
-func LogZStar(b *graph.Builder, A, alpha, omega *G.Node) *G.Node {
-	D, d, ok := checkParams(b, "LogZStar", A, alpha, omega)
-	if !ok {
-		return nil
-	}
-	op := &zStarOp{normOp{D: D, d: d}}
-	return b.Do(op.String(), func() (*G.Node, error) { return G.ApplyOp(op, A, alpha, omega) })
-}
-
-// zStarOp is the fused LogZStar; grad selects the packed-gradient variant.
-type zStarOp struct{ normOp }
-
-var _ G.SDOp = (*zStarOp)(nil)
-
-func (op *zStarOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *zStarOp) Hashcode() uint32      { return hashString(op.String()) }
-func (op *zStarOp) String() string {
-	return fmt.Sprintf("umps.LogZStar{D=%d,d=%d,grad=%v}", op.D, op.d, op.grad)
-}
-
-func (op *zStarOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := op.inputs(op, vals)
-	if err != nil {
-		return nil, err
-	}
-	lz, g, err := zStarKernel(in[0], in[1], in[2], op.D, op.d, op.grad)
-	if err != nil {
-		return nil, err
-	}
-	if !op.grad {
-		return vector([]float64{lz}), nil
-	}
-	return chain(g, in), nil
-}
-
-func (op *zStarOp) SymDiff(in G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	return op.symDiff("LogZStar", &zStarOp{normOp{D: op.D, d: op.d, grad: true}}, in, grad)
 }

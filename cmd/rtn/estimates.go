@@ -1,0 +1,236 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"unicode/utf8"
+
+	"github.com/rtnlab/rtn/experiments"
+)
+
+// The estimates below count the float64 (or int) values of a command's
+// biggest allocations from its flags, with a factor for the copies that
+// training makes (gradients, optimizer moments, batches). They are meant
+// to be right within a small factor: enough to refuse before the process
+// dies out of memory, never to refuse what fits.
+
+// spectralBytes estimates rtn spectral: the target 2-RNN (states^2 d),
+// the training sequences of lengths L, 2L, 2L+1 and their outputs, the
+// dense design matrix and Hankel tensor, and the test set.
+func spectralBytes(s experiments.SpectralSpec) (string, float64) {
+	d, p, S := float64(s.D), float64(s.P), float64(s.States)
+	n, L := float64(s.N), float64(s.L)
+	target := S*d*S + S*p + 2*S
+	data := n*(5*L+1)*d + 3*n*p + 1000*(6*d+p)
+	dense := math.Pow(d, 2*L+1)
+	if s.Method == "tt-als" || s.Method == "tt-tiht" {
+		dense = 0
+	}
+	total := float64s(4*target + 2*data + n*dense + 4*dense*p)
+	what := fmt.Sprintf("-states %d -p %d -d %d -n %d", s.States, s.P, s.D, s.N)
+	return what, total
+}
+
+// pcnnBytes estimates rtn pcnn: the training and validation streams
+// (symbols per unit of -size measured on a small sample) with the
+// per-symbol states kept for the gradient, and the -generate output.
+func pcnnBytes(s experiments.PCNNSpec) (string, float64, error) {
+	total := float64s(4 * float64(s.Generate))
+	what := fmt.Sprintf("-generate %d", s.Generate)
+	if s.Size > 0 {
+		const probe = 8
+		train, _, err := experiments.PCNNStreams(s.Task, probe, s.Seed)
+		if err != nil {
+			return "", 0, err
+		}
+		symbols := float64(len(train.X)) / probe * float64(s.Size)
+		total += 2 * float64s(symbols*(3+4*float64(s.Units)))
+		what = fmt.Sprintf("-size %d", s.Size)
+		if s.Generate > s.Size {
+			what = fmt.Sprintf("-generate %d", s.Generate)
+		}
+	}
+	return what, total, nil
+}
+
+// benchBytes estimates rtn bench: per model the unrolled activations of
+// a chunk (batch x steps x the gate widths) and the weights, gradients
+// and optimizer state of an LSTM.
+func benchBytes(c experiments.BenchConfig) (string, float64) {
+	b, t, in, h := float64(c.Batch), float64(c.Steps), float64(c.In), float64(c.Hidden)
+	acts := b * t * (3*in + 12*h)
+	weights := 4*h*(in+h+1) + h*in
+	return fmt.Sprintf("-batch %d -steps %d -in %d -hidden %d", c.Batch, c.Steps, c.In, c.Hidden), float64s(4*acts + 4*weights)
+}
+
+// maxEvalSeconds bounds the estimated time of umps eval's sampling: a
+// run past it is refused rather than left running without output.
+const maxEvalSeconds = 600
+
+// umpsEvalCheck checks umps eval: count strings of length n (the ints
+// grown by append), the n right environments of D x D, and for motzkin
+// the counting table of big integers (n^2/2 of them) used by the
+// completions; then the time, from costs measured on this code (about
+// 4e-6 D^2 s per position to set up, 3e-8 D^2 A s per drawn symbol).
+func umpsEvalCheck(n, count, bond, symbols int, motzkin bool) error {
+	N, C, D, A := float64(n), float64(count), float64(bond), float64(symbols)
+	bytes := float64s(2*C*N + 2*N*D*D)
+	if motzkin {
+		bytes += 48 * N * N / 2
+	}
+	what := fmt.Sprintf("-len %d -samples %d", n, count)
+	if err := needMemory(what, bytes); err != nil {
+		return err
+	}
+	if secs := 4e-6*N*D*D + 3e-8*C*N*D*D*A; secs > maxEvalSeconds {
+		return fmt.Errorf("%s needs about %.2g hours of sampling at bond %d (limit %d minutes): lower -len or -samples",
+			what, secs/3600, bond, maxEvalSeconds/60)
+	}
+	return nil
+}
+
+// umpsSampleCheck checks umps sample: count strings, each at least a
+// slice header and typically a few dozen symbols.
+func umpsSampleCheck(count int) error {
+	return needMemory(fmt.Sprintf("-n %d", count), float64s(float64(count)*(3+16)))
+}
+
+// textFileStats reads a text file once, with a progress bar on progress
+// (nil: none), and returns its size in bytes and the number of distinct
+// characters.
+func textFileStats(path string, progress io.Writer) (int64, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	if st.IsDir() {
+		return 0, 0, fmt.Errorf("%s is a directory, want a text file", path)
+	}
+	r := newProgressReader(f, st.Size(), "reading "+path, progress)
+	defer r.finish()
+	var ascii [utf8.RuneSelf]bool
+	other := map[rune]bool{}
+	buf := make([]byte, 1<<20)
+	var carry []byte
+	for {
+		k, err := r.Read(buf)
+		chunk := append(carry, buf[:k]...)
+		carry = carry[:0]
+		for i := 0; i < len(chunk); {
+			c := chunk[i]
+			if c < utf8.RuneSelf {
+				ascii[c] = c != '\n' && c != '\r'
+				i++
+				continue
+			}
+			if !utf8.FullRune(chunk[i:]) && err == nil {
+				carry = append(carry, chunk[i:]...)
+				break
+			}
+			ru, w := utf8.DecodeRune(chunk[i:])
+			other[ru] = true
+			i += w
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	distinct := len(other)
+	for _, b := range ascii {
+		if b {
+			distinct++
+		}
+	}
+	return st.Size(), distinct, nil
+}
+
+// trainDataCheck checks rtn train -data: every character becomes a
+// one-hot input of alphabet+1 values and a target, kept for training,
+// validation and test at once.
+func trainDataCheck(path string, progress io.Writer) error {
+	size, distinct, err := textFileStats(path, progress)
+	if err != nil {
+		return fmt.Errorf("-data: %v", err)
+	}
+	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
+}
+
+// umpsDataCheck checks umps train -data on a file: each character is an
+// int in the string list and in the length-grouped batches, each string
+// also gets a slice header and its D x D environments are recomputed per
+// batch, not stored.
+func umpsDataCheck(path string, progress io.Writer) error {
+	if _, _, err := experiments.Membership(path); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil // not a file: the data name is checked later
+	}
+	size, _, err := textFileStats(path, progress)
+	if err != nil {
+		return fmt.Errorf("-data: %v", err)
+	}
+	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(4*float64(size)))
+}
+
+// reportUMPSClamps says on stderr when the built-in language had fewer
+// strings than -train or -valid asked for.
+func reportUMPSClamps(stderr io.Writer, spec experiments.UMPSSpec, rep *experiments.UMPSReport) {
+	if _, _, err := experiments.Membership(spec.Data); err != nil {
+		return // a file: split 80/20, -train and -valid do not apply
+	}
+	if rep.NTrain < spec.NTrain {
+		fmt.Fprintf(stderr, "rtn: note: -train %d reduced to %d (80%% of the %s strings up to the maximum length)\n", spec.NTrain, rep.NTrain, spec.Data)
+	}
+	if rep.NValid < spec.NValid {
+		fmt.Fprintf(stderr, "rtn: note: -valid %d reduced to %d (20%% of the %s strings up to the maximum length)\n", spec.NValid, rep.NValid, spec.Data)
+	}
+}
+
+// spectralMinN returns the fewest training examples of length 2L+1 that
+// give the method as many equations (N p) as it has unknowns, and what
+// those unknowns are; 0 when the method has no such count (lstm).
+func spectralMinN(s experiments.SpectralSpec) (int, string) {
+	d, p := float64(s.D), float64(s.P)
+	R := float64(s.Rank)
+	if s.Task == "addition" {
+		d, p = 3, 2
+		if R == 0 {
+			R = 2
+		}
+	} else if R == 0 {
+		R = float64(s.States)
+	}
+	L := float64(s.L)
+	var unknowns float64
+	var what string
+	switch s.Method {
+	case "ls":
+		unknowns, what = math.Pow(d, 2*L+1)*p, "d^(2L+1) p Hankel entries"
+	case "nuclear", "iht", "tiht", "tiht+sgd":
+		rows, cols := math.Pow(d, L), math.Pow(d, L+1)*p
+		unknowns, what = R*(rows+cols-R), "R (d^L + d^(L+1) p - R) degrees of freedom of the rank-R Hankel matrix"
+	case "tt-als", "tt-tiht":
+		unknowns, what = (2*L+1)*R*R*d+R*p, "(2L+1) R^2 d + R p tensor-train values"
+	default:
+		return 0, ""
+	}
+	return int(math.Ceil(unknowns / p)), what
+}
+
+// warnUnderdetermined says on stderr when -n is below spectralMinN.
+func warnUnderdetermined(stderr io.Writer, s experiments.SpectralSpec) {
+	if min, what := spectralMinN(s); s.N < min {
+		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", s.N, min, s.Method, what)
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// checkOutDir fails, naming flag, unless dir is (or can be created as) a
+// writable directory; it runs before any work so that a bad -out never
+// costs a training run. It creates nothing: when dir does not exist, its
+// nearest existing ancestor must be a writable directory.
+func checkOutDir(flag, dir string) error {
+	return checkDirFor(flag, dir, dir)
+}
+
+// checkDirFor is checkOutDir of dir with messages naming the output
+// shown (dir itself, or a file in it).
+func checkDirFor(flag, shown, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	p := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir():
+			return fmt.Errorf("%s %s: %s is not a directory", flag, shown, p)
+		case err == nil:
+			return probeWritable(flag, shown, p)
+		case errors.Is(err, syscall.ENOTDIR):
+			// A parent is a file: the loop reaches it and reports it.
+		case !os.IsNotExist(err):
+			return fmt.Errorf("%s %s: %v", flag, shown, err)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return fmt.Errorf("%s %s: no existing parent directory", flag, shown)
+		}
+		p = parent
+	}
+}
+
+// probeWritable creates and removes a temporary file in the existing
+// directory p.
+func probeWritable(flag, dir, p string) error {
+	f, err := os.CreateTemp(p, ".rtn-write-check-*")
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s is not writable", flag, dir, p)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// checkOutPath checks an output that is a file when it has an extension
+// (.npz, .csv, .json: its directory must be writable and it must not be
+// a directory) and a directory otherwise.
+func checkOutPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if filepath.Ext(path) == "" {
+		return checkOutDir(flag, path)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s: is a directory, want a file", flag, path)
+	}
+	return checkDirFor(flag, path, filepath.Dir(path))
+}

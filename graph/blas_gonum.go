@@ -1,0 +1,5 @@
+//go:build !openblas
+
+package graph
+
+const blasBackend = "gonum (pure Go)"
