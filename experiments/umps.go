@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,8 +21,20 @@ import (
 // train). The zero value of every numeric field takes the paper's setting.
 type UMPSSpec struct {
 	// Data is tomita1..tomita7, tomita3-adjacent, motzkin, or a text file
-	// (one string per line, characters as symbols, split 80/20).
+	// (one string per line, characters as symbols, split 80/20; see
+	// Format for the other layouts).
 	Data string
+	// Format, if not nil, reads Data as a string file in that format
+	// (PAutomaC, SPiCe or whitespace-separated lines), streamed into
+	// compact storage (ReadUMPSStrings), with a validation split of
+	// ValidFrac drawn by Seed.
+	Format *datasets.StringFormat
+	// Alphabet fixes the symbols of a Lines file (nil: the sorted tokens
+	// of the file); PAutomaC and SPiCe files declare theirs.
+	Alphabet []string
+	// ValidFrac is the fraction of a file's strings held out for
+	// validation. If 0, it will be defaulted to 0.2.
+	ValidFrac float64
 	// Bond is the bond dimension D. If 0, it will be defaulted to 20.
 	Bond int
 	// NTrain and NValid are the training and validation sizes for the
@@ -36,9 +49,10 @@ type UMPSSpec struct {
 	// Init is the core initialisation (default near-identity); see LR.
 	Init umps.Init
 	// Norm is the likelihood's normalisation: per length (P_n, the
-	// default and the paper's) or over all lengths (P_*); for P_* the
-	// initial core is rescaled to a transfer-operator spectral radius of
-	// 0.5 so that Z_* exists.
+	// default and the paper's; the model then gets the length model of
+	// the training lengths, umps.FitLengths) or over all lengths (P_*;
+	// the likelihood sees the contracted core umps.ContractCore, whose
+	// Z_* exists for every parameter value, and the model file stores it).
 	Norm umps.Norm
 	// Seed seeds the data, the initialisations and the batches; 0 means 1.
 	Seed uint64
@@ -76,8 +90,8 @@ type UMPSSpec struct {
 	// and balancing throughout ends Tomita 4 (1K) at 8.8-8.9 nats instead
 	// of 8.57 (about 70% valid samples of length 30 instead of 99%): hence
 	// both, and validation NLL to choose, as the paper chooses between
-	// seeds. It is an error with P_*, whose target includes the length
-	// distribution.
+	// seeds. Under P_* the balanced epochs train the same core on P_n,
+	// which does not depend on its scale, before the P_* training.
 	BalanceEpochs int
 	// Warmup is the number of initial epochs that never count towards
 	// the patience of early stopping. If Warmup is 0, it will be
@@ -98,6 +112,9 @@ type UMPSMeta struct {
 	Alphabet []string `json:"alphabet"`
 	Bond     int      `json:"bond"`
 	Norm     string   `json:"norm"` // "n" (P_n) or "star" (P_*)
+	// Lengths is the length model of a per-length model (nil for P_*
+	// models and for files written before length models existed).
+	Lengths *umps.LengthModel `json:"length_model,omitempty"`
 }
 
 // UMPSReport is the result of TrainUMPS.
@@ -115,6 +132,13 @@ type UMPSReport struct {
 	// model started with (0 or UMPSSpec.BalanceEpochs); Epochs and
 	// BestEpoch count them.
 	BalanceEpochs int `json:"balance_epochs"`
+	// LengthModel is "fitted" (per-length model with the length model
+	// of the training lengths) or "star" (P_*, the model's own).
+	LengthModel string `json:"length_model"`
+	// ValidNLLAll is -(1/N) sum log P(s) on the validation strings under
+	// the distribution over all strings (length model included), nats per
+	// string: comparable between P_n and P_* models.
+	ValidNLLAll float64 `json:"valid_nll_all"`
 	// Params and Meta are the trained model.
 	Params *params.Params `json:"-"`
 	Meta   UMPSMeta       `json:"-"`
@@ -321,27 +345,84 @@ func drawFrom(dist []float64, rng *rand.Rand) int {
 	return c
 }
 
-// FormatSymbols renders symbols over an alphabet.
+// FormatSymbols renders symbols over an alphabet: concatenated when every
+// symbol is one character, separated by spaces otherwise (the numbered
+// symbols of PAutomaC files).
 func FormatSymbols(s []int, alphabet []string) string {
+	sep := ""
+	if !singleRunes(alphabet) {
+		sep = " "
+	}
 	var b strings.Builder
-	for _, c := range s {
+	for i, c := range s {
+		if i > 0 {
+			b.WriteString(sep)
+		}
 		b.WriteString(alphabet[c])
 	}
 	return b.String()
 }
 
-// ParseSymbols reads a string over an alphabet of single characters.
+// symbolIDs returns 0..n-1.
+func symbolIDs(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// singleRunes reports whether every symbol of alphabet is one character.
+func singleRunes(alphabet []string) bool {
+	for _, a := range alphabet {
+		if len([]rune(a)) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// regexDigits names the symbols of an alphabet that is not made of single
+// characters in a regex: symbol i is the i-th character.
+const regexDigits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// RegexAlphabet returns the characters that stand for the symbols of
+// alphabet in a regex: the symbols themselves when each is one character,
+// else 0-9, a-z, A-Z by symbol index (so symbol 10 of a PAutomaC problem is
+// "a"). It fails beyond 62 such symbols.
+func RegexAlphabet(alphabet []string) (string, error) {
+	if singleRunes(alphabet) {
+		return strings.Join(alphabet, ""), nil
+	}
+	if len(alphabet) > len(regexDigits) {
+		return "", errors.Errorf("an alphabet of %d multi-character symbols cannot be written in a regex (limit %d)", len(alphabet), len(regexDigits))
+	}
+	return regexDigits[:len(alphabet)], nil
+}
+
+// ParseSymbols reads a string over an alphabet: one symbol per character
+// when every symbol is one character (spaces skipped unless the space is
+// a symbol), else symbols separated by spaces.
 func ParseSymbols(s string, alphabet []string) ([]int, error) {
-	var out []int
-	for i, r := range []rune(s) {
-		k := -1
-		for j, a := range alphabet {
-			if a == string(r) {
-				k = j
+	tokens := strings.Fields(s)
+	if singleRunes(alphabet) {
+		spaced := slices.Contains(alphabet, " ")
+		tokens = tokens[:0]
+		for _, r := range s {
+			if spaced || r != ' ' {
+				tokens = append(tokens, string(r))
 			}
 		}
+	}
+	var out []int
+	for i, tok := range tokens {
+		k := slices.Index(alphabet, tok)
 		if k < 0 {
-			return nil, errors.Errorf("symbol %q at position %d is not in the alphabet %q", r, i, strings.Join(alphabet, ""))
+			var sym any = tok
+			if r := []rune(tok); len(r) == 1 {
+				sym = r[0]
+			}
+			return nil, errors.Errorf("symbol %q at position %d is not in the alphabet %q", sym, i, FormatSymbols(symbolIDs(len(alphabet)), alphabet))
 		}
 		out = append(out, k)
 	}

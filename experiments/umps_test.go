@@ -1,6 +1,9 @@
 package experiments
 
 import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/rtnlab/rtn/layers/umps"
@@ -35,7 +38,65 @@ func TestTrainUMPSBalance(t *testing.T) {
 		t.Errorf("same spec, different results: %+v, %+v", a, b)
 	}
 	spec.Norm = umps.AllLengths
-	if _, err := TrainUMPS(spec); err == nil {
-		t.Error("length-balanced batches accepted under P_*")
+	star, err := TrainUMPS(spec)
+	if err != nil {
+		t.Fatalf("P_* with the length-balanced start: %v", err)
+	}
+	if math.IsNaN(star.ValidNLL) || math.IsInf(star.ValidNLL, 0) || star.LengthModel != "star" {
+		t.Errorf("P_* run: valid NLL %v, length model %q", star.ValidNLL, star.LengthModel)
+	}
+}
+
+// The README's two tables give the optimum of every problem and
+// scikit-splearn's figure where it has one.
+func TestReadPAutomaCReferences(t *testing.T) {
+	dir := PAutomaCDir()
+	if dir == "" {
+		t.Skip("no PAutomaC data (shared/data/pautomac)")
+	}
+	refs, err := ReadPAutomaCReferences(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := refs[1]; r.Optimum != 29.8979 || r.Splearn != 31.0344 {
+		t.Errorf("problem 1: %+v, want optimum 29.8979 and splearn 31.0344", r)
+	}
+	if r := refs[4]; r.Optimum != 80.8184 || !math.IsNaN(r.Splearn) {
+		t.Errorf("problem 4: %+v, want optimum 80.8184 and no splearn figure", r)
+	}
+	if len(refs) != 47 {
+		t.Errorf("%d problems, want 47", len(refs))
+	}
+}
+
+// A model file written before length models existed loads and says it has
+// none; a per-length run's file has the fitted one.
+func TestUMPSLengthModelFile(t *testing.T) {
+	dir := t.TempDir()
+	p, err := umps.NewParams(2, 2, umps.NearIdentity, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.npz")
+	if err := SaveUMPS(old, UMPSMeta{Kind: "umps", Data: "tomita1", Alphabet: []string{"0", "1"}, Bond: 2, Norm: "n"}, p); err != nil {
+		t.Fatal(err)
+	}
+	_, meta, err := LoadUMPS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LengthModelName(meta); got != "none" || meta.Lengths != nil {
+		t.Errorf("old file: length model %q", got)
+	}
+	run := filepath.Join(dir, "run")
+	if _, err := TrainUMPS(UMPSSpec{Data: "tomita1", Bond: 2, NTrain: 30, NValid: 10, Epochs: 1, Out: run}); err != nil {
+		t.Fatal(err)
+	}
+	_, meta, err = LoadUMPS(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if LengthModelName(meta) != "fitted" || meta.Lengths.Validate() != nil {
+		t.Errorf("new file: length model %q %+v", LengthModelName(meta), meta.Lengths)
 	}
 }

@@ -48,15 +48,24 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if spec.Warmup == 0 {
 		spec.Warmup = 5
 	}
-	if spec.BalanceEpochs < 0 || (spec.BalanceEpochs > 0 && spec.Norm == umps.AllLengths) {
-		return nil, errors.Errorf("%d length-balanced epochs with normalisation %s: want >= 0, and 0 under P_* (star)", spec.BalanceEpochs, spec.Norm)
+	if spec.BalanceEpochs < 0 {
+		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
-	train, valid, alphabet, err := UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
+	train, valid, alphabet, err := umpsSpecData(spec, rng)
 	if err != nil {
 		return nil, err
 	}
 	meta := UMPSMeta{Kind: "umps", Data: spec.Data, Alphabet: alphabet, Bond: spec.Bond, Norm: spec.Norm.String()}
+	if spec.Norm == umps.PerLength {
+		lengths := make([]int, len(train))
+		for i, s := range train {
+			lengths[i] = len(s)
+		}
+		if meta.Lengths, err = umps.FitLengths(lengths); err != nil {
+			return nil, err
+		}
+	}
 	variants := []int{0}
 	if spec.BalanceEpochs > 0 {
 		variants = append(variants, spec.BalanceEpochs)
@@ -83,12 +92,63 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 			}
 		}
 	}
+	m, err := umps.Contracted(best.Params)
+	if err != nil {
+		return nil, err
+	}
+	if best.Params, err = umps.NewParamsFrom(m); err != nil {
+		return nil, err
+	}
+	best.Meta, best.LengthModel = meta, LengthModelName(meta)
+	if best.ValidNLLAll, err = meanNLLAll(UMPSDistribution(m, meta), valid); err != nil {
+		return nil, err
+	}
 	if spec.Out != "" {
 		if err := SaveUMPS(filepath.Join(spec.Out, "model.npz"), meta, best.Params); err != nil {
 			return nil, err
 		}
 	}
 	return best, nil
+}
+
+// umpsSpecData returns the training and validation strings of spec and
+// the alphabet: a string file when spec.Format is set, else UMPSData.
+func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet []string, err error) {
+	if spec.Format == nil {
+		return UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
+	}
+	frac := spec.ValidFrac
+	if frac == 0 {
+		frac = 0.2
+	}
+	if !(frac > 0 && frac < 1) {
+		return nil, nil, nil, errors.Errorf("validation fraction %v, want in (0, 1)", frac)
+	}
+	seqs, alphabet, err := ReadUMPSStrings(spec.Data, *spec.Format, spec.Alphabet)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(alphabet) == 0 {
+		return nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
+	}
+	train, valid, err = splitValid(seqs, frac, rng)
+	if err != nil {
+		return nil, nil, nil, errors.Wrap(err, spec.Data)
+	}
+	return train, valid, alphabet, nil
+}
+
+// meanNLLAll is -(1/N) sum log P(s) under p, nats per string.
+func meanNLLAll(p umps.Distribution, seqs [][]int) (float64, error) {
+	lp, err := p.LogProbs(seqs)
+	if err != nil {
+		return 0, err
+	}
+	s := 0.0
+	for _, v := range lp {
+		s -= v
+	}
+	return s / float64(len(seqs)), nil
 }
 
 // trainOnce trains one initialisation drawn from rng; dir, if not empty,
@@ -98,12 +158,16 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 	if err != nil {
 		return nil, err
 	}
+	var balanced *umps.Problem
 	if spec.Norm == umps.AllLengths {
-		m, err := umps.FromParams(p)
-		if err != nil {
+		// The contracted core (umps.ContractCore) keeps Z_* finite; its
+		// bound starts at the ratio of a geometric length distribution
+		// with the training mean, and the length-balanced start, if any,
+		// trains the same core on P_n (blind to the scale) first.
+		if err := umps.AddGamma(p, geometricRatio(train)); err != nil {
 			return nil, err
 		}
-		if err := m.ScaleToRadius(0.5); err != nil {
+		if balanced, err = umps.NewProblem(p, train, valid, umps.PerLength); err != nil {
 			return nil, err
 		}
 	}
@@ -111,12 +175,15 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 	if err != nil {
 		return nil, err
 	}
+	if balanced == nil {
+		balanced = prob
+	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	pre, err := balancedStart(spec, prob, meta, dir)
+	pre, err := balancedStart(spec, balanced, meta, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +218,17 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 		return nil, err
 	}
 	return rep, nil
+}
+
+// geometricRatio is q = mu/(mu+1) for the mean length mu of seqs (the
+// geometric distribution with that mean), kept in [0.05, 0.99].
+func geometricRatio(seqs [][]int) float64 {
+	sum := 0.0
+	for _, s := range seqs {
+		sum += float64(len(s))
+	}
+	mu := sum / float64(len(seqs))
+	return min(max(mu/(mu+1), 0.05), 0.99)
 }
 
 // balancedStart runs the spec.BalanceEpochs length-balanced epochs that

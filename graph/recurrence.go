@@ -51,10 +51,10 @@ type Recurrence struct {
 	cfg   RecurrenceConfig
 	sizes []int
 
-	init     *Machine   // InitialState with the pseudo-loss sum <state, g>
-	initOut  []*G.Node  // initial state nodes (watched)
-	initG    []*G.Node  // g inputs of the initial pseudo-loss
-	fwd, bwd *stepGraph // forward only; forward and VJP
+	init     *Machine      // InitialState with the pseudo-loss sum <state, g>
+	initOut  []*G.Node     // initial state nodes (watched)
+	initG    []*G.Node     // g inputs of the initial pseudo-loss
+	fwd, bwd *stepGraph    // forward only; forward and VJP
 	states   [][][]float64 // the input state of steps 0, k, 2k, ... (k = stride())
 	seg      [][][]float64 // with checkpoints: the input states of one segment
 	gcarry   [][]float64

@@ -172,7 +172,6 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-restarts must be >= 1", "umps", "train", "-restarts", "0")
 	c(2, "-seed must be >= 1", "umps", "train", "-seed", "0")
 	c(2, `-norm must be n or star, got "all"`, "umps", "train", "-norm", "all")
-	c(2, "-balance needs -norm n", "umps", "train", "-norm", "star")
 	c(2, `-init must be identity or normal, got "zero"`, "umps", "train", "-init", "zero")
 	c(1, "is not a directory", "umps", "train", "-out", file)
 	c(1, "-data "+file+" (", "umps", "train", "-data", file, "-quiet")

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,19 +20,20 @@ var umpsCommands = map[string]func(args []string, stdout, stderr io.Writer) erro
 	"prob":     runUMPSProb,
 	"complete": runUMPSComplete,
 	"eval":     runUMPSEval,
+	"score":    runUMPSScore,
 }
 
 func runUMPS(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("rtn umps: want a subcommand: complete, eval, prob, sample or train")
+		return usagef("rtn umps: want a subcommand: complete, eval, prob, sample, score or train")
 	}
 	if h := args[0]; h == "-h" || h == "-help" || h == "--help" || h == "help" {
-		fmt.Fprintln(stdout, "usage: rtn umps <train|sample|prob|complete|eval> [flags] (rtn umps <subcommand> -h lists its flags)")
+		fmt.Fprintln(stdout, "usage: rtn umps <train|sample|prob|complete|eval|score> [flags] (rtn umps <subcommand> -h lists its flags)")
 		return nil
 	}
 	f, ok := umpsCommands[args[0]]
 	if !ok {
-		return usagef("rtn umps: unknown subcommand %q (want complete, eval, prob, sample or train)", args[0])
+		return usagef("rtn umps: unknown subcommand %q (want complete, eval, prob, sample, score or train)", args[0])
 	}
 	return f(args[1:], stdout, stderr)
 }
@@ -48,11 +49,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
-	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a text file (one string per line)")
+	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
+	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
+	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
+	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
 	fs.IntVar(&spec.Bond, "bond", 20, "bond dimension D")
 	fs.StringVar(&norm, "norm", "n", "normalisation: n (per length, P_n) or star (all lengths, P_*)")
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
-	fs.IntVar(&spec.BalanceEpochs, "balance", 5, "also train each restart after this many epochs of minibatches with equally many strings of each length, keep the better by validation NLL (0: the paper's protocol only; needs -norm n)")
+	fs.IntVar(&spec.BalanceEpochs, "balance", 5, "also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only)")
 	fs.IntVar(&spec.NTrain, "train", 1000, "training strings (built-in languages)")
 	fs.IntVar(&spec.NValid, "valid", 1000, "validation strings (built-in languages)")
 	fs.IntVar(&spec.Epochs, "epochs", 300, "maximum epochs (early stopping usually ends sooner)")
@@ -65,6 +69,9 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec.Seed = *seed
+	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
+		return err
+	}
 	switch {
 	case spec.Bond < 1 || spec.Bond > 512:
 		return usagef("-bond must be in [1, 512], got %d", spec.Bond)
@@ -82,9 +89,6 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	var err error
 	if spec.Norm, err = umps.ParseNorm(norm); err != nil {
 		return usagef("-norm must be n or star, got %q", norm)
-	}
-	if spec.BalanceEpochs > 0 && spec.Norm == umps.AllLengths {
-		return usagef("-balance needs -norm n (under P_* the length weights are learned); add -balance 0")
 	}
 	switch init {
 	case "identity":
@@ -115,6 +119,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", rep.Epochs, rep.BestEpoch)
 	fmt.Fprintf(tw, "train NLL\t%.6f nats/string\n", rep.TrainNLL)
 	fmt.Fprintf(tw, "valid NLL\t%.6f nats/string\n", rep.ValidNLL)
+	fmt.Fprintf(tw, "length model\t%s (valid NLL with lengths %.6f nats/string)\n", rep.LengthModel, rep.ValidNLLAll)
 	fmt.Fprintf(tw, "seconds\t%.1f\n", rep.Seconds)
 	return tw.Flush()
 }
@@ -127,17 +132,39 @@ func loadModel(path string) (*umps.MPS, experiments.UMPSMeta, error) {
 	return experiments.LoadUMPS(path)
 }
 
+// umpsRegex compiles -regex over the model's alphabet; a flag set to the
+// empty string is the regex of the empty string.
+func umpsRegex(pattern string, meta experiments.UMPSMeta) (*umps.Regex, error) {
+	alphabet, err := experiments.RegexAlphabet(meta.Alphabet)
+	if err != nil {
+		return nil, err
+	}
+	if pattern == "" {
+		pattern = "()"
+	}
+	return umps.CompileRegex(pattern, alphabet)
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps sample")
 	model := fs.String("model", "", "model file or run directory")
-	regex := fs.String("regex", "", "regular expression over the model's alphabet (required)")
+	regex := fs.String("regex", "", "regular expression over the model's alphabet (required; '' is the empty string)")
 	count := fs.Int("n", 10, "number of strings")
-	exact := fs.Bool("exact", false, "use the DFA sampler (any regex) instead of Algorithm 1 (unambiguous regexes)")
+	method := fs.String("method", "auto", "auto (Algorithm 1 for an unambiguous regex on a P_* model, else exact), alg1 or exact (DFA sampler, any regex)")
+	exact := fs.Bool("exact", false, "same as -method exact")
 	seed := fs.Uint64("seed", 1, "random seed")
+	asJSON := fs.Bool("json", false, "print one JSON object (method, length model, samples)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *regex == "" {
+	if !flagSet(fs, "regex") {
 		return usagef("-regex is required")
 	}
 	if *count < 0 {
@@ -146,34 +173,37 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	if err := umpsSampleCheck(*count); err != nil {
 		return err
 	}
+	meth, err := umps.ParseSampleMethod(*method)
+	if err != nil {
+		return usagef("-method must be auto, alg1 or exact, got %q", *method)
+	}
+	if *exact {
+		meth = umps.SampleExact
+	}
 	m, meta, err := loadModel(*model)
 	if err != nil {
 		return err
 	}
-	r, err := umps.CompileRegex(*regex, strings.Join(meta.Alphabet, ""))
+	r, err := umpsRegex(*regex, meta)
 	if err != nil {
 		return flagError("-regex", err)
 	}
-	t, err := umps.NewTransfer(m)
+	rng := rand.New(rand.NewPCG(*seed, 0x73616d70))
+	out, used, err := experiments.UMPSDistribution(m, meta).Sample(r, *count, meth, rng)
 	if err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(*seed, 0x73616d70))
-	var out [][]int
-	if *exact {
-		s, err := t.NewExactSampler(r)
-		if err != nil {
-			return err
-		}
-		out, err = s.Sample(*count, rng)
-		if err != nil {
-			return err
-		}
-	} else if out, err = t.Sample(r, *count, rng); err != nil {
-		return err
+	strs := make([]string, len(out))
+	for i, s := range out {
+		strs[i] = experiments.FormatSymbols(s, meta.Alphabet)
 	}
-	for _, s := range out {
-		fmt.Fprintln(stdout, experiments.FormatSymbols(s, meta.Alphabet))
+	if *asJSON {
+		return writeJSONLine(stdout, map[string]any{"regex": *regex, "method": used.String(),
+			"length_model": experiments.LengthModelName(meta), "samples": strs})
+	}
+	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", used, experiments.LengthModelName(meta))
+	for _, s := range strs {
+		fmt.Fprintln(stdout, s)
 	}
 	return nil
 }
@@ -181,13 +211,13 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps prob")
 	model := fs.String("model", "", "model file or run directory")
-	regex := fs.String("regex", "", "regular expression: print log P_*(s in R)")
-	str := fs.String("string", "", "a string: print log P_n(s) and log P_*(s)")
+	regex := fs.String("regex", "", "regular expression: print log P(s in R) ('' is the empty string)")
+	str := fs.String("string", "", "a string: print log P(s), log P_n(s) and log P_*(s)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if (*regex == "") == (*str == "") {
+	if flagSet(fs, "regex") == flagSet(fs, "string") {
 		return usagef("give exactly one of -regex and -string")
 	}
 	m, meta, err := loadModel(*model)
@@ -198,13 +228,14 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res := map[string]any{}
-	if *regex != "" {
-		r, err := umps.CompileRegex(*regex, strings.Join(meta.Alphabet, ""))
+	dist := experiments.UMPSDistribution(m, meta)
+	res := map[string]any{"length_model": experiments.LengthModelName(meta)}
+	if flagSet(fs, "regex") {
+		r, err := umpsRegex(*regex, meta)
 		if err != nil {
 			return flagError("-regex", err)
 		}
-		lp, err := t.LogProbRegex(r)
+		lp, err := dist.LogProbRegex(r)
 		if err != nil {
 			return err
 		}
@@ -214,11 +245,15 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return flagError("-string", err)
 		}
+		lp, err := dist.LogProbs([][]int{s})
+		if err != nil {
+			return err
+		}
 		ln, err := m.LogProbN(s)
 		if err != nil {
 			return err
 		}
-		res["string"], res["log_prob_n"] = *str, ln
+		res["string"], res["log_prob"], res["log_prob_n"] = *str, lp[0], ln
 		if ls, err := t.LogProbStar(s); err == nil {
 			res["log_prob_star"] = ls
 		} else {
@@ -229,7 +264,7 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 		return writeJSONLine(stdout, res)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, k := range []string{"regex", "string", "ambiguous", "log_prob", "log_prob_n", "log_prob_star", "log_prob_star_error"} {
+	for _, k := range []string{"regex", "string", "length_model", "ambiguous", "log_prob", "log_prob_n", "log_prob_star", "log_prob_star_error"} {
 		if v, ok := res[k]; ok {
 			fmt.Fprintf(tw, "%s\t%v\n", k, v)
 		}
@@ -271,7 +306,8 @@ func runUMPSComplete(args []string, stdout, stderr io.Writer) error {
 		for c, v := range dist {
 			d[meta.Alphabet[c]] = v
 		}
-		return writeJSONLine(stdout, map[string]any{"prefix": *prefix, "suffix": *suffix, "distribution": d})
+		return writeJSONLine(stdout, map[string]any{"prefix": *prefix, "suffix": *suffix, "distribution": d,
+			"length_model": experiments.LengthModelName(meta)})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "symbol\tprobability")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,8 +41,29 @@ func TestUMPSCommands(t *testing.T) {
 	if again != out {
 		t.Error("same seed, different samples")
 	}
-	if _, errs, code = invoke("umps", "sample", "-model", dir, "-regex", `.*&.*`, "-n", "2"); code != 1 || !strings.Contains(errs, "ambiguous") {
-		t.Errorf("ambiguous regex on Algorithm 1: exit %d, %q", code, errs)
+	if _, errs, code = invoke("umps", "sample", "-model", dir, "-regex", `.*&.*`, "-n", "2", "-method", "alg1"); code != 1 || !strings.Contains(errs, "Algorithm 1") {
+		t.Errorf("Algorithm 1 on a per-length model: exit %d, %q", code, errs)
+	}
+	out, errs, code = invoke("umps", "sample", "-model", dir, "-regex", `.*&.*`, "-n", "3", "-json")
+	var smp struct {
+		Method  string   `json:"method"`
+		Samples []string `json:"samples"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &smp) != nil || len(smp.Samples) != 3 || smp.Method != "exact" {
+		t.Errorf("ambiguous regex, -method auto: exit %d, %q, %q", code, out, errs)
+	}
+	for _, s := range smp.Samples {
+		if !strings.Contains(s, "&") {
+			t.Errorf("sample %q lacks &", s)
+		}
+	}
+	if out, errs, code = invoke("umps", "sample", "-model", dir, "-regex", "", "-n", "2"); code != 0 || out != "\n\n" {
+		t.Errorf("empty regex: exit %d, %q, %q", code, out, errs)
+	}
+	out, errs, code = invoke("umps", "prob", "-model", dir, "-regex", ".*", "-json")
+	var pr map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &pr) != nil || pr["length_model"] != "fitted" || math.Abs(pr["log_prob"].(float64)) > 1e-9 {
+		t.Errorf("prob -regex .*: exit %d, %q, %q", code, out, errs)
 	}
 	if out, errs, code = invoke("umps", "sample", "-model", dir, "-regex", `.{2}&?|.{3}`, "-n", "2", "-exact"); code != 0 || len(strings.Fields(out)) != 2 {
 		t.Errorf("exact sampler: exit %d, %q, %q", code, out, errs)
@@ -73,7 +95,6 @@ func TestUMPSCommands(t *testing.T) {
 		{[]string{"umps", "fly"}, 2, "unknown subcommand"},
 		{[]string{"umps", "train", "-bond", "0"}, 2, "-bond"},
 		{[]string{"umps", "train", "-norm", "x"}, 2, "-norm"},
-		{[]string{"umps", "train", "-norm", "star"}, 2, "-balance"},
 		{[]string{"umps", "sample", "-regex", "0"}, 2, "-model"},
 		{[]string{"umps", "sample", "-model", dir, "-regex", "(("}, 2, "offset"},
 		{[]string{"umps", "sample", "-model", dir, "-regex", "0"}, 2, "not in the alphabet"},

@@ -22,11 +22,20 @@
 //     any regex through its DFA (Transfer.NewExactSampler);
 //   - fused gorgonia ops for training, each with its gradient: the batched
 //     log-amplitude chain (LogAmp2), log Z_n (LogZn), log Z_* (LogZStar)
-//     and log Z_R (LogZRegex); NLL, the compiled likelihood graph;
+//     and log Z_R (LogZRegex), and the contracted core (ContractCore)
+//     whose transfer operator stays below spectral radius 1, so that P_*
+//     training cannot diverge; NLL, the compiled likelihood graph;
 //     Problem, the likelihood as an optim.Problem for the foundation's
 //     Trainer; and LengthBalanced, the same with minibatches holding every
 //     length equally often, which parity languages need to leave the
 //     uniform model they start at.
+//
+// A model trained per length becomes a distribution over all strings with
+// a LengthModel fitted on the training lengths (FitLengths): Distribution
+// gives P(s) = pi(|s|) P_|s|(s), the probability of any regex and exact
+// conditional samples for it (through the regex's DFA, one sweep over
+// lengths); without a length model Distribution is P_*, with Algorithm 1
+// or the DFA sampler chosen by SampleAuto.
 //
 // Which sampler a regex takes. Algorithm 1 and Table 1 count a string once
 // per way it matches, so they are exact only for unambiguous regexes:

@@ -25,6 +25,16 @@ func NewParams(bond, symbols int, init Init, rng *rand.Rand) (*params.Params, er
 	if err != nil {
 		return nil, err
 	}
+	return NewParamsFrom(m)
+}
+
+// NewParamsFrom returns a parameter set holding a copy of m under ParamA,
+// ParamAlpha and ParamOmega.
+func NewParamsFrom(m *MPS) (*params.Params, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	bond, symbols := m.Bond, m.Symbols
 	p := params.New()
 	for _, t := range []struct {
 		name  string
@@ -60,7 +70,8 @@ func FromParams(p *params.Params) (*MPS, error) {
 //	loss = -(1/B) sum_b [2 log|f(s_b)| - log Z_*]         (AllLengths),
 //
 // in nats per string, built from the fused ops LogAmp2 and LogZn or
-// LogZStar.
+// LogZStar. Under P_*, a parameter set holding ParamGamma trains the
+// contracted core ContractCore(A, gamma), whose Z_* always exists.
 type NLL struct {
 	m             *graph.Machine
 	seqs, lengths *G.Node // lengths is nil for AllLengths
@@ -77,6 +88,9 @@ func NewNLL(p *params.Params, B, T int, norm Norm) (*NLL, error) {
 	}
 	b := graph.NewBuilder()
 	A, alpha, omega := b.Param(p, ParamA), b.Param(p, ParamAlpha), b.Param(p, ParamOmega)
+	if norm == AllLengths && p.Has(ParamGamma) {
+		A = ContractCore(b, A, b.Param(p, ParamGamma))
+	}
 	tcols := max(T, 1) // a zero-width input is not allowed
 	seqs := b.Input("seqs", B, tcols)
 	y := LogAmp2(b, A, alpha, omega, seqs)
@@ -218,12 +232,12 @@ func (pr *Problem) ValidationLoss() (float64, error) {
 }
 
 // MeanNLL is -(1/N) sum log P(s) over seqs, nats per string, with P = P_|s|
-// or P_* as norm says.
+// or P_* as norm says (P_* of the contracted core when p has ParamGamma).
 func MeanNLL(p *params.Params, seqs [][]int, norm Norm) (float64, error) {
 	if len(seqs) == 0 {
 		return math.NaN(), nil
 	}
-	m, err := FromParams(p)
+	m, err := Contracted(p)
 	if err != nil {
 		return 0, err
 	}

@@ -180,8 +180,8 @@ func (m *MPS) LogProbsStar(seqs [][]int) ([]float64, error) {
 
 // ScaleToRadius multiplies the core by a constant so that the spectral
 // radius of the transfer operator E^r becomes rho (E is quadratic in the
-// core). A model that starts training on P_* needs rho < 1, which the
-// near-identity initialisation (rho close to d) does not give.
+// core), so that Z_* exists when rho < 1 (the near-identity
+// initialisation has rho close to d).
 func (m *MPS) ScaleToRadius(rho float64) error {
 	if !(rho > 0) || math.IsInf(rho, 0) {
 		return errors.Errorf("umps: target spectral radius %v, want a positive number", rho)

@@ -31,11 +31,7 @@ func (q Mat) Log(x []float64) float64 {
 	if q.Zero {
 		return math.Inf(-1)
 	}
-	D := len(x)
-	v := 0.0
-	for i := 0; i < D; i++ {
-		v += x[i] * dot(q.Data[i*D:(i+1)*D], x)
-	}
+	v := q.quad(x)
 	if !(v > 0) {
 		return math.Inf(-1)
 	}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/experiments"
+)
+
+// umpsFileFlags turns umps train's -format and -alphabet into spec fields.
+func umpsFileFlags(spec *experiments.UMPSSpec, format, alphabet string) error {
+	if format == "" {
+		if alphabet != "" {
+			return usagef("-alphabet needs -format lines")
+		}
+		return nil
+	}
+	f, err := datasets.ParseStringFormat(format)
+	if err != nil {
+		return usagef("-format must be lines, pautomac or spice, got %q", format)
+	}
+	spec.Format = &f
+	if alphabet != "" {
+		if f != datasets.Lines {
+			return usagef("-alphabet is for -format lines (%s files declare their alphabet)", format)
+		}
+		spec.Alphabet = strings.Split(alphabet, ",")
+	}
+	if !(spec.ValidFrac > 0 && spec.ValidFrac < 1) {
+		return usagef("-valid-frac must be in (0, 1), got %v", spec.ValidFrac)
+	}
+	return nil
+}
+
+func runUMPSScore(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("umps score")
+	model := fs.String("model", "", "model file or run directory")
+	test := fs.String("test", "", "test strings (required)")
+	format := fs.String("format", "pautomac", "format of -test: pautomac, spice or lines")
+	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings): report the perplexity")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if *test == "" {
+		return usagef("-test is required")
+	}
+	f, err := datasets.ParseStringFormat(*format)
+	if err != nil {
+		return usagef("-format must be lines, pautomac or spice, got %q", *format)
+	}
+	m, meta, err := loadModel(*model)
+	if err != nil {
+		return err
+	}
+	sc, err := experiments.ScoreUMPS(m, meta, *test, f, *solution)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSONLine(stdout, sc)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "test\t%s (%d strings)\nlength model\t%s\n", sc.Test, sc.Strings, sc.LengthModel)
+	if sc.Perplexity != nil {
+		fmt.Fprintf(tw, "perplexity\t%.4f\n", *sc.Perplexity)
+	}
+	fmt.Fprintf(tw, "NLL\t%.6f nats/string\nlog-loss\t%.6f bits/symbol\n", sc.NLL, sc.LogLoss)
+	return tw.Flush()
+}

@@ -1,0 +1,177 @@
+package experiments
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/losses"
+)
+
+// arenaBlock is the number of symbols per storage block of ReadUMPSStrings.
+const arenaBlock = 1 << 20
+
+// ReadUMPSStrings reads a string sample in the given format (alphabet as
+// datasets.ScanStrings takes it), streaming the file: the symbols of all
+// strings are packed into blocks of about a million values that the
+// returned strings slice into, so a file is held once, without a copy per
+// string, and never whole as text. Lines with a nil alphabet number the
+// tokens in sorted order, as datasets.ReadStrings does.
+func ReadUMPSStrings(path string, format datasets.StringFormat, alphabet []string) ([][]int, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, errors.Wrap(err, "experiments")
+	}
+	defer f.Close()
+	var (
+		seqs  [][]int
+		block []int
+	)
+	head := func(h datasets.StringsHeader) error {
+		seqs = make([][]int, 0, min(h.Count, 1<<24))
+		return nil
+	}
+	names, err := datasets.ScanStrings(f, format, alphabet, head, func(_ int, seq []int) error {
+		if cap(block)-len(block) < len(seq) {
+			block = make([]int, 0, max(arenaBlock, len(seq)))
+		}
+		n := len(block)
+		block = append(block, seq...)
+		seqs = append(seqs, block[n:len(block):len(block)])
+		return nil
+	})
+	if err != nil {
+		var te *datasets.TextError
+		if errors.As(err, &te) {
+			te.Path = path
+		}
+		return nil, nil, err
+	}
+	if format == datasets.Lines && alphabet == nil {
+		sorted := slices.Clone(names)
+		slices.Sort(sorted)
+		remap := make([]int, len(names))
+		for i, n := range names {
+			remap[i], _ = slices.BinarySearch(sorted, n)
+		}
+		for _, s := range seqs {
+			for t, c := range s {
+				s[t] = remap[c]
+			}
+		}
+		names = sorted
+	}
+	return seqs, names, nil
+}
+
+// splitValid puts a fraction frac of seqs, drawn by rng, in valid and the
+// rest in train (both keep file order).
+func splitValid(seqs [][]int, frac float64, rng *rand.Rand) (train, valid [][]int, err error) {
+	nv := int(math.Round(frac * float64(len(seqs))))
+	if nv < 1 || nv >= len(seqs) {
+		return nil, nil, errors.Errorf("%d strings: too few for a validation fraction of %v", len(seqs), frac)
+	}
+	inValid := make([]bool, len(seqs))
+	for _, k := range rng.Perm(len(seqs))[:nv] {
+		inValid[k] = true
+	}
+	train = make([][]int, 0, len(seqs)-nv)
+	valid = make([][]int, 0, nv)
+	for k, s := range seqs {
+		if inValid[k] {
+			valid = append(valid, s)
+		} else {
+			train = append(train, s)
+		}
+	}
+	return train, valid, nil
+}
+
+// UMPSDistribution returns the distribution over all strings a model file
+// defines: its fitted length model, or P_* when it has none.
+func UMPSDistribution(m *umps.MPS, meta UMPSMeta) umps.Distribution {
+	return umps.Distribution{M: m, Lengths: meta.Lengths}
+}
+
+// LengthModelName says which length model a model file's queries use:
+// "fitted" (trained per length, with a length model), "star" (trained on
+// P_*, its own) or "none" (trained per length by an older version, read
+// as P_*, which diverges for most such models).
+func LengthModelName(meta UMPSMeta) string {
+	switch {
+	case meta.Lengths != nil:
+		return "fitted"
+	case meta.Norm == umps.AllLengths.String():
+		return "star"
+	}
+	return "none"
+}
+
+// UMPSScore is the result of ScoreUMPS.
+type UMPSScore struct {
+	Test    string `json:"test"`
+	Strings int    `json:"strings"`
+	// LengthModel is as LengthModelName.
+	LengthModel string `json:"length_model"`
+	// Perplexity is the PAutomaC score (with a solution file only).
+	Perplexity *float64 `json:"perplexity,omitempty"`
+	// NLL is -(1/N) sum log P(s), nats per string.
+	NLL float64 `json:"nll"`
+	// LogLoss is -sum log2 P(s) / sum (|s| + 1), bits per symbol, the end
+	// of each string counted as one symbol.
+	LogLoss float64 `json:"log_loss"`
+}
+
+// ScoreUMPS evaluates a model on a test file: its NLL and per-symbol
+// log-loss, and with solution (a PAutomaC solution file, "" for none) the
+// PAutomaC perplexity 2^(-sum_x P*(x) log2 Q(x)), P* and Q normalised
+// over the test strings.
+func ScoreUMPS(m *umps.MPS, meta UMPSMeta, test string, format datasets.StringFormat, solution string) (*UMPSScore, error) {
+	alphabet := meta.Alphabet
+	seqs, _, err := ReadUMPSStrings(test, format, alphabet)
+	if err != nil {
+		return nil, err
+	}
+	if len(seqs) == 0 {
+		return nil, errors.Errorf("%s holds no strings", test)
+	}
+	var target []float64
+	if solution != "" {
+		if target, err = datasets.ReadSolutionFile(solution); err != nil {
+			return nil, err
+		}
+		if len(target) != len(seqs) {
+			return nil, errors.Errorf("%s has %d probabilities for the %d strings of %s", solution, len(target), len(seqs), test)
+		}
+	}
+	lp, err := UMPSDistribution(m, meta).LogProbs(seqs)
+	if err != nil {
+		return nil, err
+	}
+	sc := &UMPSScore{Test: test, Strings: len(seqs), LengthModel: LengthModelName(meta)}
+	syms, top := 0, math.Inf(-1)
+	for b, v := range lp {
+		sc.NLL -= v
+		syms += len(seqs[b]) + 1
+		top = math.Max(top, v)
+	}
+	sc.LogLoss = sc.NLL / math.Ln2 / float64(syms)
+	sc.NLL /= float64(len(seqs))
+	if target != nil {
+		q := make([]float64, len(lp))
+		for b, v := range lp {
+			q[b] = math.Exp(v - top)
+		}
+		pp, err := losses.PAutomaCPerplexity(target, q)
+		if err != nil {
+			return nil, err
+		}
+		sc.Perplexity = &pp
+	}
+	return sc, nil
+}
