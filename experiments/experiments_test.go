@@ -161,9 +161,9 @@ func TestRowJSONNaN(t *testing.T) {
 	}
 }
 
-// TestFoundationSection runs the real rnn-lstm section in quick mode and
+// TestRNNLSTMSection runs the real rnn-lstm section in quick mode and
 // checks its rows and files.
-func TestFoundationSection(t *testing.T) {
+func TestRNNLSTMSection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two models for 10 epochs")
 	}

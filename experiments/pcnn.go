@@ -203,7 +203,7 @@ func NewPCNNModel(spec PCNNSpec, train datasets.Stream, alphabet int, rng *rand.
 var errBudget = errors.New("time budget reached")
 
 // RunPCNN trains one model with the Riemannian scheme (optim.Riemann in
-// the foundation's Trainer; DH+FB runs through the same scheme) and
+// optim.Trainer; DH+FB runs through the same scheme) and
 // reports its cumulative regret on the validation stream.
 func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	if err := spec.defaults(); err != nil {
@@ -336,7 +336,7 @@ func (s *PCNNSpec) probePasses() int {
 	return probe
 }
 
-// trainPCNN runs opt in the foundation's Trainer on prob for up to
+// trainPCNN runs opt in optim.Trainer on prob for up to
 // epochs passes (0: until spec.Budget, counted from start), done passes
 // having been made before it; with a check it calls check(pass,
 // elapsed) spec.Checks times along the way and at the end. It returns

@@ -20,7 +20,7 @@ type Row struct {
 	Section string `json:"section"`
 	Metric  string `json:"metric"`
 	// Paper is the paper's figure as printed there ("n/a" where the paper
-	// has none, e.g. for the foundation's own checks).
+	// has none, e.g. for the training loop's own checks).
 	Paper string `json:"paper"`
 	// Measured is our figure, computed by this run (null in JSON when it
 	// is NaN or infinite).

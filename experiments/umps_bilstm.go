@@ -20,7 +20,7 @@ import (
 // single-symbol completion: a forward LSTM reads begin, s_1..s_{i-1}, a
 // backward LSTM reads end, s_n..s_{i+1}, and a linear layer on the two
 // states gives the distribution of s_i. It trains on every position of
-// strings of one length through the foundation's cells and Trainer.
+// strings of one length through rtn's cells and optim.Trainer.
 
 // BiLSTM is the completion baseline over d symbols (input ids d+1 mark
 // begin for the forward and end for the backward reader).

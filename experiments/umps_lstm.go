@@ -16,7 +16,7 @@ import (
 
 // This file holds the u-MPS paper's unidirectional LSTM baseline: a
 // language model with begin and end symbols and a positional encoding
-// scaled by the target length, trained through the foundation's
+// scaled by the target length, trained through rtn's
 // layers.Sequence and Trainer, and sampled at a fixed length in plain Go.
 
 // peFeatures is the width of the positional encoding.

@@ -83,7 +83,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// TestTrainLSTMJSON is the foundation's acceptance run: three epochs of
+// TestTrainLSTMJSON is the acceptance run of rtn train: three epochs of
 // an LSTM with Adam print one JSON object whose validation loss is below
 // the uniform predictor's.
 func TestTrainLSTMJSON(t *testing.T) {

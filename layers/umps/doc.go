@@ -25,7 +25,7 @@
 //     and log Z_R (LogZRegex), and the contracted core (ContractCore)
 //     whose transfer operator stays below spectral radius 1, so that P_*
 //     training cannot diverge; NLL, the compiled likelihood graph;
-//     Problem, the likelihood as an optim.Problem for the foundation's
+//     Problem, the likelihood as an optim.Problem for optim's
 //     Trainer; and LengthBalanced, the same with minibatches holding every
 //     length equally often, which parity languages need to leave the
 //     uniform model they start at.

@@ -149,7 +149,7 @@ func (n *NLL) Run(seqs [][]int, grads *params.Params) (float64, error) {
 }
 
 // Problem is the mean NLL (nats per string, under P_n or P_*) of a u-MPS
-// on a training set, as an optim.Problem for the foundation's Trainer, with a
+// on a training set, as an optim.Problem for optim.Trainer, with a
 // validation set (optim.Validator) and loss-only evaluation
 // (optim.Evaluator). One NLL graph is compiled per batch size in use.
 type Problem struct {

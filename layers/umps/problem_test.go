@@ -13,7 +13,7 @@ var (
 	_ optim.Evaluator = (*Problem)(nil)
 )
 
-// The foundation's Trainer fits a small u-MPS to strings of (01)^k: the
+// optim.Trainer fits a small u-MPS to strings of (01)^k: the
 // validation NLL falls well below its initial value, and the trained
 // model's fixed-length samples are mostly in the language.
 func TestProblemTrains(t *testing.T) {

@@ -11,15 +11,15 @@ import (
 func init() {
 	Register(Section{
 		Name:  "rnn-lstm",
-		Title: "Elman RNN and LSTM on the built-in automaton task (foundation check, no paper figure)",
-		Run:   runFoundation,
+		Title: "Elman RNN and LSTM on the built-in automaton task (a check of the training loop, no paper figure)",
+		Run:   runRNNLSTM,
 	})
 }
 
-// runFoundation trains an Elman RNN and an LSTM with Adam on the built-in
+// runRNNLSTM trains an Elman RNN and an LSTM with Adam on the built-in
 // PFA next-symbol task and compares their validation loss with the exact
 // optimum (the true automaton's loss) and the uniform predictor.
-func runFoundation(ctx *Context) ([]Row, error) {
+func runRNNLSTM(ctx *Context) ([]Row, error) {
 	epochs := 30
 	if ctx.Quick {
 		epochs = 10
