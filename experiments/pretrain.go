@@ -522,7 +522,14 @@ var paperTable1 = map[string]struct{ pret, lin, rnnHF, seconds, rnnNLL string }{
 // found walking up from the working directory, else "" (the synthetic set
 // is used).
 func PolyphonicDir() string {
-	if d := os.Getenv("RTN_POLYPHONIC_DIR"); d != "" {
+	return sharedDataDir("RTN_POLYPHONIC_DIR", "polyphonic", "JSB_Chorales.mat")
+}
+
+// sharedDataDir returns $env when set, else the first shared/data/<name>
+// holding the file probe found walking up from the working directory, else
+// "".
+func sharedDataDir(env, name, probe string) string {
+	if d := os.Getenv(env); d != "" {
 		return d
 	}
 	dir, err := os.Getwd()
@@ -530,8 +537,8 @@ func PolyphonicDir() string {
 		return ""
 	}
 	for {
-		cand := filepath.Join(dir, "shared", "data", "polyphonic")
-		if _, err := os.Stat(filepath.Join(cand, "JSB_Chorales.mat")); err == nil {
+		cand := filepath.Join(dir, "shared", "data", name)
+		if _, err := os.Stat(filepath.Join(cand, probe)); err == nil {
 			return cand
 		}
 		parent := filepath.Dir(dir)

@@ -73,26 +73,7 @@ var splearnPAutomaC = map[int]splearnRef{
 // PAutomaCDir returns the PAutomaC data directory: $RTN_PAUTOMAC_DIR when
 // set, else the first shared/data/pautomac holding 1.pautomac.test found
 // walking up from the working directory, else "".
-func PAutomaCDir() string {
-	if d := os.Getenv("RTN_PAUTOMAC_DIR"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "data", "pautomac")
-		if _, err := os.Stat(filepath.Join(cand, "1.pautomac.test")); err == nil {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
+func PAutomaCDir() string { return sharedDataDir("RTN_PAUTOMAC_DIR", "pautomac", "1.pautomac.test") }
 
 // PAutomaCResult is the outcome of learning one PAutomaC problem.
 type PAutomaCResult struct {

@@ -37,13 +37,8 @@ func NewGRU(p *params.Params, name string, in, hidden int) (*GRU, error) {
 	}
 	c := &GRU{name: name, in: in, hidden: hidden, params: p}
 	h := hidden
-	for _, s := range []struct {
-		n     string
-		shape []int
-	}{{"W", []int{in, 3 * h}}, {"U", []int{h, 3 * h}}, {"b", []int{3 * h}}, {"bh", []int{h}}, {"h0", []int{h}}} {
-		if _, err := p.Add(c.Name(s.n), s.shape...); err != nil {
-			return nil, err
-		}
+	if err := addTensors(p, name, []tensorSpec{{"W", []int{in, 3 * h}}, {"U", []int{h, 3 * h}}, {"b", []int{3 * h}}, {"bh", []int{h}}, {"h0", []int{h}}}); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

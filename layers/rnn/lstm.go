@@ -35,13 +35,8 @@ func NewLSTM(p *params.Params, name string, in, hidden int) (*LSTM, error) {
 	}
 	c := &LSTM{name: name, in: in, hidden: hidden, params: p}
 	h := hidden
-	for _, s := range []struct {
-		n     string
-		shape []int
-	}{{"W", []int{in, 4 * h}}, {"U", []int{h, 4 * h}}, {"b", []int{4 * h}}, {"h0", []int{h}}, {"c0", []int{h}}} {
-		if _, err := p.Add(c.Name(s.n), s.shape...); err != nil {
-			return nil, err
-		}
+	if err := addTensors(p, name, []tensorSpec{{"W", []int{in, 4 * h}}, {"U", []int{h, 4 * h}}, {"b", []int{4 * h}}, {"h0", []int{h}}, {"c0", []int{h}}}); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -100,4 +95,20 @@ func (c *LSTM) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 	cNext := b.Add(b.Hadamard(f, state[1]), b.Hadamard(i, g))
 	hNext := b.Hadamard(o, b.Tanh(cNext))
 	return []*G.Node{hNext, cNext}
+}
+
+// tensorSpec names one tensor of a cell and its shape.
+type tensorSpec struct {
+	name  string
+	shape []int
+}
+
+// addTensors adds a cell's tensors to p as <cell>/<name>, zero-filled.
+func addTensors(p *params.Params, cell string, specs []tensorSpec) error {
+	for _, s := range specs {
+		if _, err := p.Add(cell+"/"+s.name, s.shape...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
