@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/params"
 )
 
@@ -20,31 +19,7 @@ func TestGRUForward(t *testing.T) {
 		t.Fatal(err)
 	}
 	randomize(p, rng)
-	b := graph.NewBuilder()
-	u, err := graph.Unroll(b, c, batch, steps, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range u.Outputs {
-		b.Watch(o)
-	}
-	m, err := graph.Compile(b, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs := make([][]float64, steps)
-	for k := range xs {
-		xs[k] = make([]float64, batch*in)
-		for i := range xs[k] {
-			xs[k][i] = rng.NormFloat64()
-		}
-		if err := m.Let(u.Inputs[k], xs[k]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
+	m, u, xs := runUnrolled(t, c, batch, steps, rng)
 	W, U, bias, bh, h0 := p.Data("gru/W"), p.Data("gru/U"), p.Data("gru/b"), p.Data("gru/bh"), p.Data("gru/h0")
 	sig := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 	for r := 0; r < batch; r++ {

@@ -113,31 +113,7 @@ func TestElmanForward(t *testing.T) {
 				t.Fatal(err)
 			}
 			randomize(p, rng)
-			b := graph.NewBuilder()
-			u, err := graph.Unroll(b, c, batch, steps, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range u.Outputs {
-				b.Watch(o)
-			}
-			m, err := graph.Compile(b, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			xs := make([][]float64, steps)
-			for k := range xs {
-				xs[k] = make([]float64, batch*in)
-				for i := range xs[k] {
-					xs[k][i] = rng.NormFloat64()
-				}
-				if err := m.Let(u.Inputs[k], xs[k]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
+			m, u, xs := runUnrolled(t, c, batch, steps, rng)
 			W, U, bias, h0 := p.Data("rnn/W"), p.Data("rnn/U"), p.Data("rnn/b"), p.Data("rnn/h0")
 			f := map[activation.Activation]func(float64) float64{
 				activation.Tanh:       math.Tanh,
@@ -192,4 +168,37 @@ func TestBadSizes(t *testing.T) {
 	if _, err := NewElman(p, "c", 2, 2, activation.Tanh); err == nil {
 		t.Error("a second cell with the same name was accepted")
 	}
+}
+
+// runUnrolled runs c unrolled over steps steps on random inputs drawn from
+// rng and returns the machine (its outputs watched), the unrolled graph
+// and the inputs.
+func runUnrolled(t *testing.T, c graph.Cell, batch, steps int, rng *rand.Rand) (*graph.Machine, *graph.Unrolled, [][]float64) {
+	t.Helper()
+	b := graph.NewBuilder()
+	u, err := graph.Unroll(b, c, batch, steps, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range u.Outputs {
+		b.Watch(o)
+	}
+	m, err := graph.Compile(b, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := make([][]float64, steps)
+	for k := range xs {
+		xs[k] = make([]float64, batch*c.InputSize())
+		for i := range xs[k] {
+			xs[k][i] = rng.NormFloat64()
+		}
+		if err := m.Let(u.Inputs[k], xs[k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return m, u, xs
 }
