@@ -198,19 +198,31 @@ func clip(s string) string {
 	return s
 }
 
-// ReadStrings reads a whole string sample from r with ScanStrings. Unlike
-// the Symbols of LoadText, the result may hold empty sequences (the empty
-// string), which Symbols.Validate refuses; ValidateStrings accepts them. For
-// Lines with a nil alphabet the alphabet is the sorted set of tokens, and
-// ids follow that order.
+// stringBlock is the number of symbols per storage block of ReadStrings.
+const stringBlock = 1 << 20
+
+// ReadStrings reads a whole string sample from r with ScanStrings. The
+// symbols of all strings are packed into blocks of about a million ids that
+// the returned strings slice into, so a large file is held once, without an
+// allocation per string and never whole as text. Unlike the Symbols of
+// LoadText, the result may hold empty sequences (the empty string), which
+// Symbols.Validate refuses; ValidateStrings accepts them. For Lines with a
+// nil alphabet the alphabet is the sorted set of tokens, and ids follow
+// that order.
 func ReadStrings(r io.Reader, format StringFormat, alphabet []string) (Symbols, error) {
 	var seqs [][]int
+	var block []int
 	head := func(h StringsHeader) error {
-		seqs = make([][]int, 0, min(h.Count, 1<<20))
+		seqs = make([][]int, 0, min(h.Count, 1<<24))
 		return nil
 	}
 	names, err := ScanStrings(r, format, alphabet, head, func(_ int, seq []int) error {
-		seqs = append(seqs, append(make([]int, 0, len(seq)), seq...))
+		if cap(block)-len(block) < len(seq) {
+			block = make([]int, 0, max(stringBlock, len(seq)))
+		}
+		n := len(block)
+		block = append(block, seq...)
+		seqs = append(seqs, block[n:len(block):len(block)])
 		return nil
 	})
 	if err != nil {

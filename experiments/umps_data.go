@@ -3,8 +3,6 @@ package experiments
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"slices"
 
 	"github.com/pkg/errors"
 
@@ -13,60 +11,12 @@ import (
 	"github.com/rtnlab/rtn/losses"
 )
 
-// arenaBlock is the number of symbols per storage block of ReadUMPSStrings.
-const arenaBlock = 1 << 20
-
 // ReadUMPSStrings reads a string sample in the given format (alphabet as
-// datasets.ScanStrings takes it), streaming the file: the symbols of all
-// strings are packed into blocks of about a million values that the
-// returned strings slice into, so a file is held once, without a copy per
-// string, and never whole as text. Lines with a nil alphabet number the
-// tokens in sorted order, as datasets.ReadStrings does.
+// datasets.ScanStrings takes it) with datasets.ReadStringsFile, which
+// streams the file and packs the symbols into shared blocks.
 func ReadUMPSStrings(path string, format datasets.StringFormat, alphabet []string) ([][]int, []string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, errors.Wrap(err, "experiments")
-	}
-	defer f.Close()
-	var (
-		seqs  [][]int
-		block []int
-	)
-	head := func(h datasets.StringsHeader) error {
-		seqs = make([][]int, 0, min(h.Count, 1<<24))
-		return nil
-	}
-	names, err := datasets.ScanStrings(f, format, alphabet, head, func(_ int, seq []int) error {
-		if cap(block)-len(block) < len(seq) {
-			block = make([]int, 0, max(arenaBlock, len(seq)))
-		}
-		n := len(block)
-		block = append(block, seq...)
-		seqs = append(seqs, block[n:len(block):len(block)])
-		return nil
-	})
-	if err != nil {
-		var te *datasets.TextError
-		if errors.As(err, &te) {
-			te.Path = path
-		}
-		return nil, nil, err
-	}
-	if format == datasets.Lines && alphabet == nil {
-		sorted := slices.Clone(names)
-		slices.Sort(sorted)
-		remap := make([]int, len(names))
-		for i, n := range names {
-			remap[i], _ = slices.BinarySearch(sorted, n)
-		}
-		for _, s := range seqs {
-			for t, c := range s {
-				s[t] = remap[c]
-			}
-		}
-		names = sorted
-	}
-	return seqs, names, nil
+	s, err := datasets.ReadStringsFile(path, format, alphabet)
+	return s.Seqs, s.Alphabet, err
 }
 
 // splitValid puts a fraction frac of seqs, drawn by rng, in valid and the
