@@ -3,8 +3,6 @@ package experiments
 import (
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/pkg/errors"
@@ -158,21 +156,9 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 		return nil, err
 	}
 	cfg.Meta = meta
-	if spec.Out != "" {
-		if err := os.MkdirAll(spec.Out, 0o755); err != nil {
-			return nil, errors.Wrap(err, "experiments: creating the output directory")
-		}
-		cfg.CheckpointPath = filepath.Join(spec.Out, "checkpoint.npz")
-		cfg.MetricsPath = filepath.Join(spec.Out, "metrics.jsonl")
-	}
-	tr, err := optim.NewTrainer(prob, opt, cfg)
+	tr, err := newTrainer(prob, opt, cfg, spec.Out, spec.Resume)
 	if err != nil {
 		return nil, err
-	}
-	if spec.Resume != "" {
-		if err := tr.Resume(filepath.Join(spec.Resume, "checkpoint.npz")); err != nil {
-			return nil, err
-		}
 	}
 	rep := &SpectralTuneReport{Model: spec.Model, Data: spec.Data, Optimizer: opt.Name(), States: r.States,
 		NTrain: sp.train.N(), NValid: sp.valid.N(), NTest: sp.test.N()}

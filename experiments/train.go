@@ -281,21 +281,11 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		Progress:  spec.Progress,
 		Meta:      meta,
 	}
-	if spec.Out != "" {
-		if err := os.MkdirAll(spec.Out, 0o755); err != nil {
-			return nil, errors.Wrap(err, "creating the output directory")
-		}
-		cfg.CheckpointPath = filepath.Join(spec.Out, "checkpoint.npz")
-		cfg.MetricsPath = filepath.Join(spec.Out, "metrics.jsonl")
-	}
-	tr, err := optim.NewTrainer(prob, opt, cfg)
+	tr, err := newTrainer(prob, opt, cfg, spec.Out, spec.Resume)
 	if err != nil {
 		return nil, err
 	}
 	if spec.Resume != "" {
-		if err := tr.Resume(filepath.Join(spec.Resume, "checkpoint.npz")); err != nil {
-			return nil, err
-		}
 		if done := tr.Completed(); done >= spec.Epochs {
 			return nil, errors.Errorf("nothing to resume: the checkpoint in %s already has %d epochs and -epochs is %d (raise -epochs to train further)", spec.Resume, done, spec.Epochs)
 		}
@@ -352,4 +342,27 @@ func fileSHA256(path string) (string, error) {
 		return "", errors.Wrapf(err, "reading %s", path)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// newTrainer makes a Trainer that writes checkpoint.npz and metrics.jsonl
+// to out (created; none when empty) and continues from
+// resume/checkpoint.npz when resume is set.
+func newTrainer(prob optim.Problem, opt optim.Optimizer, cfg optim.TrainConfig, out, resume string) (*optim.Trainer, error) {
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, errors.Wrap(err, "experiments: creating the output directory")
+		}
+		cfg.CheckpointPath = filepath.Join(out, "checkpoint.npz")
+		cfg.MetricsPath = filepath.Join(out, "metrics.jsonl")
+	}
+	tr, err := optim.NewTrainer(prob, opt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if resume != "" {
+		if err := tr.Resume(filepath.Join(resume, "checkpoint.npz")); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
 }
