@@ -13,14 +13,6 @@ import (
 	"github.com/rtnlab/rtn/optim/compare"
 )
 
-func init() {
-	Register(Section{
-		Name:  "optimizers",
-		Title: "optimizer comparisons: 2-RNN fine-tuning from a spectral estimate, PCNN (Riemannian against Adam and SGD)",
-		Run:   runOptimizersSection,
-	})
-}
-
 // optimizersPlan is one comparison of the section.
 type optimizersPlan struct {
 	name     string

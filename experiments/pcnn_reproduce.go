@@ -9,14 +9,6 @@ import (
 	"github.com/pkg/errors"
 )
 
-func init() {
-	Register(Section{
-		Name:  "pcnn",
-		Title: "persistent contextual networks with Riemannian training (Ollivier), Table 1",
-		Run:   runPCNNSection,
-	})
-}
-
 // pcnnMethod is one row of Table 1.
 type pcnnMethod struct {
 	model, writing, transition string

@@ -498,14 +498,6 @@ func WritePretrainCurves(dir string, reps []*PretrainReport) error {
 	return LinePlot(filepath.Join(dir, "curves.png"), title, "epoch", "accuracy", series, nil)
 }
 
-func init() {
-	Register(Section{
-		Name:  "pretrain",
-		Title: "Linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti 2014, Table 1 and Figure 1)",
-		Run:   runPretrainSection,
-	})
-}
-
 // paperTable1 holds the paper's Table 1 per data set: PreT-RNN accuracy
 // (with its p), PreT-Lin250, RNN (w. HF) from Boulanger-Lewandowski et
 // al., the pre-training time in seconds on a 2014 Xeon, and the published

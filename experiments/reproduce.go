@@ -65,20 +65,19 @@ type Section struct {
 	Run func(ctx *Context) ([]Row, error)
 }
 
-var sections []Section
-
-// Register adds a section to rtn reproduce; sections run in the order
-// registered. It panics on a duplicate name (a programming error).
-func Register(s Section) {
-	for _, o := range sections {
-		if o.Name == s.Name {
-			panic("experiments: duplicate section " + s.Name)
-		}
-	}
-	sections = append(sections, s)
+// sections lists every section of rtn reproduce in the order they run.
+var sections = []Section{
+	{Name: "rnn-lstm", Title: "Elman RNN and LSTM on the built-in automaton task (a check of the training loop, no paper figure)", Run: runRNNLSTM},
+	{Name: "optimizers", Title: "optimizer comparisons: 2-RNN fine-tuning from a spectral estimate, PCNN (Riemannian against Adam and SGD)", Run: runOptimizersSection},
+	{Name: "pcnn", Title: "persistent contextual networks with Riemannian training (Ollivier), Table 1", Run: runPCNNSection},
+	{Name: "pretrain", Title: "Linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti 2014, Table 1 and Figure 1)", Run: runPretrainSection},
+	{Name: "spectral", Title: "linear 2-RNNs learned from Hankel tensors (Rabusseau et al. 2019, Figures 3-5)", Run: runSpectralSection},
+	{Name: "umps", Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)", Run: runUMPS},
+	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn", Run: runUMPSPAutomaC},
+	{Name: "wfa", Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1", Run: runWFASection},
 }
 
-// Sections lists the registered sections' names in order.
+// Sections lists the sections' names in order.
 func Sections() []string {
 	var n []string
 	for _, s := range sections {

@@ -8,14 +8,6 @@ import (
 	"github.com/rtnlab/rtn/optim"
 )
 
-func init() {
-	Register(Section{
-		Name:  "rnn-lstm",
-		Title: "Elman RNN and LSTM on the built-in automaton task (a check of the training loop, no paper figure)",
-		Run:   runRNNLSTM,
-	})
-}
-
 // runRNNLSTM trains an Elman RNN and an LSTM with Adam on the built-in
 // PFA next-symbol task and compares their validation loss with the exact
 // optimum (the true automaton's loss) and the uniform predictor.

@@ -759,14 +759,6 @@ func logLogPlot(path, title string, series []Series) error {
 	})
 }
 
-func init() {
-	Register(Section{
-		Name:  "spectral",
-		Title: "linear 2-RNNs learned from Hankel tensors (Rabusseau et al. 2019, Figures 3-5)",
-		Run:   runSpectralSection,
-	})
-}
-
 // spectralTrends are the paper's qualitative findings (Section 5), the
 // only "paper figures" there are: the results are plots.
 var spectralTrends = map[string]string{

@@ -429,14 +429,6 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 	return out, nil
 }
 
-func init() {
-	Register(Section{
-		Name:  "umps",
-		Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)",
-		Run:   runUMPS,
-	})
-}
-
 // umpsRun is one trained configuration of the reproduction and the
 // paper's u-MPS figures for it at each evaluation length.
 type umpsRun struct {

@@ -14,14 +14,6 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 )
 
-func init() {
-	Register(Section{
-		Name:  "umps-pautomac",
-		Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn",
-		Run:   runUMPSPAutomaC,
-	})
-}
-
 // PAutomaCReference is what the data folder's README gives for a problem:
 // the optimal score (the perplexity of the true model) and scikit-splearn's
 // validation-selected spectral automaton refitted on all training strings

@@ -20,14 +20,6 @@ import (
 	"github.com/rtnlab/rtn/wfa"
 )
 
-func init() {
-	Register(Section{
-		Name:  "wfa",
-		Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1",
-		Run:   runWFASection,
-	})
-}
-
 // splearnRef is the scikit-splearn 1.2.1 reference of one PAutomaC problem,
 // as given in the README of the PAutomaC data folder (computed there):
 // the validation-selected configuration refitted on all training strings,
