@@ -540,10 +540,11 @@ func runUMPS(ctx *Context) ([]Row, error) {
 				}
 			}
 			lpct := 100 * float64(lok) / float64(samples)
+			headline := r.data == "tomita7" && r.nTrain == 1000 && n == 30
 			rows = append(rows, Row{Metric: fmt.Sprintf("%s u-MPS sampling %% valid, len %d", label, n),
-				Paper: fmt.Sprintf("%.1f", r.paper[j]), Measured: ev.ValidPercent, Note: note},
+				Paper: fmt.Sprintf("%.1f", r.paper[j]), Measured: ev.ValidPercent, Note: note, Headline: headline},
 				Row{Metric: fmt.Sprintf("%s LSTM sampling %% valid, len %d", label, n),
-					Paper: fmt.Sprintf("%.1f", r.lstm[j]), Measured: lpct, Note: lnote})
+					Paper: fmt.Sprintf("%.1f", r.lstm[j]), Measured: lpct, Note: lnote, Headline: headline})
 			comp := ""
 			if ev.CompletionPercent != nil {
 				rows = append(rows, Row{Metric: fmt.Sprintf("%s u-MPS completion %% correct, len %d", label, n),

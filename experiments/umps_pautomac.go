@@ -114,8 +114,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 			p, *sc.Perplexity, ref.Optimum, ref.Splearn, rep.Seconds)
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", p),
 			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", ref.Optimum, ref.Splearn),
-			Measured: *sc.Perplexity,
-			Note:     fmt.Sprintf("%.3fx the optimum; D=%d, valid NLL %.4f nats/string", *sc.Perplexity/ref.Optimum, run.Bond, rep.ValidNLLAll)})
+			Measured: *sc.Perplexity, Headline: true,
+			Note: fmt.Sprintf("%.3fx the optimum; D=%d, valid NLL %.4f nats/string", *sc.Perplexity/ref.Optimum, run.Bond, rep.ValidNLLAll)})
 	}
 	return rows, nil
 }
