@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -229,18 +228,7 @@ func ReadStrings(r io.Reader, format StringFormat, alphabet []string) (Symbols, 
 		return Symbols{}, err
 	}
 	if format == Lines && alphabet == nil {
-		sorted := slices.Clone(names)
-		slices.Sort(sorted)
-		remap := make([]int, len(names))
-		for i, n := range names {
-			remap[i], _ = slices.BinarySearch(sorted, n)
-		}
-		for _, seq := range seqs {
-			for t, id := range seq {
-				seq[t] = remap[id]
-			}
-		}
-		names = sorted
+		names = sortAlphabet(names, seqs)
 	}
 	return Symbols{Alphabet: names, Seqs: seqs}, nil
 }

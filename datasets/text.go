@@ -119,19 +119,7 @@ func LoadText(r io.Reader, opts TextOptions) (Symbols, error) {
 		return Symbols{}, &TextError{Msg: "no sequences in the input"}
 	}
 	if !given {
-		// Renumber from first-appearance order to sorted order.
-		sorted := slices.Clone(names)
-		slices.Sort(sorted)
-		remap := make([]int, len(names))
-		for i, n := range names {
-			remap[i], _ = slices.BinarySearch(sorted, n)
-		}
-		for _, seq := range seqs {
-			for t, id := range seq {
-				seq[t] = remap[id]
-			}
-		}
-		names = sorted
+		names = sortAlphabet(names, seqs)
 	}
 	return Symbols{Alphabet: names, Seqs: seqs}, nil
 }
@@ -214,4 +202,21 @@ func LoadTextFile(path string, opts TextOptions) (Symbols, error) {
 		te.Path = path
 	}
 	return s, err
+}
+
+// sortAlphabet renumbers seqs, whose ids index names in order of first
+// appearance, to the sorted order of names, and returns the sorted names.
+func sortAlphabet(names []string, seqs [][]int) []string {
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	remap := make([]int, len(names))
+	for i, n := range names {
+		remap[i], _ = slices.BinarySearch(sorted, n)
+	}
+	for _, seq := range seqs {
+		for t, id := range seq {
+			seq[t] = remap[id]
+		}
+	}
+	return sorted
 }

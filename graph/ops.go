@@ -111,6 +111,26 @@ func newGeometry(shape tensor.Shape, axis int) geometry {
 	return g
 }
 
+// lse is the max-shifted log-sum-exp of the slice of x starting at base:
+// m + log(sum(exp(x - m))) with m its maximum, or m itself when m is
+// infinite.
+func (g geometry) lse(x []float64, base int) float64 {
+	m := math.Inf(-1)
+	for k := 0; k < g.n; k++ {
+		if v := x[base+k*g.inner]; v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for k := 0; k < g.n; k++ {
+		s += math.Exp(x[base+k*g.inner] - m)
+	}
+	return m + math.Log(s)
+}
+
 // reducedShape is shape without axis (a scalar shape if nothing is left).
 func reducedShape(shape tensor.Shape, axis int) tensor.Shape {
 	out := make(tensor.Shape, 0, len(shape)-1)
@@ -202,25 +222,9 @@ func lseKernel(shape tensor.Shape, axis int) Kernel {
 		Key:  fmt.Sprintf("axis=%d", axis),
 		Out:  reducedShape(shape, axis),
 		Forward: func(in [][]float64, y []float64) error {
-			x := in[0]
 			for o := 0; o < g.outer; o++ {
 				for i := 0; i < g.inner; i++ {
-					base := o*g.n*g.inner + i
-					m := math.Inf(-1)
-					for k := 0; k < g.n; k++ {
-						if v := x[base+k*g.inner]; v > m {
-							m = v
-						}
-					}
-					if math.IsInf(m, 0) {
-						y[o*g.inner+i] = m
-						continue
-					}
-					s := 0.0
-					for k := 0; k < g.n; k++ {
-						s += math.Exp(x[base+k*g.inner] - m)
-					}
-					y[o*g.inner+i] = m + math.Log(s)
+					y[o*g.inner+i] = g.lse(in[0], o*g.n*g.inner+i)
 				}
 			}
 			return nil
@@ -258,17 +262,7 @@ func logSoftmaxKernel(shape tensor.Shape, axis int) Kernel {
 			for o := 0; o < g.outer; o++ {
 				for i := 0; i < g.inner; i++ {
 					base := o*g.n*g.inner + i
-					m := math.Inf(-1)
-					for k := 0; k < g.n; k++ {
-						if v := x[base+k*g.inner]; v > m {
-							m = v
-						}
-					}
-					s := 0.0
-					for k := 0; k < g.n; k++ {
-						s += math.Exp(x[base+k*g.inner] - m)
-					}
-					lse := m + math.Log(s)
+					lse := g.lse(x, base)
 					for k := 0; k < g.n; k++ {
 						j := base + k*g.inner
 						y[j] = x[j] - lse
