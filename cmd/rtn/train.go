@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -25,13 +26,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (overrides -task)")
-	fs.StringVar(&spec.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
-	fs.Float64Var(&spec.Optim.LR, "lr", 0, "learning rate (0: the optimizer's default)")
-	fs.Float64Var(&spec.Optim.Momentum, "momentum", 0, "momentum (sgd, rmsprop)")
-	fs.BoolVar(&spec.Optim.Nesterov, "nesterov", false, "Nesterov momentum (sgd)")
-	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
-	fs.Float64Var(&spec.Optim.WeightDecay, "weight-decay", 0, "L2 weight decay")
-	fs.StringVar(&spec.Schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
+	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
 	fs.IntVar(&spec.Epochs, "epochs", 10, "total epochs (a resumed run continues up to it)")
 	fs.IntVar(&spec.Batch, "batch", 32, "minibatch size")
 	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (0: full backpropagation through time)")
@@ -143,4 +138,17 @@ func joinNames(n []string) string {
 		s += x
 	}
 	return s
+}
+
+// optimizerFlags defines the optimizer flags rtn train and rtn spectral
+// finetune share: -optimizer, -lr, -momentum, -nesterov, -clip,
+// -weight-decay and -schedule.
+func optimizerFlags(fs *flag.FlagSet, name *string, c *optim.Config, schedule *string) {
+	fs.StringVar(name, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
+	fs.Float64Var(&c.LR, "lr", 0, "learning rate (0: the optimizer's default)")
+	fs.Float64Var(&c.Momentum, "momentum", 0, "momentum (sgd, rmsprop)")
+	fs.BoolVar(&c.Nesterov, "nesterov", false, "Nesterov momentum (sgd)")
+	fs.Float64Var(&c.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
+	fs.Float64Var(&c.WeightDecay, "weight-decay", 0, "L2 weight decay")
+	fs.StringVar(schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
 }
