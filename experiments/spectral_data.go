@@ -133,13 +133,8 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 // dataMethod is the recovery method of a SpectralDataMethods name
 // (tiht for tiht and tiht+sgd).
 func dataMethod(name string) spectral.Method {
-	switch name {
-	case "ls":
-		return spectral.MethodLS
-	case "nuclear":
-		return spectral.MethodNuclear
-	case "iht":
-		return spectral.MethodIHT
+	if m, err := spectral.ParseMethod(name); err == nil {
+		return m
 	}
 	return spectral.MethodTIHT
 }

@@ -66,9 +66,6 @@ func Fit(train datasets.IOData, cfg FitConfig) (FitResult, error) {
 	if err := train.Validate(); err != nil {
 		return FitResult{}, errors.Wrap(err, "spectral")
 	}
-	if cfg.Method == "" {
-		cfg.Method = MethodTIHT
-	}
 	if err := cfg.Method.check(); err != nil {
 		return FitResult{}, err
 	}

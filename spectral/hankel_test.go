@@ -198,7 +198,7 @@ func TestLearnBadInput(t *testing.T) {
 	}{
 		{"lengths", "lengths", bad, Config{Rank: 1}},
 		{"rank", "rank 3 out of range", train, Config{Rank: 3}},
-		{"method", "unknown method", train, Config{Rank: 1, Method: "svd"}},
+		{"method", "unknown method", train, Config{Rank: 1, Method: Method(9)}},
 	} {
 		_, err := Learn(c.train, c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -232,5 +232,19 @@ func TestChooseRank(t *testing.T) {
 	}
 	if _, err := ChooseRank(Hankel{Len: 3, In: 1, Out: 1, Data: []float64{1}}); err == nil {
 		t.Fatal("odd length accepted")
+	}
+}
+
+func TestParseMethod(t *testing.T) {
+	for _, m := range []Method{MethodTIHT, MethodLS, MethodIHT, MethodNuclear} {
+		if got, err := ParseMethod(m.String()); err != nil || got != m {
+			t.Errorf("ParseMethod(%q) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := ParseMethod("svd"); err == nil {
+		t.Error("an unknown method was accepted")
+	}
+	if (Config{}).Method != MethodTIHT {
+		t.Error("the zero Method is not TIHT")
 	}
 }

@@ -76,30 +76,51 @@ func Recover(hL, h2L, h2L1 Hankel, rank int) (RNN, error) {
 	return m, nil
 }
 
-// Method names a Hankel recovery method of Algorithm 1.
-type Method string
+// Method is a Hankel recovery method of Algorithm 1. The zero value is
+// MethodTIHT.
+type Method int
 
 // The recovery methods.
 const (
+	// MethodTIHT is tensor IHT with a TT-SVD projection (lines 8-12), the
+	// default.
+	MethodTIHT Method = iota
 	// MethodLS is least squares (line 4).
-	MethodLS Method = "ls"
+	MethodLS
 	// MethodIHT is iterative hard thresholding with an SVD projection of
 	// the balanced matricisation (lines 8-12).
-	MethodIHT Method = "iht"
-	// MethodTIHT is tensor IHT with a TT-SVD projection (lines 8-12).
-	MethodTIHT Method = "tiht"
+	MethodIHT
 	// MethodNuclear is nuclear-norm minimisation (line 6), penalised
 	// when Config.Nuclear.Lambda > 0.
-	MethodNuclear Method = "nuclear"
+	MethodNuclear
 )
+
+var methodNames = [...]string{MethodTIHT: "tiht", MethodLS: "ls", MethodIHT: "iht", MethodNuclear: "nuclear"}
+
+// String is the method's name as ParseMethod reads it.
+func (m Method) String() string {
+	if m < 0 || int(m) >= len(methodNames) {
+		return fmt.Sprintf("Method(%d)", int(m))
+	}
+	return methodNames[m]
+}
+
+// ParseMethod reads a method's name: ls, nuclear, iht or tiht.
+func ParseMethod(name string) (Method, error) {
+	for m, n := range methodNames {
+		if n == name {
+			return Method(m), nil
+		}
+	}
+	return 0, errors.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", name)
+}
 
 // check reports an unknown method.
 func (m Method) check() error {
-	switch m {
-	case MethodLS, MethodIHT, MethodTIHT, MethodNuclear:
-		return nil
+	if m < 0 || int(m) >= len(methodNames) {
+		return errors.Errorf("spectral: unknown method %v (want ls, nuclear, iht or tiht)", m)
 	}
-	return errors.Errorf("spectral: unknown method %q (want ls, nuclear, iht or tiht)", m)
+	return nil
 }
 
 // estimate recovers the Hankel tensor of the examples of s with
@@ -128,7 +149,7 @@ func estimate(s datasets.TwoRNNData, cfg Config, rank int) (Hankel, int, error) 
 
 // Config configures Learn.
 type Config struct {
-	// Method is the recovery method; if empty it defaults to MethodTIHT.
+	// Method is the recovery method; the zero value is MethodTIHT.
 	Method Method
 	// Rank is the number of states R of the learned 2-RNN and the rank of
 	// the IHT/TIHT projections. If 0 it is chosen by ChooseRank from a
@@ -195,9 +216,6 @@ func Learn(train [3]datasets.TwoRNNData, cfg Config) (Result, error) {
 	}
 	if cfg.Rank < 1 || cfg.Rank > dL {
 		return Result{}, errors.Errorf("spectral: rank %d out of range [1, d^L = %d]", cfg.Rank, dL)
-	}
-	if cfg.Method == "" {
-		cfg.Method = MethodTIHT
 	}
 	if err := cfg.Method.check(); err != nil {
 		return Result{}, err
