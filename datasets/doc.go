@@ -21,8 +21,9 @@
 //   - PDFA is a probabilistic deterministic finite automaton; PFATask turns
 //     a random one into the built-in next-symbol task of `rtn train`, with
 //     its exact optimal loss.
-//   - The papers' data: random and addition linear 2-RNN targets
-//     (RandomTwoRNN, AdditionTwoRNN, TwoRNNData); Tomita grammars 1-7 and
+//   - The papers' data: input/output examples of one length for 2-RNN
+//     regression (TwoRNNData; the targets that generate them are
+//     spectral.RNNs, see spectral.RandomTwoRNN); Tomita grammars 1-7 and
 //     Motzkin words with exact membership and uniform sampling (Tomita,
 //     TomitaData, MotzkinCounter, MotzkinData); the polyphonic piano rolls
 //     from MATLAB v5 MAT-files and the original pickle (LoadPiano) and a

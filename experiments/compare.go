@@ -148,7 +148,7 @@ func twoRNNFactory(spec *CompareSpec) (compare.Factory, error) {
 		spec.Hidden = target.Target.States
 	}
 	rng := rand.New(rand.NewPCG(spec.DataSeed, 2))
-	cfg := datasets.TwoRNNSplitConfig{N: spec.Size, Noise: spec.Noise}
+	cfg := spectral.TwoRNNSplitConfig{N: spec.Size, Noise: spec.Noise}
 	sp, err := target.Splits(cfg, rng)
 	if err != nil {
 		return nil, err

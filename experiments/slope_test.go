@@ -9,13 +9,14 @@ import (
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/spectral"
 )
 
 // TestSlopeSchedule trains a LeakyReLU 2-RNN for 3 epochs with the slope
 // moving from 1 to 0.1 over 2 epochs and checks the slope after each.
 func TestSlopeSchedule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	prob := datasets.AdditionProblem()
+	prob := spectral.AdditionProblem()
 	var sets []datasets.TwoRNNData
 	for _, l := range []int{2, 4, 5} {
 		s, err := prob.Sample(40, l, 0.1, rng)

@@ -103,15 +103,15 @@ type SpectralReport struct {
 }
 
 // spectralProblem draws the target of spec from its seed (stream 1).
-func spectralProblem(spec SpectralSpec) (datasets.TwoRNNProblem, error) {
+func spectralProblem(spec SpectralSpec) (spectral.TwoRNNProblem, error) {
 	switch spec.Task {
 	case "random2rnn":
-		cfg := datasets.RandomTwoRNNConfig{States: spec.States, In: spec.D, Out: spec.P}
-		return datasets.RandomTwoRNNProblem(cfg, rand.New(rand.NewPCG(spec.Seed, 1)))
+		cfg := spectral.RandomTwoRNNConfig{States: spec.States, In: spec.D, Out: spec.P}
+		return spectral.RandomTwoRNNProblem(cfg, rand.New(rand.NewPCG(spec.Seed, 1)))
 	case "addition":
-		return datasets.AdditionProblem(), nil
+		return spectral.AdditionProblem(), nil
 	}
-	return datasets.TwoRNNProblem{}, errors.Errorf("experiments: unknown spectral task %q (want random2rnn or addition)", spec.Task)
+	return spectral.TwoRNNProblem{}, errors.Errorf("experiments: unknown spectral task %q (want random2rnn or addition)", spec.Task)
 }
 
 // RunSpectral runs one spectral experiment. The data come from stream
@@ -134,7 +134,7 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 		spec.Rank = prob.Target.States
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 2+uint64(spec.N)))
-	sp, err := prob.Splits(datasets.TwoRNNSplitConfig{N: spec.N, L: spec.L, Noise: spec.Noise, TestN: spec.TestN}, rng)
+	sp, err := prob.Splits(spectral.TwoRNNSplitConfig{N: spec.N, L: spec.L, Noise: spec.Noise, TestN: spec.TestN}, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (n *lstmNet) Build(b *graph.Builder, batch, steps int) ([]*G.Node, *G.Node,
 // (lr 0.001, batch 100, early stopping on the training loss) and reports
 // it like a spectral run (no zero-function rule: the paper applies it to
 // the recovery methods).
-func runLSTM(spec SpectralSpec, sp datasets.TwoRNNSplits, start time.Time) (*SpectralReport, error) {
+func runLSTM(spec SpectralSpec, sp spectral.TwoRNNSplits, start time.Time) (*SpectralReport, error) {
 	const hidden = 20
 	in, out := sp.Train[0].In, sp.Train[0].Out
 	p := params.New()

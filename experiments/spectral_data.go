@@ -141,7 +141,7 @@ func dataMethod(name string) spectral.Method {
 
 // saveSplits writes the training sets and the test set of a built-in
 // run to a sequence-data file, labelled train and test.
-func saveSplits(path string, sp datasets.TwoRNNSplits) error {
+func saveSplits(path string, sp spectral.TwoRNNSplits) error {
 	sets := append(sp.Train[:], sp.Test)
 	parts := []datasets.Part{datasets.PartTrain, datasets.PartTrain, datasets.PartTrain, datasets.PartTest}
 	all, err := datasets.IODataFrom(sets, parts)

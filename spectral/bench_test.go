@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/rtnlab/rtn/datasets"
 )
 
 // BenchmarkTIHT times the recovery of H^(5) (d = 3, L = 2, the paper's
 // random 2-RNN) by TIHT from noisy examples: Gram build plus iterations.
 // Run with -benchmem for the allocations.
 func BenchmarkTIHT(b *testing.B) {
-	p, err := datasets.RandomTwoRNNProblem(datasets.RandomTwoRNNConfig{}, rand.New(rand.NewPCG(1, 1)))
+	p, err := RandomTwoRNNProblem(RandomTwoRNNConfig{}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +32,7 @@ func BenchmarkTIHT(b *testing.B) {
 // BenchmarkALSSweep times one mini-batch ALS sweep of the tensor-train
 // path on H^(7) with d = 10 (10^7 x 2 entries, never formed), rank 4.
 func BenchmarkALSSweep(b *testing.B) {
-	p, err := datasets.RandomTwoRNNProblem(datasets.RandomTwoRNNConfig{States: 4, In: 10}, rand.New(rand.NewPCG(1, 1)))
+	p, err := RandomTwoRNNProblem(RandomTwoRNNConfig{States: 4, In: 10}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}

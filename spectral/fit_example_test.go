@@ -13,7 +13,7 @@ import (
 // a validation split. Length 5 has fewer than 3^5 training sequences, too
 // few for its least-squares estimate, so the basis uses lengths 1 to 4.
 func ExampleFit() {
-	prob := datasets.AdditionProblem()
+	prob := spectral.AdditionProblem()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sets []datasets.TwoRNNData
 	for l := 1; l <= 5; l++ {

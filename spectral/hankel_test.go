@@ -12,7 +12,7 @@ import (
 
 func sampleFrom(t *testing.T, m RNN, n, l int, noise float64, rng *rand.Rand) datasets.TwoRNNData {
 	t.Helper()
-	p := datasets.TwoRNNProblem{Name: "t", Target: datasets.LinearTwoRNN(m)}
+	p := TwoRNNProblem{Name: "t", Target: m}
 	s, err := p.Sample(n, l, noise, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -123,11 +123,11 @@ func TestLeastSquaresUnderdetermined(t *testing.T) {
 // times the test output variance.
 func TestLearnLeastSquaresNoiseless(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	p, err := datasets.RandomTwoRNNProblem(datasets.RandomTwoRNNConfig{}, rng)
+	p, err := RandomTwoRNNProblem(RandomTwoRNNConfig{}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := p.Splits(datasets.TwoRNNSplitConfig{N: 2 * 243}, rng)
+	sp, err := p.Splits(TwoRNNSplitConfig{N: 2 * 243}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/rtnlab/rtn/datasets"
 )
 
 // IHT and TIHT recover an exactly low-rank Hankel tensor from noiseless
@@ -68,13 +66,13 @@ func TestTIHTAcrossN(t *testing.T) {
 		t.Skip("several TIHT runs")
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
-	p, _ := datasets.RandomTwoRNNProblem(datasets.RandomTwoRNNConfig{}, rng)
+	p, _ := RandomTwoRNNProblem(RandomTwoRNNConfig{}, rng)
 	for _, n := range []int{40, 2000} {
 		cfg := IHTConfig{}
 		if n < 100 {
 			cfg.MaxIter = 300 // far from converged at N = 40; only monotonicity is checked
 		}
-		sp, err := p.Splits(datasets.TwoRNNSplitConfig{N: n, TestN: 300}, rng)
+		sp, err := p.Splits(TwoRNNSplitConfig{N: n, TestN: 300}, rng)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,9 +16,9 @@ import (
 //	h_0 = Alpha,  h_t[j] = sum_{i,c} h_{t-1}[i] x_t[c] A[i,c,j],  y_t = Omega h_t.
 //
 // Parameters are flat and row-major: A[i,c,j] = A[(i*d+c)*n+j] (n x d x n),
-// Omega[o,j] = Omega[o*n+j] (p x n). The layout and field list are those of
-// datasets.LinearTwoRNN, so either type converts to the other with a plain
-// type conversion.
+// Omega[o,j] = Omega[o*n+j] (p x n). It is the one linear 2-RNN type of
+// rtn: the paper's synthetic targets (RandomTwoRNN, AdditionTwoRNN), the
+// spectral estimates, and the WFA conversions of Theorem 2 all use it.
 type RNN struct {
 	// States, In and Out are n, d and p.
 	States, In, Out int
@@ -27,22 +27,10 @@ type RNN struct {
 	Alpha, A, Omega []float64
 }
 
-// Validate checks the sizes and that every parameter is finite.
-func (m RNN) Validate() error {
-	if err := datasets.LinearTwoRNN(m).Validate(); err != nil {
-		return errors.Wrap(err, "spectral")
-	}
-	return nil
-}
-
 // Zero is the linear 2-RNN with n states computing the zero function.
 func Zero(n, d, p int) RNN {
 	return RNN{States: n, In: d, Out: p, Alpha: make([]float64, n), A: make([]float64, n*d*n), Omega: make([]float64, p*n)}
 }
-
-// Eval returns f(x_1..x_k) (p values) for the k steps of x (k*d values,
-// step-major). It panics if len(x) is not a multiple of d.
-func (m RNN) Eval(x []float64) []float64 { return datasets.LinearTwoRNN(m).Eval(x) }
 
 // Predict returns the outputs of the model on every example of s as an
 // N x p matrix. One step for the whole batch is a GEMM of the N x n states

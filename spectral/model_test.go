@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/rtnlab/rtn/datasets"
 )
 
 // exactTol is the tolerance of identities that hold up to rounding.
@@ -93,7 +91,7 @@ func TestWFABadInput(t *testing.T) {
 func TestPredictMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	m := randRNN(rng, 4, 3, 2)
-	p := datasets.TwoRNNProblem{Name: "t", Target: datasets.LinearTwoRNN(m)}
+	p := TwoRNNProblem{Name: "t", Target: m}
 	s, err := p.Sample(30, 5, 0, rng)
 	if err != nil {
 		t.Fatal(err)

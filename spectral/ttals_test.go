@@ -3,8 +3,6 @@ package spectral
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/rtnlab/rtn/datasets"
 )
 
 // RecoverTT on the TT-SVDs of exact Hankel tensors gives a 2-RNN computing
@@ -61,8 +59,8 @@ func TestALSRecoversHankel(t *testing.T) {
 			t.Fatalf("batch %d: relative error %g", batch, e)
 		}
 	}
-	p := datasets.TwoRNNProblem{Name: "t", Target: datasets.LinearTwoRNN(m)}
-	sp, err := p.Splits(datasets.TwoRNNSplitConfig{N: 300, TestN: 200}, rng)
+	p := TwoRNNProblem{Name: "t", Target: m}
+	sp, err := p.Splits(TwoRNNSplitConfig{N: 300, TestN: 200}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +124,8 @@ func TestTTTIHT(t *testing.T) {
 	if e := diffNorm(got.Dense(), h.Data) / norm(h.Data); e > 1e-6 {
 		t.Fatalf("relative error %g after %d iterations", e, st.Iterations)
 	}
-	p := datasets.TwoRNNProblem{Name: "t", Target: datasets.LinearTwoRNN(m)}
-	sp, err := p.Splits(datasets.TwoRNNSplitConfig{N: 500, L: 1, TestN: 200}, rng)
+	p := TwoRNNProblem{Name: "t", Target: m}
+	sp, err := p.Splits(TwoRNNSplitConfig{N: 500, L: 1, TestN: 200}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

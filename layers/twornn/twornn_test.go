@@ -27,7 +27,7 @@ func randRNN(rng *rand.Rand, n, d, p int) spectral.RNN {
 
 func sample(t *testing.T, target spectral.RNN, n, l int, noise float64, rng *rand.Rand) datasets.TwoRNNData {
 	t.Helper()
-	p := datasets.TwoRNNProblem{Name: "t", Target: datasets.LinearTwoRNN(target)}
+	p := spectral.TwoRNNProblem{Name: "t", Target: target}
 	s, err := p.Sample(n, l, noise, rng)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package datasets
+package spectral
 
 import (
 	"math"
@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
 )
 
-const twornnTol = 1e-12
+const targetTol = 1e-12
 
 // evalByMatrices computes alpha^T M_1 ... M_k Omega^T with
 // M_t = sum_c x_t[c] A_c formed explicitly: an independent route to Eval.
-func evalByMatrices(m LinearTwoRNN, x []float64) []float64 {
+func evalByMatrices(m RNN, x []float64) []float64 {
 	n, d := m.States, m.In
 	row := slices.Clone(m.Alpha)
 	for t := 0; t < len(x)/d; t++ {
@@ -41,7 +43,7 @@ func evalByMatrices(m LinearTwoRNN, x []float64) []float64 {
 	return y
 }
 
-func TestLinearTwoRNNEvalMatchesMatrixProduct(t *testing.T) {
+func TestRNNEvalMatchesMatrixProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	m, err := RandomTwoRNN(RandomTwoRNNConfig{States: 4, In: 3, Out: 2}, rng)
 	if err != nil {
@@ -54,7 +56,7 @@ func TestLinearTwoRNNEvalMatchesMatrixProduct(t *testing.T) {
 		}
 		got, want := m.Eval(x), evalByMatrices(m, x)
 		for o := range got {
-			if math.Abs(got[o]-want[o]) > twornnTol*(1+math.Abs(want[o])) {
+			if math.Abs(got[o]-want[o]) > targetTol*(1+math.Abs(want[o])) {
 				t.Fatalf("length %d output %d: Eval %g, matrix product %g", k, o, got[o], want[o])
 			}
 		}
@@ -77,7 +79,7 @@ func TestAdditionTwoRNNComputesRunningDifference(t *testing.T) {
 		if x[2] != 1 || x[14] != 1 {
 			t.Fatalf("example %d: bias input not 1: %v", i, x)
 		}
-		if math.Abs(s.Y[i]-want) > twornnTol {
+		if math.Abs(s.Y[i]-want) > targetTol {
 			t.Fatalf("example %d: y = %g, want %g", i, s.Y[i], want)
 		}
 	}
@@ -99,7 +101,7 @@ func TestRandomTwoRNNSeededAndNormalised(t *testing.T) {
 	// scale set and the scaled one 1/(100 m), so their product is 1/100
 	// up to the sampling error of the two measurements.
 	rng := rand.New(rand.NewPCG(8, 8))
-	msScaled := meanSquare(a, 20000, rng)
+	msScaled := targetMeanSquare(a, 20000, rng)
 	un := a
 	un.Alpha = slices.Clone(a.Alpha)
 	if !(msScaled > 0) {
@@ -119,13 +121,13 @@ func TestRandomTwoRNNSeededAndNormalised(t *testing.T) {
 			t.Fatalf("Alpha not divided by one common factor")
 		}
 	}
-	msRaw := meanSquare(un, 20000, rng)
+	msRaw := targetMeanSquare(un, 20000, rng)
 	if got := msRaw / (factor / 10); math.Abs(got-1) > 0.15 {
 		t.Fatalf("scale factor 10 m = %g but the raw mean y^2 is %g (ratio %g, want about 1)", factor, msRaw, got)
 	}
 }
 
-func meanSquare(m LinearTwoRNN, n int, rng *rand.Rand) float64 {
+func targetMeanSquare(m RNN, n int, rng *rand.Rand) float64 {
 	x := make([]float64, 4*m.In)
 	ss := 0.0
 	for range n {
@@ -190,9 +192,9 @@ func TestTwoRNNBadInput(t *testing.T) {
 		{"negative std", "std", func() error { _, e := RandomTwoRNN(RandomTwoRNNConfig{Std: -1}, rng); return e }()},
 		{"bad noise", "noise", func() error { _, e := AdditionProblem().Sample(3, 2, math.NaN(), rng); return e }()},
 		{"zero n", "examples", func() error { _, e := AdditionProblem().Sample(0, 2, 0, rng); return e }()},
-		{"nan output", "output", TwoRNNData{Len: 1, In: 1, Out: 1, X: []float64{1}, Y: []float64{math.NaN()}}.Validate()},
-		{"short X", "inputs", TwoRNNData{Len: 2, In: 1, Out: 1, X: []float64{1}, Y: []float64{1}}.Validate()},
-		{"bad target", "Omega", LinearTwoRNN{States: 1, In: 1, Out: 1, Alpha: []float64{1}, A: []float64{1}}.Validate()},
+		{"nan output", "output", datasets.TwoRNNData{Len: 1, In: 1, Out: 1, X: []float64{1}, Y: []float64{math.NaN()}}.Validate()},
+		{"short X", "inputs", datasets.TwoRNNData{Len: 2, In: 1, Out: 1, X: []float64{1}, Y: []float64{1}}.Validate()},
+		{"bad target", "Omega", RNN{States: 1, In: 1, Out: 1, Alpha: []float64{1}, A: []float64{1}}.Validate()},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
