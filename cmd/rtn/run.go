@@ -25,6 +25,7 @@ var commands = map[string]command{
 	"umps":      {"u-MPS Born machines: train, sample, prob, complete, eval", runUMPS},
 	"pretrain":  {"linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti)", runPretrain},
 	"spectral":  {"learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD)", runSpectral},
+	"wfa":       {"weighted automata from strings: learn, score, finetune, rank, sample, minimize, dot, sweep", runWFA},
 }
 
 // run is the whole program: main only calls it and maps its error to an

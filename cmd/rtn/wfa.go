@@ -16,10 +16,6 @@ import (
 	"github.com/rtnlab/rtn/wfa"
 )
 
-func init() {
-	commands["wfa"] = command{"weighted automata from strings: learn, score, finetune, rank, sample, minimize, dot, sweep", runWFA}
-}
-
 var wfaCommands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"learn":    runWFALearn,
 	"score":    runWFAScore,
