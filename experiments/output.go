@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"image/color"
 	"io"
@@ -14,30 +13,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
-	return params.WriteFileAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
-}
-
-// writeCSV writes a header and rows, atomically.
-func writeCSV(path string, header []string, rows [][]string) error {
-	return params.WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		cw.Flush()
-		return cw.Error()
-	})
-}
 
 // Series is one line of a plot.
 type Series struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
 	"github.com/rtnlab/rtn/optim"
@@ -429,7 +430,7 @@ func writePCNNOutputs(dir string, rep *PCNNReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errors.Wrap(err, "creating the output directory")
 	}
-	if err := writeJSON(filepath.Join(dir, "report.json"), rep); err != nil {
+	if err := report.WriteJSON(filepath.Join(dir, "report.json"), rep); err != nil {
 		return err
 	}
 	var rows [][]string
@@ -438,7 +439,7 @@ func writePCNNOutputs(dir string, rep *PCNNReport) error {
 		rows = append(rows, []string{ftoa(p.Seconds), fmt.Sprint(p.Pass), ftoa(p.RegretBits)})
 	}
 	s.X, s.Y = curveXY(rep.Curve)
-	if err := writeCSV(filepath.Join(dir, "curve.csv"), []string{"seconds", "pass", "regret_bits"}, rows); err != nil {
+	if err := report.WriteCSV(filepath.Join(dir, "curve.csv"), []string{"seconds", "pass", "regret_bits"}, rows); err != nil {
 		return err
 	}
 	return LinePlot(filepath.Join(dir, "curve.png"), rep.Task+": validation regret", "seconds", "regret (bits)", []Series{s}, nil)

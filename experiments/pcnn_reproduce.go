@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/internal/report"
 )
 
 // pcnnMethod is one row of Table 1.
@@ -177,7 +178,7 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 		rows = append(rows, row)
 	}
 	if ctx.Dir != "" {
-		if err := writeCSV(filepath.Join(ctx.Dir, "runs.csv"), []string{"task", "model", "method", "units", "degree",
+		if err := report.WriteCSV(filepath.Join(ctx.Dir, "runs.csv"), []string{"task", "model", "method", "units", "degree",
 			"passes", "seconds", "valid_bits", "true_bits", "regret_bits"}, csv); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtnlab/rtn/autoenc"
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/optim"
@@ -252,7 +253,7 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		if err := os.MkdirAll(spec.Out, 0o755); err != nil {
 			return nil, errors.Wrap(err, "creating the output directory")
 		}
-		if err := writeJSON(filepath.Join(spec.Out, "result.json"), rep); err != nil {
+		if err := report.WriteJSON(filepath.Join(spec.Out, "result.json"), rep); err != nil {
 			return nil, err
 		}
 		if err := WritePretrainCurves(spec.Out, []*PretrainReport{rep}); err != nil {
@@ -488,7 +489,7 @@ func WritePretrainCurves(dir string, reps []*PretrainReport) error {
 	}
 	header := []string{"dataset", "init", "hidden", "seed", "epoch", "train_acc", "valid_acc", "test_acc",
 		"test_acc_framewise", "train_nll", "test_nll"}
-	if err := writeCSV(filepath.Join(dir, "curves.csv"), header, rows); err != nil {
+	if err := report.WriteCSV(filepath.Join(dir, "curves.csv"), header, rows); err != nil {
 		return err
 	}
 	title := "Frame-level accuracy (Bay et al.)"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/internal/report"
 )
 
 // Row is one line of the reproduction summary: a figure the paper
@@ -173,10 +174,10 @@ func (s *Summary) write(dir string) error {
 	for _, r := range s.Rows {
 		rows = append(rows, []string{r.Section, r.Metric, r.Paper, ftoa(r.Measured), r.Note})
 	}
-	if err := writeCSV(filepath.Join(dir, "summary.csv"), []string{"section", "metric", "paper", "measured", "note"}, rows); err != nil {
+	if err := report.WriteCSV(filepath.Join(dir, "summary.csv"), []string{"section", "metric", "paper", "measured", "note"}, rows); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(dir, "summary.json"), s)
+	return report.WriteJSON(filepath.Join(dir, "summary.json"), s)
 }
 
 // WriteTable prints the summary as an aligned table: section, metric,

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/optim"
 )
 
@@ -54,7 +55,7 @@ func runRNNLSTM(ctx *Context) ([]Row, error) {
 		Row{Metric: "optimal NLL (true automaton)", Paper: "n/a", Measured: opt, Note: "exact, lower bound", Headline: true},
 		Row{Metric: "uniform NLL", Paper: "n/a", Measured: unif, Note: "log |alphabet|"})
 	if ctx.Dir != "" {
-		if err := writeCSV(filepath.Join(ctx.Dir, "curves.csv"), []string{"model", "epoch", "train_loss", "valid_loss"}, csv); err != nil {
+		if err := report.WriteCSV(filepath.Join(ctx.Dir, "curves.csv"), []string{"model", "epoch", "train_loss", "valid_loss"}, csv); err != nil {
 			return nil, err
 		}
 		if err := LinePlot(filepath.Join(ctx.Dir, "curves.png"), "Built-in automaton task", "epoch",

@@ -23,6 +23,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/layers/twornn"
@@ -460,7 +461,7 @@ func WriteSweepCSV(path string, reps []SpectralReport) error {
 			strconv.FormatUint(r.Seed, 10), rtoa(float64(r.TrainMSE)), rtoa(float64(r.TestMSE)), rtoa(float64(r.TestOutputVar)),
 			strconv.FormatBool(r.ZeroFallback), ftoa(r.Seconds)})
 	}
-	return writeCSV(path, sweepHeader, rows)
+	return report.WriteCSV(path, sweepHeader, rows)
 }
 
 // rtoa formats a result exactly, so that a resumed sweep plots the same

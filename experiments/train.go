@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
@@ -323,7 +324,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		if err := seq.Params.Save(filepath.Join(spec.Out, "model.npz")); err != nil {
 			return nil, err
 		}
-		if err := writeJSON(filepath.Join(spec.Out, "result.json"), rep); err != nil {
+		if err := report.WriteJSON(filepath.Join(spec.Out, "result.json"), rep); err != nil {
 			return nil, err
 		}
 	}

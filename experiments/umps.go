@@ -13,6 +13,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/params"
 )
@@ -565,7 +566,7 @@ func runUMPS(ctx *Context) ([]Row, error) {
 		}
 	}
 	if ctx.Dir != "" {
-		if err := writeCSV(filepath.Join(ctx.Dir, "umps.csv"),
+		if err := report.WriteCSV(filepath.Join(ctx.Dir, "umps.csv"),
 			[]string{"task", "train", "bond", "len", "valid_percent", "completion_percent", "valid_nll", "lstm_valid_percent"}, csv); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,8 +9,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/pkg/errors"
-	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/internal/report"
 )
 
 // WriteTable prints one row per setting: its tuned learning rate, the
@@ -96,7 +94,7 @@ func (s *Summary) WriteFiles(dir string) error {
 				strconv.Itoa(o.DivergedStep), ftoa(p.Epoch), strconv.Itoa(p.Step), ftoa(p.TrainLoss), ftoa(p.ValidLoss), ftoa(p.Seconds)})
 		}
 	}
-	err := writeCSV(filepath.Join(dir, "runs.csv"), []string{"setting", "optimizer", "lr", "seed", "status", "diverged_step",
+	err := report.WriteCSV(filepath.Join(dir, "runs.csv"), []string{"setting", "optimizer", "lr", "seed", "status", "diverged_step",
 		"epoch", "step", "train_loss", "valid_loss", "seconds"}, rows)
 	if err != nil {
 		return err
@@ -107,30 +105,12 @@ func (s *Summary) WriteFiles(dir string) error {
 			strconv.Itoa(g.Failed), strconv.Itoa(g.FirstDiverged), ftoa(g.ValidMean), ftoa(g.ValidSD), ftoa(g.FinalMean),
 			ftoa(g.FinalSD), ftoa(g.TestMean), ftoa(g.TestSD), ftoa(g.TrainMean), ftoa(g.TrainSD)})
 	}
-	err = writeCSV(filepath.Join(dir, "grid.csv"), []string{"setting", "lr", "runs", "ok", "diverged", "failed", "first_diverged",
+	err = report.WriteCSV(filepath.Join(dir, "grid.csv"), []string{"setting", "lr", "runs", "ok", "diverged", "failed", "first_diverged",
 		"valid_mean", "valid_sd", "final_mean", "final_sd", "test_mean", "test_sd", "train_mean", "train_sd"}, rows)
 	if err != nil {
 		return err
 	}
-	return params.WriteFileAtomic(filepath.Join(dir, "summary.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
-	})
-}
-
-func writeCSV(path string, header []string, rows [][]string) error {
-	return params.WriteFileAtomic(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		cw.Flush()
-		return errors.Wrap(cw.Error(), "compare: writing "+path)
-	})
+	return report.WriteJSON(filepath.Join(dir, "summary.json"), s)
 }
 
 // jnum encodes a non-finite float64 as null (JSON has no NaN).
