@@ -77,7 +77,7 @@ type Config struct {
 	// scikit-splearn's reference grid 2..30, 35, 40, 50.
 	Ranks []int
 	// ValidFraction is the share of the training strings held out for the
-	// selection. If 0, it will be defaulted to 0.1.
+	// selection. If 0, it will be defaulted to 0.2 (on PAutomaC, 0.1 let noise pick the rank: see docs/wfa.md).
 	ValidFraction float64
 	// MaxFloored is the largest share of validation strings (by count) an
 	// automaton may give a value <= 0 and still be selected. If 0, it will
@@ -115,7 +115,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Ranks = append(c.Ranks, 35, 40, 50)
 	}
 	if c.ValidFraction == 0 {
-		c.ValidFraction = 0.1
+		c.ValidFraction = 0.2
 	}
 	if c.MaxFloored == 0 {
 		c.MaxFloored = 0.5

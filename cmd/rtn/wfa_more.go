@@ -245,7 +245,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	hankel := fs.String("hankel", "", "Hankel variant (default: classic and factor)")
 	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3 and 5)")
 	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
-	valid := fs.Float64("valid", 0.1, "share of the training strings held out")
+	valid := fs.Float64("valid", 0.2, "share of the training strings held out")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
 	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity (an oracle view; the selection never sees it)")
