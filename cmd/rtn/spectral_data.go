@@ -191,6 +191,9 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 }
 
 func checkTuneFlags(s experiments.SpectralTuneSpec) error {
+	if err := checkOptimizerFlags(s.Optimizer, s.Optim); err != nil {
+		return err
+	}
 	switch {
 	case s.Model == "" || s.Data == "":
 		return usagef("spectral finetune needs -model and -data")
@@ -200,12 +203,6 @@ func checkTuneFlags(s experiments.SpectralTuneSpec) error {
 		return usagef("-batch must be >= 1, got %d", s.Batch)
 	case s.Patience < 0:
 		return usagef("-patience must be >= 0, got %d", s.Patience)
-	case !(s.Optim.LR >= 0) || math.IsInf(s.Optim.LR, 0):
-		return usagef("-lr must be a finite number >= 0, got %g", s.Optim.LR)
-	case !(s.Optim.ClipNorm >= 0) || math.IsInf(s.Optim.ClipNorm, 0):
-		return usagef("-clip must be a finite number >= 0, got %g", s.Optim.ClipNorm)
-	case !(s.Optim.WeightDecay >= 0) || math.IsInf(s.Optim.WeightDecay, 0):
-		return usagef("-weight-decay must be a finite number >= 0, got %g", s.Optim.WeightDecay)
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
 	}

@@ -68,6 +68,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 const maxHidden = 1 << 12
 
 func checkTrainFlags(s *experiments.TrainSpec) error {
+	if err := checkOptimizerFlags(s.Optimizer, s.Optim); err != nil {
+		return err
+	}
 	switch {
 	case s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru":
 		return usagef("-model must be rnn, lstm or gru, got %q", s.Model)
@@ -81,14 +84,6 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 		return usagef("-chunk must be >= 0 (0: full BPTT), got %d", s.Chunk)
 	case s.Patience < 0:
 		return usagef("-patience must be >= 0, got %d", s.Patience)
-	case !(s.Optim.LR >= 0) || math.IsInf(s.Optim.LR, 0):
-		return usagef("-lr must be a finite number >= 0, got %g", s.Optim.LR)
-	case !(s.Optim.ClipNorm >= 0) || math.IsInf(s.Optim.ClipNorm, 0):
-		return usagef("-clip must be a finite number >= 0, got %g", s.Optim.ClipNorm)
-	case !(s.Optim.WeightDecay >= 0) || math.IsInf(s.Optim.WeightDecay, 0):
-		return usagef("-weight-decay must be a finite number >= 0, got %g", s.Optim.WeightDecay)
-	case (s.Optim.Momentum != 0 || s.Optim.Nesterov) && s.Optimizer != "sgd" && s.Optimizer != "rmsprop":
-		return usagef("-momentum and -nesterov apply to sgd and rmsprop, not %s", s.Optimizer)
 	case s.Seed == 0:
 		return usagef("-seed must be >= 1")
 	case s.DataFile == "" && s.Task != "pfa":
@@ -151,4 +146,21 @@ func optimizerFlags(fs *flag.FlagSet, name *string, c *optim.Config, schedule *s
 	fs.Float64Var(&c.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
 	fs.Float64Var(&c.WeightDecay, "weight-decay", 0, "L2 weight decay")
 	fs.StringVar(schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
+}
+
+// checkOptimizerFlags is the usage error of the flags optimizerFlags
+// defines, or nil: rates, clipping and decay finite and >= 0, momentum only
+// for the optimizers that take it.
+func checkOptimizerFlags(name string, c optim.Config) error {
+	switch {
+	case !(c.LR >= 0) || math.IsInf(c.LR, 0):
+		return usagef("-lr must be a finite number >= 0, got %g", c.LR)
+	case !(c.ClipNorm >= 0) || math.IsInf(c.ClipNorm, 0):
+		return usagef("-clip must be a finite number >= 0, got %g", c.ClipNorm)
+	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0):
+		return usagef("-weight-decay must be a finite number >= 0, got %g", c.WeightDecay)
+	case (c.Momentum != 0 || c.Nesterov) && name != "sgd" && name != "rmsprop":
+		return usagef("-momentum and -nesterov apply to sgd and rmsprop, not %s", name)
+	}
+	return nil
 }
