@@ -1,6 +1,6 @@
 //go:build unix
 
-package experiments
+package reproduce
 
 import (
 	"math"

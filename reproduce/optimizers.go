@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"fmt"
@@ -11,12 +11,13 @@ import (
 
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // optimizersPlan is one comparison of the section.
 type optimizersPlan struct {
 	name     string
-	spec     CompareSpec
+	spec     runs.CompareSpec
 	settings []compare.Setting
 	grid     []float64
 	seeds    int
@@ -36,7 +37,7 @@ type optimizersPlan struct {
 func optimizersPlans(quick bool, seed uint64) []optimizersPlan {
 	twoRNN := optimizersPlan{
 		name: "2rnn-spectral",
-		spec: CompareSpec{Model: "2rnn-spectral", Task: "random2rnn", Size: 1280, Noise: 0.1, DataSeed: seed},
+		spec: runs.CompareSpec{Model: "2rnn-spectral", Task: "random2rnn", Size: 1280, Noise: 0.1, DataSeed: seed},
 		settings: []compare.Setting{{Optimizer: "adamax"}, {Optimizer: "adam"}, {Optimizer: "rmsprop"},
 			{Name: "momentum", Optimizer: "sgd", Config: optim.Config{Momentum: 0.9}}, {Optimizer: "sgd"}},
 		grid: []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2}, seeds: 5, budget: compare.Budget{Epochs: 100}, batch: 100,
@@ -46,7 +47,7 @@ func optimizersPlans(quick bool, seed uint64) []optimizersPlan {
 	}
 	pcnnPlan := optimizersPlan{
 		name:     "pcnn-anbn",
-		spec:     CompareSpec{Model: "pcnn", Task: "anbn", Size: 10, DataSeed: seed},
+		spec:     runs.CompareSpec{Model: "pcnn", Task: "anbn", Size: 10, DataSeed: seed},
 		settings: []compare.Setting{{Optimizer: compare.Riemann}, {Optimizer: "adam"}, {Optimizer: "sgd"}},
 		grid:     []float64{1e-3, 1e-2, 1e-1}, seeds: 5, budget: compare.Budget{Steps: 350},
 		metric:   "regret (bits)",
@@ -73,7 +74,7 @@ func runOptimizersSection(ctx *Context) ([]Row, error) {
 }
 
 func runOptimizersPlan(ctx *Context, pl optimizersPlan) ([]Row, error) {
-	factory, spec, err := CompareProblem(pl.spec)
+	factory, spec, err := runs.CompareProblem(pl.spec)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func runOptimizersPlan(ctx *Context, pl optimizersPlan) ([]Row, error) {
 		if err := sum.WriteFiles(dir); err != nil {
 			return nil, err
 		}
-		if err := ComparePlots(dir, sum); err != nil {
+		if err := runs.ComparePlots(dir, sum); err != nil {
 			return nil, err
 		}
 	}
@@ -117,7 +118,7 @@ func runOptimizersPlan(ctx *Context, pl optimizersPlan) ([]Row, error) {
 	// model's.
 	bits, trueBits := 1.0, 0.0
 	if pl.spec.Model == "pcnn" {
-		_, valid, err := PCNNStreams(spec.Task, spec.Size, spec.DataSeed)
+		_, valid, err := runs.PCNNStreams(spec.Task, spec.Size, spec.DataSeed)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"os"

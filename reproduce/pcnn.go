@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/pkg/errors"
 	"github.com/rtnlab/rtn/internal/report"
+	"github.com/rtnlab/rtn/layers/pcnn"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // pcnnMethod is one row of Table 1.
@@ -109,27 +111,27 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 		if plan.size > 0 {
 			sizeNote = fmt.Sprintf("%d lines (paper: 1000)", plan.size)
 		}
-		var curves []Series
+		var curves []report.Series
 		var trueBits float64
 		for _, m := range plan.methods {
 			best := math.Inf(1)
-			var bestRep *PCNNReport
+			var bestRep *runs.PCNNReport
 			for _, n := range plan.units {
-				spec := PCNNSpec{Task: plan.task, Size: plan.size, Model: m.model, Writing: m.writing,
+				spec := runs.PCNNSpec{Task: plan.task, Size: plan.size, Model: m.model, Writing: m.writing,
 					Transition: m.transition, Units: n, Degree: 3, Passes: plan.passes, Budget: plan.budget, Seed: ctx.Seed, Log: ctx.Log}
-				rep, err := RunPCNN(spec)
+				rep, err := runs.RunPCNN(spec)
 				if err != nil {
 					return nil, errors.Wrapf(err, "%s %s %s+%s", plan.task, m.model, m.writing, m.transition)
 				}
 				trueBits = rep.TrueBits
 				csv = append(csv, []string{plan.task, m.model, rep.Method, fmt.Sprint(n), "3", fmt.Sprint(rep.Passes),
-					ftoa(rep.Seconds), ftoa(rep.ValidBits), ftoa(rep.TrueBits), ftoa(rep.RegretBits)})
+					report.Ftoa(rep.Seconds), report.Ftoa(rep.ValidBits), report.Ftoa(rep.TrueBits), report.Ftoa(rep.RegretBits)})
 				if rep.RegretBits < best {
 					best, bestRep = rep.RegretBits, rep
 				}
 			}
-			s := Series{Name: fmt.Sprintf("%s %s (N=%d)", m.model, bestRep.Method, bestRep.Units)}
-			s.X, s.Y = curveXY(bestRep.Curve)
+			s := report.Series{Name: fmt.Sprintf("%s %s (N=%d)", m.model, bestRep.Method, bestRep.Units)}
+			s.X, s.Y = bestRep.RegretCurve()
 			curves = append(curves, s)
 			paper := m.paper[ti]
 			if plan.size > 0 {
@@ -140,9 +142,9 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 				Note: fmt.Sprintf("best of N in %v, d=3, %s each; %s", plan.units, plan.budgetText(), sizeNote)})
 		}
 		for _, b := range []string{"ctw", "bzip2", "hmm"} {
-			rep, err := RunPCNNBaseline(PCNNBaselineSpec{Baseline: b, Task: plan.task, Size: plan.size, Seed: ctx.Seed,
+			rep, err := runs.RunPCNNBaseline(runs.PCNNBaselineSpec{Baseline: b, Task: plan.task, Size: plan.size, Seed: ctx.Seed,
 				States: plan.hmmStates, Iterations: plan.hmmIters})
-			if errors.Is(err, ErrNoBzip2) {
+			if errors.Is(err, pcnn.ErrNoBzip2) {
 				fmt.Fprintf(ctx.Log, "bzip2 is not installed: its row is skipped\n")
 				continue
 			}
@@ -155,7 +157,7 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 			}
 			rows = append(rows, Row{Metric: fmt.Sprintf("%s %s regret (bits)", plan.task, b), Paper: paper,
 				Measured: rep.RegretBits, Note: rep.Method + "; " + sizeNote, Headline: plan.task == "anbn" && b == "ctw"})
-			csv = append(csv, []string{plan.task, b, rep.Method, "", "", "", ftoa(rep.Seconds), ftoa(rep.ValidBits), ftoa(rep.TrueBits), ftoa(rep.RegretBits)})
+			csv = append(csv, []string{plan.task, b, rep.Method, "", "", "", report.Ftoa(rep.Seconds), report.Ftoa(rep.ValidBits), report.Ftoa(rep.TrueBits), report.Ftoa(rep.RegretBits)})
 		}
 		truePaper := map[string]string{"alphabet": "88482", "music": "n/a", "anbn": "100"}[plan.task]
 		if plan.size > 0 {
@@ -164,7 +166,7 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 		rows = append(rows, Row{Metric: plan.task + " true model (bits)", Paper: truePaper,
 			Measured: trueBits, Note: "exact code length of the validation stream; " + sizeNote})
 		if ctx.Dir != "" {
-			if err := LinePlot(filepath.Join(ctx.Dir, plan.task+".png"), plan.task+": validation regret", "seconds",
+			if err := report.LinePlot(filepath.Join(ctx.Dir, plan.task+".png"), plan.task+": validation regret", "seconds",
 				"regret (bits)", curves, nil); err != nil {
 				return nil, err
 			}
@@ -204,7 +206,7 @@ var paperXOR = xorPlan{runs: 8, units: 10, passes: 1500}
 func pcnnXORSuccess(ctx *Context, plan xorPlan, csv *[][]string) (Row, error) {
 	wins := 0
 	for i := range plan.runs {
-		rep, err := RunPCNN(PCNNSpec{Task: "xor", Size: plan.size, Model: "pcnn", Writing: "qdh", Transition: "rbpm",
+		rep, err := runs.RunPCNN(runs.PCNNSpec{Task: "xor", Size: plan.size, Model: "pcnn", Writing: "qdh", Transition: "rbpm",
 			Units: plan.units, Passes: plan.passes, Seed: ctx.Seed + uint64(i), Log: ctx.Log})
 		if err != nil {
 			return Row{}, errors.Wrapf(err, "xor run %d", i+1)
@@ -213,7 +215,7 @@ func pcnnXORSuccess(ctx *Context, plan xorPlan, csv *[][]string) (Row, error) {
 			wins++
 		}
 		*csv = append(*csv, []string{"xor", "pcnn", rep.Method, fmt.Sprint(plan.units), "full", fmt.Sprint(rep.Passes),
-			ftoa(rep.Seconds), ftoa(rep.ValidBits), ftoa(rep.TrueBits), ftoa(rep.RegretBits)})
+			report.Ftoa(rep.Seconds), report.Ftoa(rep.ValidBits), report.Ftoa(rep.TrueBits), report.Ftoa(rep.RegretBits)})
 	}
 	lines := "10,000 lines"
 	if plan.size > 0 {

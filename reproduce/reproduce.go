@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"encoding/json"
@@ -38,8 +38,8 @@ func (r Row) MarshalJSON() ([]byte, error) {
 	type plain Row
 	return json.Marshal(struct {
 		plain
-		Measured Float `json:"measured"`
-	}{plain(r), Float(r.Measured)})
+		Measured report.Float `json:"measured"`
+	}{plain(r), report.Float(r.Measured)})
 }
 
 // Context is what a section gets to run with.
@@ -172,7 +172,7 @@ func selectSections(only []string) ([]Section, error) {
 func (s *Summary) write(dir string) error {
 	var rows [][]string
 	for _, r := range s.Rows {
-		rows = append(rows, []string{r.Section, r.Metric, r.Paper, ftoa(r.Measured), r.Note})
+		rows = append(rows, []string{r.Section, r.Metric, r.Paper, report.Ftoa(r.Measured), r.Note})
 	}
 	if err := report.WriteCSV(filepath.Join(dir, "summary.csv"), []string{"section", "metric", "paper", "measured", "note"}, rows); err != nil {
 		return err
@@ -227,7 +227,7 @@ func (s *Summary) WriteMarkdown(w io.Writer, command string) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(r.Metric), mdCell(r.Paper), m, mdCell(r.Note))
 	}
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "experiments: writing the Markdown summary")
+	return errors.Wrap(err, "reproduce: writing the Markdown summary")
 }
 
 // mdCell escapes the characters that would break a Markdown table cell.
@@ -249,7 +249,7 @@ func (s *Summary) ReplaceHeadline(doc, command string) (string, error) {
 	i := strings.Index(doc, HeadlineBegin)
 	j := strings.Index(doc, HeadlineEnd)
 	if i < 0 || j < i {
-		return "", errors.Errorf("experiments: no %q ... %q block", HeadlineBegin, HeadlineEnd)
+		return "", errors.Errorf("reproduce: no %q ... %q block", HeadlineBegin, HeadlineEnd)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n`%s`, seed %d, %.0f s:\n\n| section | metric | paper | ours |\n|---|---|---|---|\n", HeadlineBegin, command, s.Seed, s.Seconds)

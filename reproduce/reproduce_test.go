@@ -1,9 +1,8 @@
-package experiments
+package reproduce
 
 import (
 	"bytes"
 	"encoding/json"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,98 +55,6 @@ func TestReproduceWritesSummary(t *testing.T) {
 func TestReproduceUnknownSection(t *testing.T) {
 	if _, err := Reproduce(ReproduceConfig{Only: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "unknown section") {
 		t.Errorf("err = %v", err)
-	}
-}
-
-func TestLinePlotPNG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.png")
-	err := LinePlot(path, "t", "x", "y",
-		[]Series{{Name: "a", X: []float64{1, 2, 3}, Y: []float64{3, math.NaN(), 1}}}, []HLine{{"ref", 0.5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
-		t.Errorf("image is %v", b)
-	}
-}
-
-func TestFloatJSON(t *testing.T) {
-	b, err := json.Marshal([]Float{1.5, Float(math.NaN()), Float(math.Inf(1))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != "[1.5,null,null]" {
-		t.Errorf("got %s", b)
-	}
-}
-
-func TestTrainSpecErrors(t *testing.T) {
-	for _, spec := range []TrainSpec{
-		{Model: "transformer"},
-		{Hidden: -1},
-		{Task: "nope"},
-		{Optimizer: "nope"},
-		{Schedule: "nope"},
-	} {
-		if _, err := Train(spec); err == nil {
-			t.Errorf("Train(%+v) succeeded", spec)
-		}
-	}
-}
-
-// TestTrainTextFile trains briefly on a text file and checks the output
-// directory.
-func TestTrainTextFile(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "abc.txt")
-	var lines []string
-	for i := 0; i < 40; i++ {
-		lines = append(lines, strings.Repeat("ab", 3+i%5)+"c")
-	}
-	if err := os.WriteFile(data, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	rep, err := Train(TrainSpec{Model: "rnn", Hidden: 8, DataFile: data, Epochs: 2, Batch: 8, Out: out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Task != "abc.txt" || rep.OptimalLoss != nil || rep.UniformLoss == nil || math.Abs(*rep.UniformLoss-math.Log(3)) > 1e-12 {
-		t.Errorf("report %+v", rep)
-	}
-	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "result.json"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Error(err)
-		}
-	}
-}
-
-func TestRunBenchmarks(t *testing.T) {
-	rs, err := RunBenchmarks(BenchConfig{Batch: 2, Hidden: 3, In: 2, Steps: 3, Reps: 1}, []string{"rnn-step", "lstm-step"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 2 || rs[0].Name != "rnn-step" || !(rs[0].PerStep > 0) || !(rs[1].Setup >= 0) {
-		t.Errorf("results %+v", rs)
-	}
-	var buf bytes.Buffer
-	if err := WriteBenchTable(&buf, rs); err != nil || !strings.Contains(buf.String(), "lstm-step") {
-		t.Errorf("table %q, %v", buf.String(), err)
-	}
-	if _, err := RunBenchmarks(BenchConfig{}, []string{"nope"}); err == nil {
-		t.Error("unknown benchmark accepted")
-	}
-	if _, err := RunBenchmarks(BenchConfig{Reps: -1}, nil); err == nil {
-		t.Error("negative reps accepted")
 	}
 }
 

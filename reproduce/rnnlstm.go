@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // runRNNLSTM trains an Elman RNN and an LSTM with Adam on the built-in
@@ -19,20 +20,20 @@ func runRNNLSTM(ctx *Context) ([]Row, error) {
 	}
 	var (
 		rows   []Row
-		curves []Series
+		curves []report.Series
 		csv    [][]string
 		opt    float64
 		unif   float64
 	)
 	for _, model := range []string{"rnn", "lstm"} {
-		spec := TrainSpec{
+		spec := runs.TrainSpec{
 			Model: model, Hidden: 32, Optimizer: "adam", Optim: optim.Config{LR: 0.01},
 			Epochs: epochs, Batch: 32, Seed: ctx.Seed, Progress: ctx.Progress,
 		}
 		if ctx.Dir != "" {
 			spec.Out = filepath.Join(ctx.Dir, model)
 		}
-		rep, err := Train(spec)
+		rep, err := runs.Train(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -43,11 +44,11 @@ func runRNNLSTM(ctx *Context) ([]Row, error) {
 			Metric: model + " valid NLL (nats/symbol)", Paper: "n/a", Measured: float64(rep.ValidLoss), Headline: model == "lstm",
 			Note: fmt.Sprintf("%d epochs, Adam 0.01, H=32", rep.Epochs),
 		})
-		s := Series{Name: model}
+		s := report.Series{Name: model}
 		for _, h := range rep.History {
 			s.X = append(s.X, float64(h.Epoch))
 			s.Y = append(s.Y, h.ValidLoss)
-			csv = append(csv, []string{model, strconv.Itoa(h.Epoch), ftoa(h.TrainLoss), ftoa(h.ValidLoss)})
+			csv = append(csv, []string{model, strconv.Itoa(h.Epoch), report.Ftoa(h.TrainLoss), report.Ftoa(h.ValidLoss)})
 		}
 		curves = append(curves, s)
 	}
@@ -58,8 +59,8 @@ func runRNNLSTM(ctx *Context) ([]Row, error) {
 		if err := report.WriteCSV(filepath.Join(ctx.Dir, "curves.csv"), []string{"model", "epoch", "train_loss", "valid_loss"}, csv); err != nil {
 			return nil, err
 		}
-		if err := LinePlot(filepath.Join(ctx.Dir, "curves.png"), "Built-in automaton task", "epoch",
-			"validation NLL (nats/symbol)", curves, []HLine{{"optimum", opt}, {"uniform", unif}}); err != nil {
+		if err := report.LinePlot(filepath.Join(ctx.Dir, "curves.png"), "Built-in automaton task", "epoch",
+			"validation NLL (nats/symbol)", curves, []report.HLine{{Name: "optimum", Y: opt}, {Name: "uniform", Y: unif}}); err != nil {
 			return nil, err
 		}
 	}

@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // PAutomaCReference is what the data folder's README gives for a problem:
@@ -29,7 +31,7 @@ type PAutomaCReference struct {
 func ReadPAutomaCReferences(readme string) (map[int]PAutomaCReference, error) {
 	f, err := os.Open(readme)
 	if err != nil {
-		return nil, errors.Wrap(err, "experiments")
+		return nil, errors.Wrap(err, "reproduce")
 	}
 	defer f.Close()
 	refs := map[int]PAutomaCReference{}
@@ -59,7 +61,7 @@ func ReadPAutomaCReferences(readme string) (map[int]PAutomaCReference, error) {
 		}
 		refs[p] = r
 	}
-	return refs, errors.Wrap(sc.Err(), "experiments")
+	return refs, errors.Wrap(sc.Err(), "reproduce")
 }
 
 // umpsPAutomaCQuick are the problems of the quick run: small alphabets.
@@ -70,7 +72,7 @@ var umpsPAutomaCQuick = []int{24, 42}
 // problem with a training file, rtn umps train's default flags. Quick
 // mode: two problems, D = 4, 2 epochs, no balanced start.
 func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
-	dir := PAutomaCDir()
+	dir := datasets.PAutomaCDir()
 	if dir == "" {
 		fmt.Fprintln(ctx.Log, "umps-pautomac: no PAutomaC data (shared/data/pautomac or $RTN_PAUTOMAC_DIR); skipped")
 		return nil, nil
@@ -85,9 +87,9 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 			problems = append(problems, p)
 		}
 	}
-	spec := UMPSSpec{Bond: 20, Epochs: 300, BalanceEpochs: 5}
+	spec := runs.UMPSSpec{Bond: 20, Epochs: 300, BalanceEpochs: 5}
 	if ctx.Quick {
-		problems, spec = umpsPAutomaCQuick, UMPSSpec{Bond: 4, Epochs: 2}
+		problems, spec = umpsPAutomaCQuick, runs.UMPSSpec{Bond: 4, Epochs: 2}
 	}
 	format := datasets.PAutomaC
 	var rows []Row
@@ -96,15 +98,15 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		run.Data = filepath.Join(dir, fmt.Sprintf("%d.pautomac.train", p))
 		run.Format, run.Seed, run.Progress = &format, ctx.Seed, ctx.Progress
 		run.Out = filepath.Join(ctx.Dir, fmt.Sprintf("problem%d", p))
-		rep, err := TrainUMPS(run)
+		rep, err := runs.TrainUMPS(run)
 		if err != nil {
 			return nil, errors.Wrapf(err, "PAutomaC problem %d", p)
 		}
-		m, meta, err := LoadUMPS(run.Out)
+		m, meta, err := umps.LoadModel(run.Out)
 		if err != nil {
 			return nil, err
 		}
-		sc, err := ScoreUMPS(m, meta, filepath.Join(dir, fmt.Sprintf("%d.pautomac.test", p)), format,
+		sc, err := runs.ScoreUMPS(m, meta, filepath.Join(dir, fmt.Sprintf("%d.pautomac.test", p)), format,
 			filepath.Join(dir, fmt.Sprintf("%d.pautomac_solution.txt", p)))
 		if err != nil {
 			return nil, errors.Wrapf(err, "PAutomaC problem %d", p)

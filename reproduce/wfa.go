@@ -1,4 +1,4 @@
-package experiments
+package reproduce
 
 import (
 	"fmt"
@@ -61,11 +61,6 @@ var splearnPAutomaC = map[int]splearnRef{
 	43: {"factor, 5, 8", 33.1881, 32.8353, 5.35, ""},
 	45: {"classic, 3, 2", 24.0759, 24.0468, 0.35, ""},
 }
-
-// PAutomaCDir returns the PAutomaC data directory: $RTN_PAUTOMAC_DIR when
-// set, else the first shared/data/pautomac holding 1.pautomac.test found
-// walking up from the working directory, else "".
-func PAutomaCDir() string { return sharedDataDir("RTN_PAUTOMAC_DIR", "pautomac", "1.pautomac.test") }
 
 // PAutomaCResult is the outcome of learning one PAutomaC problem.
 type PAutomaCResult struct {
@@ -151,7 +146,7 @@ var wfaQuickProblems = []int{7, 24}
 // runWFASection learns every PAutomaC problem with a training file (quick:
 // wfaQuickProblems) and compares with scikit-splearn.
 func runWFASection(ctx *Context) ([]Row, error) {
-	dir := PAutomaCDir()
+	dir := datasets.PAutomaCDir()
 	if dir == "" {
 		fmt.Fprintln(ctx.Log, "wfa: no PAutomaC data directory found (set RTN_PAUTOMAC_DIR); section skipped")
 		return nil, nil

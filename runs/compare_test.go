@@ -1,6 +1,7 @@
-package experiments
+package runs
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,7 +46,7 @@ func TestCompareProblems(t *testing.T) {
 			if !ok {
 				t.Fatal("no validation loss")
 			}
-			if l, err := v.ValidationLoss(); err != nil || !finite(l) {
+			if l, err := v.ValidationLoss(); err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
 				t.Errorf("validation loss %v, %v", l, err)
 			}
 		})

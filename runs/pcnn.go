@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"fmt"
@@ -410,16 +410,16 @@ func validBits(m *pcnn.Model, s datasets.Stream, tr *pcnn.Trace) (float64, float
 	return bits, 100 * float64(wrong) / float64(max(n, 1)), nil
 }
 
-// curveXY is a learning curve for a plot: seconds and regret, without the
-// starting point (the i.i.d. model's regret, tens of thousands of bits,
-// would flatten the rest of the curve).
-func curveXY(c []PCNNPoint) (x, y []float64) {
-	for _, p := range c {
+// RegretCurve is the learning curve for a plot: seconds and regret (bits),
+// without the starting point (the i.i.d. model's regret, tens of thousands
+// of bits, would flatten the rest of the curve).
+func (r *PCNNReport) RegretCurve() (seconds, regret []float64) {
+	for _, p := range r.Curve {
 		if p.Pass > 0 {
-			x, y = append(x, p.Seconds), append(y, p.RegretBits)
+			seconds, regret = append(seconds, p.Seconds), append(regret, p.RegretBits)
 		}
 	}
-	return x, y
+	return seconds, regret
 }
 
 // writePCNNOutputs writes report.json, curve.csv and curve.png into dir.
@@ -434,13 +434,13 @@ func writePCNNOutputs(dir string, rep *PCNNReport) error {
 		return err
 	}
 	var rows [][]string
-	s := Series{Name: rep.Model + " " + rep.Method}
+	s := report.Series{Name: rep.Model + " " + rep.Method}
 	for _, p := range rep.Curve {
-		rows = append(rows, []string{ftoa(p.Seconds), fmt.Sprint(p.Pass), ftoa(p.RegretBits)})
+		rows = append(rows, []string{report.Ftoa(p.Seconds), fmt.Sprint(p.Pass), report.Ftoa(p.RegretBits)})
 	}
-	s.X, s.Y = curveXY(rep.Curve)
+	s.X, s.Y = rep.RegretCurve()
 	if err := report.WriteCSV(filepath.Join(dir, "curve.csv"), []string{"seconds", "pass", "regret_bits"}, rows); err != nil {
 		return err
 	}
-	return LinePlot(filepath.Join(dir, "curve.png"), rep.Task+": validation regret", "seconds", "regret (bits)", []Series{s}, nil)
+	return report.LinePlot(filepath.Join(dir, "curve.png"), rep.Task+": validation regret", "seconds", "regret (bits)", []report.Series{s}, nil)
 }

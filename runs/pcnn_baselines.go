@@ -1,16 +1,15 @@
-package experiments
+package runs
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os/exec"
 	"time"
 
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/pcnn"
 )
 
@@ -31,9 +30,6 @@ type PCNNBaselineSpec struct {
 	States, Iterations int
 	Seed               uint64
 }
-
-// ErrNoBzip2 is returned when the bzip2 program is not installed.
-var ErrNoBzip2 = errors.New("the bzip2 program is not installed")
 
 // RunPCNNBaseline scores a baseline on the task's validation stream
 // (hmm: Baum-Welch on the training stream, then the regularised filter
@@ -56,9 +52,9 @@ func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
 	switch spec.Baseline {
 	case "bzip2":
 		rep.Method = "bzip2 -9"
-		bits, err = Bzip2Bits(train.String(), valid.String())
+		bits, err = pcnn.Bzip2Bits(train.String(), valid.String())
 	case "ctw":
-		rep.Method = "ctw depth " + ftoa(float64(spec.Depth))
+		rep.Method = "ctw depth " + report.Ftoa(float64(spec.Depth))
 		bits, err = pcnn.CTWBits(train, valid, len(train.Alphabet), spec.Depth)
 	case "hmm":
 		if spec.States == 0 {
@@ -93,32 +89,4 @@ func hmmBits(train, valid datasets.Stream, spec PCNNBaselineSpec) (float64, erro
 		h.BaumWelch(train.X)
 	}
 	return -h.LogLikMasked(valid.X, valid.Mask, true) / math.Ln2, nil
-}
-
-// Bzip2Bits is 8 x (|bzip2 -9 (train + valid)| - |bzip2 -9 (train)|), the
-// paper's measure for compressors; ErrNoBzip2 without the program.
-func Bzip2Bits(train, valid string) (float64, error) {
-	path, err := exec.LookPath("bzip2")
-	if err != nil {
-		return 0, ErrNoBzip2
-	}
-	size := func(text string) (int, error) {
-		cmd := exec.Command(path, "-9", "-c")
-		cmd.Stdin = bytes.NewBufferString(text)
-		var out, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &stderr
-		if err := cmd.Run(); err != nil {
-			return 0, errors.Errorf("bzip2 failed: %v %s", err, stderr.String())
-		}
-		return out.Len(), nil
-	}
-	a, err := size(train)
-	if err != nil {
-		return 0, err
-	}
-	b, err := size(train + valid)
-	if err != nil {
-		return 0, err
-	}
-	return 8 * float64(b-a), nil
 }

@@ -1,13 +1,13 @@
-package experiments
+package runs
 
 import (
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/layers/pcnn"
 )
 
 func TestRunPCNNSmall(t *testing.T) {
@@ -64,27 +64,10 @@ func TestPCNNBaselines(t *testing.T) {
 		t.Fatalf("hmm: %v, regret %v", err, rep)
 	}
 	rep, err = RunPCNNBaseline(PCNNBaselineSpec{Baseline: "bzip2", Task: "anbn", Size: 2, Seed: 1})
-	if errors.Is(err, ErrNoBzip2) {
+	if errors.Is(err, pcnn.ErrNoBzip2) {
 		t.Skip("bzip2 is not installed")
 	}
 	if err != nil || !(rep.ValidBits > 0) {
 		t.Fatalf("bzip2: %v, %v", err, rep)
-	}
-}
-
-// TestPCNNXORSuccess runs a tiny version of full mode's distant-XOR
-// experiment: one row whose rate counts the runs under 1% error, and one
-// CSV line per run.
-func TestPCNNXORSuccess(t *testing.T) {
-	var csv [][]string
-	row, err := pcnnXORSuccess(&Context{Seed: 3, Log: io.Discard}, xorPlan{runs: 2, size: 20, units: 3, passes: 2}, &csv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(csv) != 2 || csv[0][0] != "xor" || csv[1][5] != "2" {
-		t.Fatalf("csv %v: want two xor runs of 2 passes", csv)
-	}
-	if !(row.Measured == 0 || row.Measured == 0.5 || row.Measured == 1) || !strings.Contains(row.Note, "of 2 runs") {
-		t.Fatalf("row %+v: want a rate in {0, 1/2, 1} over 2 runs", row)
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"fmt"
@@ -71,47 +71,47 @@ type PretrainSpec struct {
 // initial network). Accuracies are Bay et al.'s pooled frame-level
 // accuracy unless named framewise; NLL is in nats per frame.
 type PretrainEpoch struct {
-	Epoch            int     `json:"epoch"`
-	TrainAcc         Float   `json:"train_acc"`
-	TrainNLL         Float   `json:"train_nll"`
-	ValidAcc         Float   `json:"valid_acc"`
-	ValidNLL         Float   `json:"valid_nll"`
-	TestAcc          Float   `json:"test_acc"`
-	TestAccFramewise Float   `json:"test_acc_framewise"`
-	TestNLL          Float   `json:"test_nll"`
-	Seconds          float64 `json:"seconds"`
+	Epoch            int          `json:"epoch"`
+	TrainAcc         report.Float `json:"train_acc"`
+	TrainNLL         report.Float `json:"train_nll"`
+	ValidAcc         report.Float `json:"valid_acc"`
+	ValidNLL         report.Float `json:"valid_nll"`
+	TestAcc          report.Float `json:"test_acc"`
+	TestAccFramewise report.Float `json:"test_acc_framewise"`
+	TestNLL          report.Float `json:"test_nll"`
+	Seconds          float64      `json:"seconds"`
 }
 
 // PretrainReport is the outcome of RunPretrain. The top-level metrics are
 // those after the last epoch; Best* are at the epoch of best validation
 // accuracy (early stopping on validation accuracy, as the paper selects).
 type PretrainReport struct {
-	Dataset          string  `json:"dataset"`
-	Hidden           int     `json:"hidden"`
-	Init             string  `json:"init"`
-	Optimizer        string  `json:"optimizer"`
-	LR               float64 `json:"lr"`
-	Schedule         string  `json:"schedule,omitempty"`
-	Seed             uint64  `json:"seed"`
-	PretrainSeconds  float64 `json:"pretrain_seconds"`
-	TrainSeconds     float64 `json:"train_seconds"`
-	Epochs           int     `json:"epochs"`
-	TestAcc          Float   `json:"test_acc"`
-	TestAccFramewise Float   `json:"test_acc_framewise"`
-	TestNLL          Float   `json:"test_nll"`
-	ValidAcc         Float   `json:"valid_acc"`
-	ValidNLL         Float   `json:"valid_nll"`
-	TrainAcc         Float   `json:"train_acc"`
+	Dataset          string       `json:"dataset"`
+	Hidden           int          `json:"hidden"`
+	Init             string       `json:"init"`
+	Optimizer        string       `json:"optimizer"`
+	LR               float64      `json:"lr"`
+	Schedule         string       `json:"schedule,omitempty"`
+	Seed             uint64       `json:"seed"`
+	PretrainSeconds  float64      `json:"pretrain_seconds"`
+	TrainSeconds     float64      `json:"train_seconds"`
+	Epochs           int          `json:"epochs"`
+	TestAcc          report.Float `json:"test_acc"`
+	TestAccFramewise report.Float `json:"test_acc_framewise"`
+	TestNLL          report.Float `json:"test_nll"`
+	ValidAcc         report.Float `json:"valid_acc"`
+	ValidNLL         report.Float `json:"valid_nll"`
+	TrainAcc         report.Float `json:"train_acc"`
 	// InitTestAcc and InitTestNLL are measured before any gradient step.
-	InitTestAcc Float `json:"init_test_acc"`
-	InitTestNLL Float `json:"init_test_nll"`
-	BestEpoch   int   `json:"best_epoch"`
-	BestTestAcc Float `json:"best_test_acc"`
+	InitTestAcc report.Float `json:"init_test_acc"`
+	InitTestNLL report.Float `json:"init_test_nll"`
+	BestEpoch   int          `json:"best_epoch"`
+	BestTestAcc report.Float `json:"best_test_acc"`
 	// RepeatTestAcc is the accuracy of predicting the previous frame and
 	// BernoulliTestNLL the NLL of independent per-key Bernoullis fit on
 	// the training frames (Laplace-smoothed): the trivial baselines.
-	RepeatTestAcc    Float           `json:"repeat_prev_test_acc"`
-	BernoulliTestNLL Float           `json:"indep_bernoulli_test_nll"`
+	RepeatTestAcc    report.Float    `json:"repeat_prev_test_acc"`
+	BernoulliTestNLL report.Float    `json:"indep_bernoulli_test_nll"`
 	History          []PretrainEpoch `json:"history"`
 }
 
@@ -192,7 +192,7 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 	}
 	rep := &PretrainReport{Dataset: spec.Data, Hidden: spec.Hidden, Init: spec.Init, Optimizer: spec.Optimizer,
 		LR: spec.Optim.LR, Schedule: spec.Schedule, Seed: spec.Seed}
-	rep.RepeatTestAcc, rep.BernoulliTestNLL = Float(repeatAccuracy(task.Test)), Float(bernoulliNLL(task.Train, task.Test))
+	rep.RepeatTestAcc, rep.BernoulliTestNLL = report.Float(repeatAccuracy(task.Test)), report.Float(bernoulliNLL(task.Train, task.Test))
 	if spec.Init == "random" {
 		// The output bias starts at the log-odds of each key's training
 		// frequency (noteLogOdds), so the untrained net starts near the
@@ -324,17 +324,17 @@ func measureEpoch(p *params.Params, task *datasets.Task, linear bool) (PretrainE
 	var e PretrainEpoch
 	for _, s := range []struct {
 		exs      []datasets.Example
-		acc, nll *Float
-		fw       *Float
+		acc, nll *report.Float
+		fw       *report.Float
 	}{{task.Train, &e.TrainAcc, &e.TrainNLL, nil}, {task.Valid, &e.ValidAcc, &e.ValidNLL, nil},
 		{task.Test, &e.TestAcc, &e.TestNLL, &e.TestAccFramewise}} {
 		acc, nll, err := EvalElmanBernoulli(p, s.exs, linear)
 		if err != nil {
 			return e, err
 		}
-		*s.acc, *s.nll = Float(acc.Accuracy()), Float(nll)
+		*s.acc, *s.nll = report.Float(acc.Accuracy()), report.Float(nll)
 		if s.fw != nil {
-			*s.fw = Float(acc.FramewiseAccuracy())
+			*s.fw = report.Float(acc.FramewiseAccuracy())
 		}
 	}
 	return e, nil
@@ -349,7 +349,7 @@ func measureEpoch(p *params.Params, task *datasets.Task, linear bool) (PretrainE
 func EvalElmanBernoulli(p *params.Params, exs []datasets.Example, linear bool) (*losses.FrameAccuracy, float64, error) {
 	shape := p.Shape("rnn/W")
 	if len(shape) != 2 || !p.Has(layers.OutW) {
-		return nil, 0, errors.New("experiments: parameters are not an Elman RNN named rnn with an output layer")
+		return nil, 0, errors.New("runs: parameters are not an Elman RNN named rnn with an output layer")
 	}
 	in, h := shape[0], shape[1]
 	out := p.Shape(layers.OutW)[1]
@@ -473,15 +473,15 @@ func bernoulliNLL(train, test []datasets.Example) float64 {
 func WritePretrainCurves(dir string, reps []*PretrainReport) error {
 	var (
 		rows   [][]string
-		series []Series
+		series []report.Series
 	)
 	for _, r := range reps {
 		name := fmt.Sprintf("%s p=%d seed %d", r.Init, r.Hidden, r.Seed)
-		tr, te := Series{Name: name + " train"}, Series{Name: name + " test"}
+		tr, te := report.Series{Name: name + " train"}, report.Series{Name: name + " test"}
 		for _, e := range r.History {
 			rows = append(rows, []string{r.Dataset, r.Init, fmt.Sprint(r.Hidden), fmt.Sprint(r.Seed), fmt.Sprint(e.Epoch),
-				ftoa(float64(e.TrainAcc)), ftoa(float64(e.ValidAcc)), ftoa(float64(e.TestAcc)),
-				ftoa(float64(e.TestAccFramewise)), ftoa(float64(e.TrainNLL)), ftoa(float64(e.TestNLL))})
+				report.Ftoa(float64(e.TrainAcc)), report.Ftoa(float64(e.ValidAcc)), report.Ftoa(float64(e.TestAcc)),
+				report.Ftoa(float64(e.TestAccFramewise)), report.Ftoa(float64(e.TrainNLL)), report.Ftoa(float64(e.TestNLL))})
 			tr.X, tr.Y = append(tr.X, float64(e.Epoch)), append(tr.Y, float64(e.TrainAcc))
 			te.X, te.Y = append(te.X, float64(e.Epoch)), append(te.Y, float64(e.TestAcc))
 		}
@@ -496,158 +496,5 @@ func WritePretrainCurves(dir string, reps []*PretrainReport) error {
 	if len(reps) > 0 {
 		title = reps[0].Dataset + ": " + title
 	}
-	return LinePlot(filepath.Join(dir, "curves.png"), title, "epoch", "accuracy", series, nil)
-}
-
-// paperTable1 holds the paper's Table 1 per data set: PreT-RNN accuracy
-// (with its p), PreT-Lin250, RNN (w. HF) from Boulanger-Lewandowski et
-// al., the pre-training time in seconds on a 2014 Xeon, and the published
-// RNN test NLL anchor (nats per frame, BL2012).
-var paperTable1 = map[string]struct{ pret, lin, rnnHF, seconds, rnnNLL string }{
-	"jsb":        {"65.67 (p=250)", "38.32", "28.46", "79", "8.71"},
-	"nottingham": {"75.23 (p=250)", "73.19", "62.93", "226", "4.46"},
-	"piano":      {"37.74 (p=250)", "16.87", "19.33", "2971", "8.37"},
-	"muse":       {"57.57 (p=200)", "3.56", "23.25", "7338", "8.13"},
-}
-
-// PolyphonicDir returns the polyphonic data directory: $RTN_POLYPHONIC_DIR
-// when set, else the first shared/data/polyphonic holding JSB_Chorales.mat
-// found walking up from the working directory, else "" (the synthetic set
-// is used).
-func PolyphonicDir() string {
-	return sharedDataDir("RTN_POLYPHONIC_DIR", "polyphonic", "JSB_Chorales.mat")
-}
-
-// sharedDataDir returns $env when set, else the first shared/data/<name>
-// holding the file probe found walking up from the working directory, else
-// "".
-func sharedDataDir(env, name, probe string) string {
-	if d := os.Getenv(env); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "data", name)
-		if _, err := os.Stat(filepath.Join(cand, probe)); err == nil {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// pretrainSectionLR is the Adam learning rate of the reproduce section:
-// the setting of the README's JSB comparison (p = 100, clip 5, batch 4,
-// 20 epochs, x0.2 after 15), at which both initialisations train well
-// (0.003 leaves the random net below the repeat-previous-frame accuracy
-// after 20 epochs, 0.01 overfits the pre-trained one after 10). It is
-// also the default of rtn pretrain, with pretrainSectionBatch and
-// pretrainSectionSchedule.
-const pretrainSectionLR = 0.005
-
-// pretrainSectionBatch and pretrainSectionSchedule complete the setting
-// of pretrainSectionLR.
-const (
-	pretrainSectionBatch    = 4
-	pretrainSectionSchedule = "step:15:0.2"
-)
-
-// pretrainQuickEpochs is the quick mode's training length: on JSB at
-// p = 100 the pre-trained net passes the repeat-previous-frame accuracy
-// (0.222) after about 10 epochs (0.2332 at epoch 10, seed 1), 1 epoch
-// leaves it at 0.14-0.17.
-const pretrainQuickEpochs = 10
-
-// runPretrainSection compares autoencoder, random and linear
-// initialisations, trained with Adam (lr pretrainSectionLR, clip 5: SGD
-// with the paper's 5000 epochs does not fit here), batch 4, rate x0.2
-// after epoch 15. Quick: JSB (or the synthetic set without data), p = 100,
-// the pre-trained and random nets, pretrainQuickEpochs epochs. Full: the
-// four data sets, p = 50 to 250, the three nets, 20 epochs. The best epoch
-// is chosen by validation accuracy.
-func runPretrainSection(ctx *Context) ([]Row, error) {
-	dir := PolyphonicDir()
-	sets, hidden, epochs := []string{"jsb"}, []int{100}, pretrainQuickEpochs
-	if !ctx.Quick {
-		sets, hidden, epochs = []string{"jsb", "nottingham", "piano", "muse"}, []int{50, 100, 150, 200, 250}, 20
-	}
-	if dir == "" {
-		sets = []string{"synthetic"}
-		fmt.Fprintln(ctx.Log, "pretrain: no polyphonic data directory found (set RTN_POLYPHONIC_DIR); using the synthetic set")
-	}
-	var rows []Row
-	for _, set := range sets {
-		var reps []*PretrainReport
-		paper, real := paperTable1[set]
-		for _, p := range hidden {
-			for _, init := range []string{"autoenc", "random", "linear"} {
-				if ctx.Quick && init == "linear" {
-					continue
-				}
-				spec := PretrainSpec{Data: set, DataDir: dir, Hidden: p, Init: init, Epochs: epochs, Batch: pretrainSectionBatch,
-					Optimizer: "adam", Optim: optim.Config{LR: pretrainSectionLR, ClipNorm: 5}, Schedule: pretrainSectionSchedule, Seed: ctx.Seed,
-					Progress: ctx.Progress}
-				rep, err := RunPretrain(spec)
-				if err != nil {
-					return nil, errors.Errorf("%s p=%d %s: %v", set, p, init, err)
-				}
-				fmt.Fprintf(ctx.Log, "%s p=%d %s: test acc %.4f (before training %.4f, best-valid epoch %d: %.4f), NLL %.3f, pretrain %.1fs, train %.1fs\n",
-					set, p, init, rep.TestAcc, rep.InitTestAcc, rep.BestEpoch, rep.BestTestAcc, rep.TestNLL, rep.PretrainSeconds, rep.TrainSeconds)
-				reps = append(reps, rep)
-				name := map[string]string{"autoenc": "PreT-RNN", "random": "Rnd", "linear": "PreT-Lin"}[init]
-				paperAcc := "n/a"
-				switch {
-				case real && init == "autoenc":
-					paperAcc = paper.pret
-				case real && init == "linear":
-					paperAcc = paper.lin + " (p=250)"
-				case real && init == "random":
-					paperAcc = "n/a (RNN w. HF " + paper.rnnHF + ")"
-				}
-				note := fmt.Sprintf("Adam %g clip 5 batch %d %s, %d epochs, seed %d", pretrainSectionLR, pretrainSectionBatch, pretrainSectionSchedule, rep.Epochs, rep.Seed)
-				rows = append(rows,
-					Row{Metric: fmt.Sprintf("%s %s p=%d test acc %%", set, name, p), Paper: paperAcc, Measured: 100 * float64(rep.BestTestAcc), Headline: true,
-						Note: note + fmt.Sprintf(", best valid-acc epoch %d; Bay et al. pooled", rep.BestEpoch)},
-					Row{Metric: fmt.Sprintf("%s %s p=%d test acc %% framewise", set, name, p), Paper: "n/a", Measured: 100 * float64(rep.TestAccFramewise),
-						Note: "last epoch, mean over non-empty frames"})
-				if init != "random" {
-					rows = append(rows, Row{Metric: fmt.Sprintf("%s %s p=%d test acc %% before training", set, name, p), Paper: "n/a",
-						Measured: 100 * float64(rep.InitTestAcc), Note: "pre-trained weights, no gradient step"})
-				}
-				nllPaper := "n/a"
-				if real {
-					nllPaper = "n/a (RNN " + paper.rnnNLL + " [BL2012])"
-				}
-				rows = append(rows, Row{Metric: fmt.Sprintf("%s %s p=%d test NLL", set, name, p), Paper: nllPaper,
-					Measured: float64(rep.TestNLL), Note: "nats/frame, last epoch"})
-				if init == "autoenc" {
-					secs := "n/a"
-					if real {
-						secs = paper.seconds + " (p=50, 2014 Xeon)"
-					}
-					rows = append(rows, Row{Metric: fmt.Sprintf("%s pre-training seconds p=%d", set, p), Paper: secs,
-						Measured: rep.PretrainSeconds, Note: "approximate SVD + readout, this machine"})
-				}
-			}
-		}
-		rows = append(rows,
-			Row{Metric: set + " repeat-previous-frame test acc %", Paper: "n/a", Measured: 100 * float64(reps[0].RepeatTestAcc), Note: "baseline", Headline: true},
-			Row{Metric: set + " independent-Bernoulli test NLL", Paper: "n/a", Measured: float64(reps[0].BernoulliTestNLL), Note: "baseline, nats/frame"})
-		if ctx.Dir != "" {
-			out := filepath.Join(ctx.Dir, set)
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return nil, err
-			}
-			if err := WritePretrainCurves(out, reps); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return rows, nil
+	return report.LinePlot(filepath.Join(dir, "curves.png"), title, "epoch", "accuracy", series, nil)
 }

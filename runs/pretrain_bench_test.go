@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // p = 100 (Adam, clip 5, batch 4, chunks of 100 steps, as in the README's
 // comparison).
 func BenchmarkPretrainJSB(b *testing.B) {
-	dir := PolyphonicDir()
+	dir := datasets.PolyphonicDir()
 	if dir == "" {
 		b.Skip("no polyphonic data directory (shared/data/polyphonic or $RTN_POLYPHONIC_DIR)")
 	}

@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"cmp"
@@ -16,18 +16,12 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	G "gorgonia.org/gorgonia"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/activation"
-	"github.com/rtnlab/rtn/layers/rnn"
+	"github.com/rtnlab/rtn/layers/baseline"
 	"github.com/rtnlab/rtn/layers/twornn"
-	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
@@ -81,26 +75,26 @@ type SpectralSpec struct {
 // (tiht+sgd, lstm; Rank is then the LSTM's hidden size) and the wall time
 // of learning in seconds.
 type SpectralReport struct {
-	Task          string  `json:"task"`
-	Method        string  `json:"method"`
-	N             int     `json:"n"`
-	Noise         float64 `json:"noise"`
-	Rank          int     `json:"rank"`
-	Seed          uint64  `json:"seed"`
-	TrainMSE      Float   `json:"train_mse"`
-	TestMSE       Float   `json:"test_mse"`
-	TestOutputVar Float   `json:"test_output_var"`
-	ZeroFallback  bool    `json:"zero_fallback"`
-	Reason        string  `json:"reason,omitempty"`
-	Iterations    [3]int  `json:"iterations"`
-	Epochs        int     `json:"epochs,omitempty"`
-	Seconds       float64 `json:"seconds"`
+	Task          string       `json:"task"`
+	Method        string       `json:"method"`
+	N             int          `json:"n"`
+	Noise         float64      `json:"noise"`
+	Rank          int          `json:"rank"`
+	Seed          uint64       `json:"seed"`
+	TrainMSE      report.Float `json:"train_mse"`
+	TestMSE       report.Float `json:"test_mse"`
+	TestOutputVar report.Float `json:"test_output_var"`
+	ZeroFallback  bool         `json:"zero_fallback"`
+	Reason        string       `json:"reason,omitempty"`
+	Iterations    [3]int       `json:"iterations"`
+	Epochs        int          `json:"epochs,omitempty"`
+	Seconds       float64      `json:"seconds"`
 	// Data, Basis, NValid, NTest and ValidMSE are set by RunSpectralData.
-	Data     string `json:"data,omitempty"`
-	Basis    string `json:"basis,omitempty"`
-	NValid   int    `json:"n_valid,omitempty"`
-	NTest    int    `json:"n_test,omitempty"`
-	ValidMSE Float  `json:"valid_mse,omitempty"`
+	Data     string       `json:"data,omitempty"`
+	Basis    string       `json:"basis,omitempty"`
+	NValid   int          `json:"n_valid,omitempty"`
+	NTest    int          `json:"n_test,omitempty"`
+	ValidMSE report.Float `json:"valid_mse,omitempty"`
 }
 
 // spectralProblem draws the target of spec from its seed (stream 1).
@@ -112,7 +106,7 @@ func spectralProblem(spec SpectralSpec) (spectral.TwoRNNProblem, error) {
 	case "addition":
 		return spectral.AdditionProblem(), nil
 	}
-	return spectral.TwoRNNProblem{}, errors.Errorf("experiments: unknown spectral task %q (want random2rnn or addition)", spec.Task)
+	return spectral.TwoRNNProblem{}, errors.Errorf("runs: unknown spectral task %q (want random2rnn or addition)", spec.Task)
 }
 
 // RunSpectral runs one spectral experiment. The data come from stream
@@ -125,7 +119,7 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 		spec.Epochs = 100
 	}
 	if !slices.Contains(SpectralMethods, spec.Method) {
-		return nil, errors.Errorf("experiments: unknown spectral method %q (want one of %v)", spec.Method, SpectralMethods)
+		return nil, errors.Errorf("runs: unknown spectral method %q (want one of %v)", spec.Method, SpectralMethods)
 	}
 	prob, err := spectralProblem(spec)
 	if err != nil {
@@ -194,7 +188,7 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	}
 	return &SpectralReport{
 		Task: spec.Task, Method: spec.Method, N: spec.N, Noise: spec.Noise, Rank: spec.Rank, Seed: spec.Seed,
-		TrainMSE: Float(res.TrainMSE), TestMSE: Float(test), TestOutputVar: Float(sp.Test.OutputVar()),
+		TrainMSE: report.Float(res.TrainMSE), TestMSE: report.Float(test), TestOutputVar: report.Float(sp.Test.OutputVar()),
 		ZeroFallback: res.ZeroFallback, Reason: res.Reason, Iterations: res.Iterations, Epochs: epochs,
 		Seconds: time.Since(start).Seconds(),
 	}, nil
@@ -251,33 +245,6 @@ func fineTune(res spectral.Result, train []datasets.TwoRNNData, judge func(spect
 	return res, out.Epochs, nil
 }
 
-var _ twornn.Net = (*lstmNet)(nil)
-
-// lstmNet is the paper's baseline: one LSTM layer (tanh, 20 units) read
-// at the last step, then a linear output layer (out/W [H, p], out/b [p]).
-type lstmNet struct {
-	cell    *rnn.LSTM
-	p       *params.Params
-	in, out int
-}
-
-// Sizes implements twornn.Net.
-func (n *lstmNet) Sizes() (int, int) { return n.in, n.out }
-
-// Parameters implements twornn.Net.
-func (n *lstmNet) Parameters() *params.Params { return n.p }
-
-// Build implements twornn.Net.
-func (n *lstmNet) Build(b *graph.Builder, batch, steps int) ([]*G.Node, *G.Node, *G.Node, error) {
-	u, err := graph.Unroll(b, n.cell, batch, steps, false)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	pred := b.AddRow(b.Mul(u.Outputs[steps-1], b.Param(n.p, "out/W")), b.Param(n.p, "out/b"))
-	target := b.Input("y", batch, n.out)
-	return u.Inputs, target, b.Sum(losses.MSE(b, pred, target)), b.Err()
-}
-
 // runLSTM trains the LSTM baseline on all training lengths with Adam
 // (lr 0.001, batch 100, early stopping on the training loss) and reports
 // it like a spectral run (no zero-function rule: the paper applies it to
@@ -285,25 +252,10 @@ func (n *lstmNet) Build(b *graph.Builder, batch, steps int) ([]*G.Node, *G.Node,
 func runLSTM(spec SpectralSpec, sp spectral.TwoRNNSplits, start time.Time) (*SpectralReport, error) {
 	const hidden = 20
 	in, out := sp.Train[0].In, sp.Train[0].Out
-	p := params.New()
-	cell, err := rnn.NewLSTM(p, "lstm", in, hidden)
+	net, err := baseline.NewLSTMRegressor(in, out, hidden, rand.New(rand.NewPCG(spec.Seed, 3)))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := p.Add("out/W", hidden, out); err != nil {
-		return nil, err
-	}
-	if _, err := p.Add("out/b", out); err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(spec.Seed, 3))
-	if err := cell.Init(rng); err != nil {
-		return nil, err
-	}
-	if err := p.InitUniform("out/W", rng, 1/math.Sqrt(hidden)); err != nil {
-		return nil, err
-	}
-	net := &lstmNet{cell: cell, p: p, in: in, out: out}
 	reg, err := twornn.NewRegression(net, sp.Train[:])
 	if err != nil {
 		return nil, err
@@ -330,7 +282,7 @@ func runLSTM(spec SpectralSpec, sp spectral.TwoRNNSplits, start time.Time) (*Spe
 	}
 	return &SpectralReport{
 		Task: spec.Task, Method: spec.Method, N: spec.N, Noise: spec.Noise, Rank: hidden, Seed: spec.Seed,
-		TrainMSE: Float(trainMSE), TestMSE: Float(test), TestOutputVar: Float(sp.Test.OutputVar()),
+		TrainMSE: report.Float(trainMSE), TestMSE: report.Float(test), TestOutputVar: report.Float(sp.Test.OutputVar()),
 		Epochs: res.Epochs, Seconds: time.Since(start).Seconds(),
 	}, nil
 }
@@ -459,7 +411,7 @@ func WriteSweepCSV(path string, reps []SpectralReport) error {
 	for _, r := range reps {
 		rows = append(rows, []string{r.Task, r.Method, strconv.Itoa(r.N), strconv.FormatFloat(r.Noise, 'g', -1, 64), strconv.Itoa(r.Rank),
 			strconv.FormatUint(r.Seed, 10), rtoa(float64(r.TrainMSE)), rtoa(float64(r.TestMSE)), rtoa(float64(r.TestOutputVar)),
-			strconv.FormatBool(r.ZeroFallback), ftoa(r.Seconds)})
+			strconv.FormatBool(r.ZeroFallback), report.Ftoa(r.Seconds)})
 	}
 	return report.WriteCSV(path, sweepHeader, rows)
 }
@@ -515,7 +467,7 @@ func parseSweepRow(rec []string) (SpectralReport, error) {
 	seed, err := strconv.ParseUint(rec[5], 10, 64)
 	errs = append(errs, err)
 	r.Seed = seed
-	r.TrainMSE, r.TestMSE, r.TestOutputVar = Float(atof(rec[6])), Float(atof(rec[7])), Float(atof(rec[8]))
+	r.TrainMSE, r.TestMSE, r.TestOutputVar = report.Float(atof(rec[6])), report.Float(atof(rec[7])), report.Float(atof(rec[8]))
 	fb, err := strconv.ParseBool(rec[9])
 	errs = append(errs, err)
 	r.ZeroFallback, r.Seconds = fb, atof(rec[10])
@@ -573,14 +525,14 @@ func WriteSweep(dir, name string, reps []SpectralReport, byRank bool) error {
 		}
 	}
 	for _, p := range panels {
-		var series []Series
+		var series []report.Series
 		var names []string
 		for n := range lines[p] {
 			names = append(names, n)
 		}
 		slices.SortFunc(names, func(a, b string) int { return methodOrder(a) - methodOrder(b) })
 		for _, n := range names {
-			s := Series{Name: n}
+			s := report.Series{Name: n}
 			var ns []int
 			for k := range lines[p][n] {
 				ns = append(ns, k)
@@ -592,13 +544,14 @@ func WriteSweep(dir, name string, reps []SpectralReport, byRank bool) error {
 			}
 			series = append(series, s)
 		}
-		file := fmt.Sprintf("%s_%s_noise%s", name, p.task, ftoa(p.noise))
-		title := fmt.Sprintf("%s, noise std %s", p.task, ftoa(p.noise))
+		file := fmt.Sprintf("%s_%s_noise%s", name, p.task, report.Ftoa(p.noise))
+		title := fmt.Sprintf("%s, noise std %s", p.task, report.Ftoa(p.noise))
 		if byRank {
 			file += "_" + p.meth
 			title += ", " + p.meth
 		}
-		if err := logLogPlot(filepath.Join(dir, file+".png"), title, series); err != nil {
+		if err := report.LogLogPlot(filepath.Join(dir, file+".png"), title,
+			"training examples per length N", "average test MSE (length 6)", series); err != nil {
 			return err
 		}
 	}
@@ -647,7 +600,7 @@ func SweepSummary(w io.Writer, reps []SpectralReport) error {
 	b.WriteString(" tiht+sgd / tiht |\n|---|---|---|")
 	b.WriteString(strings.Repeat("---|", len(methods)+1) + "\n")
 	for _, p := range points {
-		fmt.Fprintf(&b, "| %s | %s | %d |", p.task, ftoa(p.noise), p.n)
+		fmt.Fprintf(&b, "| %s | %s | %d |", p.task, report.Ftoa(p.noise), p.n)
 		for _, m := range methods {
 			if v := mses[p][m]; len(v) > 0 {
 				fmt.Fprintf(&b, " %.3g (%d) |", mean(v), len(v))
@@ -682,182 +635,4 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
-}
-
-// logLogPlot writes a PNG of average test MSE against N on log-log axes;
-// non-positive values are clamped to 1e-30 so that exact recoveries show.
-// decadeTicks labels the powers of ten of a log axis as 1e<k>, every
-// decade when the range spans at most 8 and every few decades beyond
-// (gonum's LogTicks prints float artefacts such as 1.0000000000000004e-05
-// and crowds a range of 30 decades).
-type decadeTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
-	kl, kh := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	step := max(1, (kh-kl+7)/8)
-	var ticks []plot.Tick
-	for k := kl; k <= kh; k++ {
-		v := math.Pow(10, float64(k))
-		if v < lo*(1-1e-9) || v > hi*(1+1e-9) { // Pow(10, k) may round below 10^k
-			continue
-		}
-		t := plot.Tick{Value: v}
-		if k%step == 0 {
-			t.Label = fmt.Sprintf("1e%d", k)
-		}
-		ticks = append(ticks, t)
-	}
-	return ticks
-}
-
-func logLogPlot(path, title string, series []Series) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "training examples per length N"
-	p.Y.Label.Text = "average test MSE (length 6)"
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, decadeTicks{}
-	p.Legend.Top = true
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for i, s := range series {
-		pts := make(plotter.XYs, 0, len(s.X))
-		for j := range s.X {
-			if math.IsNaN(s.Y[j]) || math.IsInf(s.Y[j], 0) || !(s.X[j] > 0) {
-				continue
-			}
-			y := math.Max(s.Y[j], 1e-30)
-			pts = append(pts, plotter.XY{X: s.X[j], Y: y})
-			xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return errors.Wrapf(err, "plot %s", s.Name)
-		}
-		l.Color, sc.Color = palette[i%len(palette)], palette[i%len(palette)]
-		l.Width = vg.Points(1.5)
-		p.Add(l, sc)
-		p.Legend.Add(s.Name, l, sc)
-	}
-	if !math.IsInf(xmin, 0) {
-		// Explicit positive ranges: gonum widens a degenerate range
-		// linearly, which can cross zero on a log axis. The top decade
-		// leaves room for the legend.
-		p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
-		p.Y.Min, p.Y.Max = ymin/2, ymax*1000
-	}
-	wt, err := p.WriterTo(6*vg.Inch, 4.5*vg.Inch, "png")
-	if err != nil {
-		return err
-	}
-	return params.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
-}
-
-// spectralTrends are the paper's qualitative findings (Section 5), the
-// only "paper figures" there are: the results are plots.
-var spectralTrends = map[string]string{
-	"ls":       "consistent; less sample-efficient than (T)IHT",
-	"nuclear":  "consistent; less sample-efficient than (T)IHT",
-	"iht":      "more sample-efficient than LS / nuclear",
-	"tiht":     "more sample-efficient than LS / nuclear, tends to beat IHT",
-	"tiht+sgd": "almost always improves on TIHT (noisy data)",
-	"lstm":     "good on addition, struggles on the random 2-RNN",
-}
-
-// runSpectralSection runs a grid of the paper's experiments: quick mode
-// N in {640, 1280}, noise std 0.1 and 1, 2 seeds, fine-tuning at most 30
-// epochs, the LSTM at N = 1280 only (10 epochs); full mode the paper's grid (N from 20 to 20,000, noise 0, 0.1,
-// 1, 5 seeds, 100 epochs) and the rank mis-specification runs.
-func runSpectralSection(ctx *Context) ([]Row, error) {
-	sw := SweepSpec{
-		Tasks: []string{"random2rnn", "addition"}, Ns: []int{640, 1280}, Noises: []float64{0.1, 1},
-		Methods: []string{"ls", "nuclear", "iht", "tiht", "tiht+sgd"}, Seeds: 2, Seed: ctx.Seed, Epochs: 30, Log: ctx.Log,
-	}
-	if !ctx.Quick {
-		sw.Ns = []int{20, 40, 80, 160, 320, 640, 1280, 2560, 5000, 10000, 20000}
-		sw.Noises = []float64{0, 0.1, 1}
-		sw.Seeds, sw.Epochs = 5, 100
-	}
-	reps, err := SpectralSweep(sw)
-	if err != nil {
-		return nil, err
-	}
-	// The LSTM baseline costs most: quick mode runs it at N = 1280 only,
-	// one seed, at most 10 epochs.
-	ls := sw
-	ls.Methods = []string{"lstm"}
-	if ctx.Quick {
-		ls.Ns, ls.Seeds, ls.Epochs = []int{1280}, 1, 10
-	}
-	lstm, err := SpectralSweep(ls)
-	if err != nil {
-		return nil, err
-	}
-	reps = append(reps, lstm...)
-	if ctx.Dir != "" {
-		if err := WriteSweep(ctx.Dir, "sweep", reps, false); err != nil {
-			return nil, err
-		}
-		if !ctx.Quick {
-			rk := sw
-			rk.Tasks, rk.Noises, rk.Ranks, rk.Methods = []string{"addition"}, []float64{1}, []int{2, 3, 4, 5}, []string{"tiht"}
-			ranks, err := SpectralSweep(rk)
-			if err != nil {
-				return nil, err
-			}
-			if err := WriteSweep(ctx.Dir, "ranks", ranks, true); err != nil {
-				return nil, err
-			}
-		}
-	}
-	const at = 1280
-	avg := func(task string, noise float64, method string) float64 {
-		var v []float64
-		for _, r := range reps {
-			if r.Task == task && r.Noise == noise && r.Method == method && r.N == at {
-				v = append(v, float64(r.TestMSE))
-			}
-		}
-		return mean(v)
-	}
-	var rows []Row
-	for _, task := range sw.Tasks {
-		for _, noise := range sw.Noises {
-			if noise == 0 {
-				continue
-			}
-			for _, m := range append(sw.Methods, "lstm") {
-				seeds := sw.Seeds
-				if m == "lstm" {
-					seeds = ls.Seeds
-				}
-				rows = append(rows, Row{
-					Metric: fmt.Sprintf("%s noise %g: %s test MSE, N=%d", task, noise, m, at),
-					Paper:  "plot", Measured: avg(task, noise, m),
-					Note: fmt.Sprintf("%s; mean of %d seeds", spectralTrends[m], seeds),
-				})
-			}
-			rows = append(rows,
-				Row{
-					Metric: fmt.Sprintf("%s noise %g: TIHT+SGD / TIHT MSE, N=%d", task, noise, at),
-					Paper:  "< 1", Measured: avg(task, noise, "tiht+sgd") / avg(task, noise, "tiht"),
-					Note: "fine-tuning with Adam 0.001 helps", Headline: noise == 1,
-				},
-				Row{
-					Metric: fmt.Sprintf("%s noise %g: min(IHT,TIHT) / min(LS,nuclear) MSE, N=%d", task, noise, at),
-					Paper:  "< 1",
-					Measured: math.Min(avg(task, noise, "iht"), avg(task, noise, "tiht")) /
-						math.Min(avg(task, noise, "ls"), avg(task, noise, "nuclear")),
-					Note: "low-rank recovery is more sample-efficient", Headline: noise == 1,
-				})
-		}
-	}
-	return rows, nil
 }

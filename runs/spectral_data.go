@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -78,7 +79,7 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 		spec.Epochs = 100
 	}
 	if !slices.Contains(SpectralDataMethods, spec.Method) {
-		return nil, errors.Errorf("experiments: unknown spectral method %q for data (want one of %v)", spec.Method, SpectralDataMethods)
+		return nil, errors.Errorf("runs: unknown spectral method %q for data (want one of %v)", spec.Method, SpectralDataMethods)
 	}
 	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed)
 	if err != nil {
@@ -112,14 +113,14 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 	}
 	rep := &SpectralReport{
 		Task: "data", Method: spec.Method, N: sp.train.N(), Rank: res.Model.States, Seed: spec.Seed,
-		TrainMSE: Float(res.TrainMSE), TestMSE: Float(math.NaN()), TestOutputVar: Float(math.NaN()), ValidMSE: Float(math.NaN()),
+		TrainMSE: report.Float(res.TrainMSE), TestMSE: report.Float(math.NaN()), TestOutputVar: report.Float(math.NaN()), ValidMSE: report.Float(math.NaN()),
 		ZeroFallback: res.ZeroFallback, Reason: res.Reason, Iterations: res.Iterations, Epochs: epochs,
 		Data: spec.Data, Basis: res.Basis.String(), NValid: sp.valid.N(), NTest: sp.test.N(),
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	_, rep.ValidMSE, rep.TestMSE = splitMSEs(res.Model, spectralSplit{valid: sp.valid, test: sp.test})
 	if sp.test.N() > 0 {
-		rep.TestOutputVar = Float(sp.test.OutputVar())
+		rep.TestOutputVar = report.Float(sp.test.OutputVar())
 	}
 	if spec.SaveModel != "" {
 		info := spectral.ModelInfo{Method: spec.Method, Basis: rep.Basis, Data: spec.Data, Seed: spec.Seed, TrainMSE: res.TrainMSE, ZeroFallback: res.ZeroFallback}
@@ -156,7 +157,7 @@ func saveSplits(path string, sp spectral.TwoRNNSplits) error {
 func saveModel(path string, m spectral.RNN, info spectral.ModelInfo) error {
 	np, js := spectral.ModelPaths(path)
 	if err := os.MkdirAll(filepath.Dir(np), 0o755); err != nil {
-		return errors.Wrap(err, "experiments: saving the model")
+		return errors.Wrap(err, "runs: saving the model")
 	}
 	return spectral.SaveModel(np, js, m, info)
 }

@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
@@ -58,22 +59,22 @@ type SpectralTuneSpec struct {
 // SpectralTuneReport is the outcome of a fine-tuning run: MSEs before
 // (initial_*) and after, NaN (null) for an empty part.
 type SpectralTuneReport struct {
-	Model           string  `json:"model"`
-	Data            string  `json:"data"`
-	Optimizer       string  `json:"optimizer"`
-	States          int     `json:"states"`
-	NTrain          int     `json:"n_train"`
-	NValid          int     `json:"n_valid"`
-	NTest           int     `json:"n_test"`
-	Epochs          int     `json:"epochs"`
-	BestEpoch       int     `json:"best_epoch"`
-	InitialTrainMSE Float   `json:"initial_train_mse"`
-	InitialValidMSE Float   `json:"initial_valid_mse"`
-	InitialTestMSE  Float   `json:"initial_test_mse"`
-	TrainMSE        Float   `json:"train_mse"`
-	ValidMSE        Float   `json:"valid_mse"`
-	TestMSE         Float   `json:"test_mse"`
-	Seconds         float64 `json:"seconds"`
+	Model           string       `json:"model"`
+	Data            string       `json:"data"`
+	Optimizer       string       `json:"optimizer"`
+	States          int          `json:"states"`
+	NTrain          int          `json:"n_train"`
+	NValid          int          `json:"n_valid"`
+	NTest           int          `json:"n_test"`
+	Epochs          int          `json:"epochs"`
+	BestEpoch       int          `json:"best_epoch"`
+	InitialTrainMSE report.Float `json:"initial_train_mse"`
+	InitialValidMSE report.Float `json:"initial_valid_mse"`
+	InitialTestMSE  report.Float `json:"initial_test_mse"`
+	TrainMSE        report.Float `json:"train_mse"`
+	ValidMSE        report.Float `json:"valid_mse"`
+	TestMSE         report.Float `json:"test_mse"`
+	Seconds         float64      `json:"seconds"`
 }
 
 // tuneProblem is the regression on the training sequences with the
@@ -123,7 +124,7 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 		return nil, err
 	}
 	if sp.train.In != r.In || sp.train.Out != r.Out {
-		return nil, errors.Errorf("experiments: %s has d = %d, p = %d but the model %s has d = %d, p = %d", spec.Data, sp.train.In, sp.train.Out, spec.Model, r.In, r.Out)
+		return nil, errors.Errorf("runs: %s has d = %d, p = %d but the model %s has d = %d, p = %d", spec.Data, sp.train.In, sp.train.Out, spec.Model, r.In, r.Out)
 	}
 	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, activation.Identity)
 	if err != nil {
@@ -201,13 +202,13 @@ func defaultTune(s *SpectralTuneSpec) {
 
 // splitMSEs returns the model's MSE on the three parts (NaN when a part
 // is empty).
-func splitMSEs(m spectral.RNN, sp spectralSplit) (train, valid, test Float) {
-	mse := func(s datasets.IOData) Float {
+func splitMSEs(m spectral.RNN, sp spectralSplit) (train, valid, test report.Float) {
+	mse := func(s datasets.IOData) report.Float {
 		v, err := m.MSEIO(s)
 		if s.N() == 0 || err != nil {
-			return Float(math.NaN())
+			return report.Float(math.NaN())
 		}
-		return Float(v)
+		return report.Float(v)
 	}
 	return mse(sp.train), mse(sp.valid), mse(sp.test)
 }

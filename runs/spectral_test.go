@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"path/filepath"
@@ -48,21 +48,5 @@ func TestSweepSummaryAndCSV(t *testing.T) {
 	}
 	if got, err := ReadSweep(filepath.Join(t.TempDir(), "missing.csv")); err != nil || got != nil {
 		t.Errorf("missing file: %v, %v", got, err)
-	}
-}
-
-// decadeTicks labels powers of ten only, thinned over a wide range.
-func TestDecadeTicks(t *testing.T) {
-	var labels []string
-	for _, tk := range (decadeTicks{}).Ticks(1e-30, 5e3) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "1e-30 1e-25 1e-20 1e-15 1e-10 1e-5 1e0" {
-		t.Errorf("labels over 34 decades: %s", got)
-	}
-	if n := len((decadeTicks{}).Ticks(0.02, 300)); n != 4 {
-		t.Errorf("%d ticks in [0.02, 300], want 4 (0.1, 1, 10, 100)", n)
 	}
 }

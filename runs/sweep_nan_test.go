@@ -1,10 +1,12 @@
-package experiments
+package runs
 
 import (
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/internal/report"
 )
 
 // A sweep CSV with a NaN is refused with its line and column, so that a
@@ -13,7 +15,7 @@ func TestReadSweepRefusesNaN(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sweep.csv")
 	good := SpectralReport{Task: "addition", Method: "tiht", N: 20, Rank: 2, Seed: 1, TrainMSE: 0.5, TestMSE: 0.25, TestOutputVar: 1, Seconds: 0.1}
 	bad := good
-	bad.TestMSE = Float(math.NaN())
+	bad.TestMSE = report.Float(math.NaN())
 	if err := WriteSweepCSV(path, []SpectralReport{good, bad}); err != nil {
 		t.Fatal(err)
 	}

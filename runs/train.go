@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"crypto/sha256"
@@ -77,21 +77,21 @@ type TrainSpec struct {
 // TrainReport is the outcome of a training run. Losses are mean nats per
 // predicted step (symbol or frame).
 type TrainReport struct {
-	Model     string `json:"model"`
-	Task      string `json:"task"`
-	Optimizer string `json:"optimizer"`
-	Hidden    int    `json:"hidden"`
-	Params    int    `json:"params"`
-	TrainLoss Float  `json:"train_loss"`
+	Model     string       `json:"model"`
+	Task      string       `json:"task"`
+	Optimizer string       `json:"optimizer"`
+	Hidden    int          `json:"hidden"`
+	Params    int          `json:"params"`
+	TrainLoss report.Float `json:"train_loss"`
 	// ValidLoss and TestLoss are those of the returned (best) parameters.
-	ValidLoss   Float    `json:"valid_loss"`
-	TestLoss    Float    `json:"test_loss"`
-	BestValid   Float    `json:"best_valid_loss"`
-	OptimalLoss *float64 `json:"optimal_loss,omitempty"`
-	UniformLoss *float64 `json:"uniform_loss,omitempty"`
-	Epochs      int      `json:"epochs"`
-	BestEpoch   int      `json:"best_epoch"`
-	Steps       int      `json:"steps"`
+	ValidLoss   report.Float `json:"valid_loss"`
+	TestLoss    report.Float `json:"test_loss"`
+	BestValid   report.Float `json:"best_valid_loss"`
+	OptimalLoss *float64     `json:"optimal_loss,omitempty"`
+	UniformLoss *float64     `json:"uniform_loss,omitempty"`
+	Epochs      int          `json:"epochs"`
+	BestEpoch   int          `json:"best_epoch"`
+	Steps       int          `json:"steps"`
 	// Seconds is the wall time of this invocation (after a resume, only
 	// the resumed part); History's elapsed field sums all epochs.
 	Seconds float64 `json:"seconds"`
@@ -298,7 +298,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	}
 	rep := &TrainReport{
 		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden,
-		Params: seq.Params.Size(), TrainLoss: Float(res.TrainLoss), BestValid: Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
+		Params: seq.Params.Size(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
 		History: res.History,
 	}
 	// The trainer restored the best parameters: report their losses.
@@ -310,7 +310,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.ValidLoss, rep.TestLoss = Float(valid), Float(test)
+	rep.ValidLoss, rep.TestLoss = report.Float(valid), report.Float(test)
 	if !math.IsNaN(task.OptimalLoss) {
 		v := task.OptimalLoss
 		rep.OptimalLoss = &v
@@ -351,7 +351,7 @@ func fileSHA256(path string) (string, error) {
 func newTrainer(prob optim.Problem, opt optim.Optimizer, cfg optim.TrainConfig, out, resume string) (*optim.Trainer, error) {
 	if out != "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return nil, errors.Wrap(err, "experiments: creating the output directory")
+			return nil, errors.Wrap(err, "runs: creating the output directory")
 		}
 		cfg.CheckpointPath = filepath.Join(out, "checkpoint.npz")
 		cfg.MetricsPath = filepath.Join(out, "metrics.jsonl")

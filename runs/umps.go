@@ -1,11 +1,8 @@
-package experiments
+package runs
 
 import (
-	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +10,6 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/params"
 )
@@ -105,19 +101,6 @@ type UMPSSpec struct {
 	Progress io.Writer
 }
 
-// UMPSMeta is stored in a u-MPS model file: what a later sample, prob,
-// complete or eval command needs to read strings over the right alphabet.
-type UMPSMeta struct {
-	Kind     string   `json:"kind"` // always "umps"
-	Data     string   `json:"data"`
-	Alphabet []string `json:"alphabet"`
-	Bond     int      `json:"bond"`
-	Norm     string   `json:"norm"` // "n" (P_n) or "star" (P_*)
-	// Lengths is the length model of a per-length model (nil for P_*
-	// models and for files written before length models existed).
-	Lengths *umps.LengthModel `json:"length_model,omitempty"`
-}
-
 // UMPSReport is the result of TrainUMPS.
 type UMPSReport struct {
 	Data      string  `json:"task"`
@@ -142,7 +125,7 @@ type UMPSReport struct {
 	ValidNLLAll float64 `json:"valid_nll_all"`
 	// Params and Meta are the trained model.
 	Params *params.Params `json:"-"`
-	Meta   UMPSMeta       `json:"-"`
+	Meta   umps.ModelMeta `json:"-"`
 }
 
 // UMPSData returns the training and validation strings of a data name and
@@ -189,36 +172,6 @@ func parseTomita(name string) (datasets.Tomita, error) {
 	g, err := datasets.NewTomita(k)
 	g.Adjacent = adjacent
 	return g, err
-}
-
-// SaveUMPS writes a u-MPS model file.
-func SaveUMPS(path string, meta UMPSMeta, p *params.Params) error {
-	return params.SaveNPZ(path, meta, map[string]*params.Params{"params": p})
-}
-
-// LoadUMPS reads a model file written by SaveUMPS (path may be the run
-// directory holding model.npz) and checks that it is a u-MPS over its
-// alphabet.
-func LoadUMPS(path string) (*umps.MPS, UMPSMeta, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "model.npz")
-	}
-	var meta UMPSMeta
-	sets, err := params.LoadNPZ(path, &meta)
-	if err != nil {
-		return nil, meta, err
-	}
-	if meta.Kind != "umps" || sets["params"] == nil {
-		return nil, meta, errors.Errorf("%s is not a u-MPS model file", path)
-	}
-	m, err := umps.FromParams(sets["params"])
-	if err != nil {
-		return nil, meta, err
-	}
-	if m.Symbols != len(meta.Alphabet) {
-		return nil, meta, errors.Errorf("%s: the core has %d symbols but the alphabet %v has %d", path, m.Symbols, meta.Alphabet, len(meta.Alphabet))
-	}
-	return m, meta, nil
 }
 
 // Membership returns the exact membership test of a built-in language and
@@ -291,34 +244,22 @@ func EvalUMPS(m *umps.MPS, task string, n, count int, rng *rand.Rand) (*UMPSEval
 	if task != "motzkin" || n < 1 {
 		return ev, nil
 	}
-	c := datasets.NewMotzkinCounter(n)
-	ok = 0
-	for i := 0; i < count; i++ {
-		w, err := c.Sample(n, rng)
-		if err != nil {
-			return nil, err
-		}
-		k := rng.IntN(n)
-		dist, err := t.Complete(w[:k], w[k+1:])
-		if err != nil {
-			return nil, err
-		}
-		w[k] = drawFrom(dist, rng)
-		if member(w) {
-			ok++
-		}
+	pc, err := MotzkinCompletion(t.Complete, n, count, rng)
+	if err != nil {
+		return nil, err
 	}
-	pc := 100 * float64(ok) / float64(count)
 	ev.CompletionPercent = &pc
 	return ev, nil
 }
 
-// biCompletion is the percentage of uniformly drawn Motzkin words of
-// length n, one uniformly chosen symbol masked, that the BiLSTM completes
-// into a word (the missing symbol drawn from its distribution).
-func biCompletion(bi *BiLSTM, task string, n, count int, rng *rand.Rand) (float64, error) {
-	if task != "motzkin" || n < 1 {
-		return 0, errors.Errorf("completion is evaluated on motzkin words of length >= 1, not %s of length %d", task, n)
+// MotzkinCompletion is the percentage of count uniformly drawn Motzkin
+// words of length n >= 1, one uniformly chosen symbol masked, that
+// complete completes into a word: the missing symbol is drawn from the
+// distribution complete(prefix, suffix) returns over the alphabet
+// (R = prefix Sigma suffix, the u-MPS paper's Table 3).
+func MotzkinCompletion(complete func(prefix, suffix []int) ([]float64, error), n, count int, rng *rand.Rand) (float64, error) {
+	if n < 1 {
+		return 0, errors.Errorf("completion is evaluated on motzkin words of length >= 1, not %d", n)
 	}
 	c := datasets.NewMotzkinCounter(n)
 	ok := 0
@@ -328,7 +269,11 @@ func biCompletion(bi *BiLSTM, task string, n, count int, rng *rand.Rand) (float6
 			return 0, err
 		}
 		k := rng.IntN(n)
-		w[k] = drawFrom(bi.Complete(w[:k], w[k+1:]), rng)
+		dist, err := complete(w[:k], w[k+1:])
+		if err != nil {
+			return 0, err
+		}
+		w[k] = drawFrom(dist, rng)
 		if datasets.MotzkinContains(w) {
 			ok++
 		}
@@ -428,148 +373,4 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 		out = append(out, k)
 	}
 	return out, nil
-}
-
-// umpsRun is one trained configuration of the reproduction and the
-// paper's u-MPS figures for it at each evaluation length.
-type umpsRun struct {
-	data   string
-	nTrain int
-	lens   []int
-	paper  []float64 // sampling, per length
-	comp   []float64 // completion (Motzkin only), per length
-	lstm   []float64 // the LSTM baseline's sampling, per length
-	bilstm []float64 // the BiLSTM baseline's completion (Motzkin only)
-}
-
-// umpsRuns lists Table 2 (Tomita, lengths 16 and 30) and Table 3
-// (Motzkin, lengths 1, 16, 50) with the paper's u-MPS and LSTM
-// percentages.
-var umpsRuns = []umpsRun{
-	{"tomita3", 1000, []int{16, 30}, []float64{100.0, 100.0}, nil, []float64{90.2, 85.6}, nil},
-	{"tomita4", 1000, []int{16, 30}, []float64{99.9, 99.5}, nil, []float64{85.4, 64.7}, nil},
-	{"tomita5", 1000, []int{16, 30}, []float64{50.5, 49.1}, nil, []float64{49.0, 50.2}, nil},
-	{"tomita5", 10000, []int{16, 30}, []float64{100.0, 99.9}, nil, []float64{49.9, 52.8}, nil},
-	{"tomita6", 1000, []int{16, 30}, []float64{32.1, 33.9}, nil, []float64{33.1, 34.2}, nil},
-	{"tomita6", 10000, []int{16, 30}, []float64{35.9, 33.1}, nil, []float64{33.1, 34.4}, nil},
-	{"tomita7", 1000, []int{16, 30}, []float64{99.3, 89.4}, nil, []float64{89.2, 29.1}, nil},
-	{"motzkin", 1000, []int{1, 16, 50}, []float64{89.4, 74.4, 32.5}, []float64{89.4, 69.6, 58.8}, []float64{41.7, 41.2, 0.0}, []float64{99.9, 99.5, 61.3}},
-	{"motzkin", 10000, []int{1, 16, 50}, []float64{99.3, 99.8, 91.6}, []float64{99.3, 99.8, 92.4}, []float64{35.7, 60.4, 5.4}, []float64{100.0, 100.0, 69.1}},
-}
-
-// runUMPS trains one u-MPS and one LSTM baseline per configuration and
-// evaluates fixed-length sampling (and, for Motzkin, u-MPS completion) at
-// the paper's lengths. Full mode: LSTM hidden 20, up to 300 (u-MPS)
-// and 100 (LSTM) epochs, 1,000 samples per length, every configuration,
-// and as in the paper the best of D in {20, 50} and five initialisations
-// by validation NLL (hours of computing), each initialisation (the
-// paper's near-identity start at lr 1e-2) trained twice: exactly as the
-// paper, and after 5 length-balanced epochs, which Tomita 5 needs (see
-// UMPSSpec.BalanceEpochs); a row's note says when the latter won. Quick
-// mode: one D = 10 model trained as the paper, hidden 20, up to 200 and
-// 8 epochs, 500 samples, the 1K configurations only. The Motzkin
-// completion rows also train the bidirectional LSTM baseline.
-func runUMPS(ctx *Context) ([]Row, error) {
-	bonds, restarts, hidden, epochs, lstmEpochs, samples := []int{20, 50}, 5, 20, 300, 100, 1000
-	balance := 5
-	if ctx.Quick {
-		bonds, restarts, epochs, lstmEpochs, samples, balance = []int{10}, 1, 200, 8, 500, 0
-	}
-	var rows []Row
-	var csv [][]string
-	for i, r := range umpsRuns {
-		if ctx.Quick && r.nTrain > 1000 {
-			continue
-		}
-		var rep *UMPSReport
-		for _, bond := range bonds {
-			got, err := TrainUMPS(UMPSSpec{Data: r.data, Bond: bond, NTrain: r.nTrain, NValid: 1000, Restarts: restarts,
-				Epochs: epochs, BalanceEpochs: balance, Seed: ctx.Seed + uint64(i), Progress: ctx.Progress})
-			if err != nil {
-				return nil, err
-			}
-			if rep == nil || got.ValidNLL < rep.ValidNLL {
-				rep = got
-			}
-		}
-		bond, seed := rep.Bond, ctx.Seed+uint64(i)
-		m, err := umps.FromParams(rep.Params)
-		if err != nil {
-			return nil, err
-		}
-		train, valid, alphabet, err := UMPSData(r.data, r.nTrain, 1000, rand.New(rand.NewPCG(seed, 0x756d7073)))
-		if err != nil {
-			return nil, err
-		}
-		lstm, err := TrainLSTMBaseline(train, valid, len(alphabet), hidden, lstmEpochs, seed, ctx.Progress)
-		if err != nil {
-			return nil, err
-		}
-		member, _, err := Membership(r.data)
-		if err != nil {
-			return nil, err
-		}
-		var bi *BiLSTM
-		if r.bilstm != nil {
-			if bi, err = TrainBiLSTM(train, valid, len(alphabet), hidden, lstmEpochs, seed, ctx.Progress); err != nil {
-				return nil, err
-			}
-		}
-		fmt.Fprintf(ctx.Log, "%s (%d): u-MPS D=%d, %d epochs, valid NLL %.4f nats/string, %.1fs; LSTM %d epochs, %.1fs\n",
-			r.data, rep.NTrain, bond, rep.Epochs, rep.ValidNLL, rep.Seconds, lstm.result.Epochs, lstm.result.Seconds)
-		label := fmt.Sprintf("%s (%dK)", r.data, r.nTrain/1000)
-		ep := fmt.Sprintf("%d epochs", rep.Epochs)
-		if rep.BalanceEpochs > 0 {
-			ep += fmt.Sprintf(" (first %d length-balanced)", rep.BalanceEpochs)
-		}
-		note := fmt.Sprintf("D=%d, %d train, %s, %d samples", bond, rep.NTrain, ep, samples)
-		lnote := fmt.Sprintf("H=%d, %d epochs, %d samples", hidden, lstm.result.Epochs, samples)
-		for j, n := range r.lens {
-			rng := rand.New(rand.NewPCG(ctx.Seed, uint64(100*i+j)))
-			ev, err := EvalUMPS(m, r.data, n, samples, rng)
-			if err != nil {
-				return nil, err
-			}
-			ls, err := lstm.SampleLength(n, samples, rng)
-			if err != nil {
-				return nil, err
-			}
-			lok := 0
-			for _, s := range ls {
-				if member(s) {
-					lok++
-				}
-			}
-			lpct := 100 * float64(lok) / float64(samples)
-			headline := r.data == "tomita7" && r.nTrain == 1000 && n == 30
-			rows = append(rows, Row{Metric: fmt.Sprintf("%s u-MPS sampling %% valid, len %d", label, n),
-				Paper: fmt.Sprintf("%.1f", r.paper[j]), Measured: ev.ValidPercent, Note: note, Headline: headline},
-				Row{Metric: fmt.Sprintf("%s LSTM sampling %% valid, len %d", label, n),
-					Paper: fmt.Sprintf("%.1f", r.lstm[j]), Measured: lpct, Note: lnote, Headline: headline})
-			comp := ""
-			if ev.CompletionPercent != nil {
-				rows = append(rows, Row{Metric: fmt.Sprintf("%s u-MPS completion %% correct, len %d", label, n),
-					Paper: fmt.Sprintf("%.1f", r.comp[j]), Measured: *ev.CompletionPercent, Note: note})
-				comp = ftoa(*ev.CompletionPercent)
-			}
-			if bi != nil {
-				pct, err := biCompletion(bi, r.data, n, samples, rng)
-				if err != nil {
-					return nil, err
-				}
-				rows = append(rows, Row{Metric: fmt.Sprintf("%s BiLSTM completion %% correct, len %d", label, n),
-					Paper: fmt.Sprintf("%.1f", r.bilstm[j]), Measured: pct,
-					Note: fmt.Sprintf("H=%d, %d epochs, %d words", hidden, bi.result.Epochs, samples)})
-			}
-			csv = append(csv, []string{r.data, strconv.Itoa(rep.NTrain), strconv.Itoa(bond), strconv.Itoa(n),
-				ftoa(ev.ValidPercent), comp, ftoa(rep.ValidNLL), ftoa(lpct)})
-		}
-	}
-	if ctx.Dir != "" {
-		if err := report.WriteCSV(filepath.Join(ctx.Dir, "umps.csv"),
-			[]string{"task", "train", "bond", "len", "valid_percent", "completion_percent", "valid_nll", "lstm_valid_percent"}, csv); err != nil {
-			return nil, err
-		}
-	}
-	return rows, nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"math"
@@ -42,26 +42,6 @@ func splitValid(seqs [][]int, frac float64, rng *rand.Rand) (train, valid [][]in
 	return train, valid, nil
 }
 
-// UMPSDistribution returns the distribution over all strings a model file
-// defines: its fitted length model, or P_* when it has none.
-func UMPSDistribution(m *umps.MPS, meta UMPSMeta) umps.Distribution {
-	return umps.Distribution{M: m, Lengths: meta.Lengths}
-}
-
-// LengthModelName says which length model a model file's queries use:
-// "fitted" (trained per length, with a length model), "star" (trained on
-// P_*, its own) or "none" (trained per length by an older version, read
-// as P_*, which diverges for most such models).
-func LengthModelName(meta UMPSMeta) string {
-	switch {
-	case meta.Lengths != nil:
-		return "fitted"
-	case meta.Norm == umps.AllLengths.String():
-		return "star"
-	}
-	return "none"
-}
-
 // UMPSScore is the result of ScoreUMPS.
 type UMPSScore struct {
 	Test    string `json:"test"`
@@ -81,7 +61,7 @@ type UMPSScore struct {
 // log-loss, and with solution (a PAutomaC solution file, "" for none) the
 // PAutomaC perplexity 2^(-sum_x P*(x) log2 Q(x)), P* and Q normalised
 // over the test strings.
-func ScoreUMPS(m *umps.MPS, meta UMPSMeta, test string, format datasets.StringFormat, solution string) (*UMPSScore, error) {
+func ScoreUMPS(m *umps.MPS, meta umps.ModelMeta, test string, format datasets.StringFormat, solution string) (*UMPSScore, error) {
 	alphabet := meta.Alphabet
 	seqs, _, err := ReadUMPSStrings(test, format, alphabet)
 	if err != nil {
@@ -99,11 +79,11 @@ func ScoreUMPS(m *umps.MPS, meta UMPSMeta, test string, format datasets.StringFo
 			return nil, errors.Errorf("%s has %d probabilities for the %d strings of %s", solution, len(target), len(seqs), test)
 		}
 	}
-	lp, err := UMPSDistribution(m, meta).LogProbs(seqs)
+	lp, err := meta.Distribution(m).LogProbs(seqs)
 	if err != nil {
 		return nil, err
 	}
-	sc := &UMPSScore{Test: test, Strings: len(seqs), LengthModel: LengthModelName(meta)}
+	sc := &UMPSScore{Test: test, Strings: len(seqs), LengthModel: meta.LengthModelName()}
 	syms, top := 0, math.Inf(-1)
 	for b, v := range lp {
 		sc.NLL -= v

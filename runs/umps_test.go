@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"math"
@@ -47,28 +47,6 @@ func TestTrainUMPSBalance(t *testing.T) {
 	}
 }
 
-// The README's two tables give the optimum of every problem and
-// scikit-splearn's figure where it has one.
-func TestReadPAutomaCReferences(t *testing.T) {
-	dir := PAutomaCDir()
-	if dir == "" {
-		t.Skip("no PAutomaC data (shared/data/pautomac)")
-	}
-	refs, err := ReadPAutomaCReferences(filepath.Join(dir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := refs[1]; r.Optimum != 29.8979 || r.Splearn != 31.0344 {
-		t.Errorf("problem 1: %+v, want optimum 29.8979 and splearn 31.0344", r)
-	}
-	if r := refs[4]; r.Optimum != 80.8184 || !math.IsNaN(r.Splearn) {
-		t.Errorf("problem 4: %+v, want optimum 80.8184 and no splearn figure", r)
-	}
-	if len(refs) != 47 {
-		t.Errorf("%d problems, want 47", len(refs))
-	}
-}
-
 // A model file written before length models existed loads and says it has
 // none; a per-length run's file has the fitted one.
 func TestUMPSLengthModelFile(t *testing.T) {
@@ -78,25 +56,25 @@ func TestUMPSLengthModelFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := filepath.Join(dir, "old.npz")
-	if err := SaveUMPS(old, UMPSMeta{Kind: "umps", Data: "tomita1", Alphabet: []string{"0", "1"}, Bond: 2, Norm: "n"}, p); err != nil {
+	if err := umps.SaveModel(old, umps.ModelMeta{Kind: "umps", Data: "tomita1", Alphabet: []string{"0", "1"}, Bond: 2, Norm: "n"}, p); err != nil {
 		t.Fatal(err)
 	}
-	_, meta, err := LoadUMPS(old)
+	_, meta, err := umps.LoadModel(old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := LengthModelName(meta); got != "none" || meta.Lengths != nil {
+	if got := meta.LengthModelName(); got != "none" || meta.Lengths != nil {
 		t.Errorf("old file: length model %q", got)
 	}
 	run := filepath.Join(dir, "run")
 	if _, err := TrainUMPS(UMPSSpec{Data: "tomita1", Bond: 2, NTrain: 30, NValid: 10, Epochs: 1, Out: run}); err != nil {
 		t.Fatal(err)
 	}
-	_, meta, err = LoadUMPS(run)
+	_, meta, err = umps.LoadModel(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if LengthModelName(meta) != "fitted" || meta.Lengths.Validate() != nil {
-		t.Errorf("new file: length model %q %+v", LengthModelName(meta), meta.Lengths)
+	if meta.LengthModelName() != "fitted" || meta.Lengths.Validate() != nil {
+		t.Errorf("new file: length model %q %+v", meta.LengthModelName(), meta.Lengths)
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package runs
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta := UMPSMeta{Kind: "umps", Data: spec.Data, Alphabet: alphabet, Bond: spec.Bond, Norm: spec.Norm.String()}
+	meta := umps.ModelMeta{Kind: "umps", Data: spec.Data, Alphabet: alphabet, Bond: spec.Bond, Norm: spec.Norm.String()}
 	if spec.Norm == umps.PerLength {
 		lengths := make([]int, len(train))
 		for i, s := range train {
@@ -99,12 +99,12 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if best.Params, err = umps.NewParamsFrom(m); err != nil {
 		return nil, err
 	}
-	best.Meta, best.LengthModel = meta, LengthModelName(meta)
-	if best.ValidNLLAll, err = meanNLLAll(UMPSDistribution(m, meta), valid); err != nil {
+	best.Meta, best.LengthModel = meta, meta.LengthModelName()
+	if best.ValidNLLAll, err = meanNLLAll(meta.Distribution(m), valid); err != nil {
 		return nil, err
 	}
 	if spec.Out != "" {
-		if err := SaveUMPS(filepath.Join(spec.Out, "model.npz"), meta, best.Params); err != nil {
+		if err := umps.SaveModel(filepath.Join(spec.Out, "model.npz"), meta, best.Params); err != nil {
 			return nil, err
 		}
 	}
@@ -153,7 +153,7 @@ func meanNLLAll(p umps.Distribution, seqs [][]int) (float64, error) {
 
 // trainOnce trains one initialisation drawn from rng; dir, if not empty,
 // receives its checkpoint and metrics.
-func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Rand, dir string) (*UMPSReport, error) {
+func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *rand.Rand, dir string) (*UMPSReport, error) {
 	p, err := umps.NewParams(spec.Bond, len(meta.Alphabet), spec.Init, rng)
 	if err != nil {
 		return nil, err
@@ -236,7 +236,7 @@ func geometricRatio(seqs [][]int) float64 {
 // spec.LR, constant, no early stopping, ending at the best parameters by
 // validation NLL (the initial ones included). dir, if not empty,
 // receives their metrics in balanced.jsonl.
-func balancedStart(spec UMPSSpec, prob *umps.Problem, meta UMPSMeta, dir string) (*optim.Result, error) {
+func balancedStart(spec UMPSSpec, prob *umps.Problem, meta umps.ModelMeta, dir string) (*optim.Result, error) {
 	if spec.BalanceEpochs == 0 {
 		return &optim.Result{}, nil
 	}

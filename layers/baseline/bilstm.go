@@ -1,8 +1,7 @@
-package experiments
+package baseline
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 
@@ -12,23 +11,20 @@ import (
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/losses"
-	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
 )
 
-// This file holds the u-MPS paper's bidirectional LSTM baseline for
-// single-symbol completion: a forward LSTM reads begin, s_1..s_{i-1}, a
-// backward LSTM reads end, s_n..s_{i+1}, and a linear layer on the two
-// states gives the distribution of s_i. It trains on every position of
-// strings of one length through rtn's cells and optim.Trainer.
-
-// BiLSTM is the completion baseline over d symbols (input ids d+1 mark
-// begin for the forward and end for the backward reader).
+// BiLSTM is the u-MPS paper's bidirectional LSTM baseline for
+// single-symbol completion over d symbols: a forward LSTM reads begin,
+// s_1..s_{i-1}, a backward LSTM reads end, s_n..s_{i+1}, and a linear
+// layer on the two states gives the distribution of s_i. Input id d
+// marks begin for the forward and end for the backward reader. It trains
+// on every position of strings of one length (Problem).
 type BiLSTM struct {
+	// P holds both readers (fwd/..., bwd/...) and the output layer.
 	P        *params.Params
 	fwd, bwd *rnn.LSTM
 	d, h     int
-	result   *optim.Result
 }
 
 // Output-layer parameter names of the BiLSTM.
@@ -128,8 +124,10 @@ func (g *biGraph) run(strs [][]int, d int, grads *params.Params) (float64, error
 	return g.m.Loss() * scale, nil
 }
 
-// biProblem is the BiLSTM's training problem (optim.Problem, Validator).
-type biProblem struct {
+// BiProblem is the BiLSTM's training problem: the mean NLL per symbol
+// of every position of the training strings (it implements
+// optim.Problem and optim.Validator).
+type BiProblem struct {
 	bl           *BiLSTM
 	train, valid [][]int
 	n            int
@@ -137,10 +135,15 @@ type biProblem struct {
 	validGraph   *biGraph
 }
 
-func (p *biProblem) Params() *params.Params { return p.bl.P }
-func (p *biProblem) NumExamples() int       { return len(p.train) }
+// Params returns the BiLSTM's parameters.
+func (p *BiProblem) Params() *params.Params { return p.bl.P }
 
-func (p *biProblem) LossGrad(idx []int, grads *params.Params) (float64, error) {
+// NumExamples is the number of training strings.
+func (p *BiProblem) NumExamples() int { return len(p.train) }
+
+// LossGrad returns the mean NLL per symbol of the training strings idx
+// (nats) and writes its gradient into grads.
+func (p *BiProblem) LossGrad(idx []int, grads *params.Params) (float64, error) {
 	g, ok := p.graphs[len(idx)]
 	if !ok {
 		var err error
@@ -156,7 +159,9 @@ func (p *biProblem) LossGrad(idx []int, grads *params.Params) (float64, error) {
 	return g.run(strs, p.bl.d, grads)
 }
 
-func (p *biProblem) ValidationLoss() (float64, error) {
+// ValidationLoss is the mean NLL per symbol of the validation strings
+// (NaN without any).
+func (p *BiProblem) ValidationLoss() (float64, error) {
 	if len(p.valid) == 0 {
 		return math.NaN(), nil
 	}
@@ -169,19 +174,13 @@ func (p *biProblem) ValidationLoss() (float64, error) {
 	return p.validGraph.run(p.valid, p.bl.d, nil)
 }
 
-// TrainBiLSTM trains the completion baseline on strings that all have the
-// same length (the Motzkin training sets), with the u-MPS schedule.
-func TrainBiLSTM(train, valid [][]int, d, hidden, epochs int, seed uint64, progress io.Writer) (*BiLSTM, error) {
-	if d < 1 || hidden < 1 || epochs < 1 || len(train) == 0 || len(train[0]) == 0 {
-		return nil, errors.New("bilstm: want d, hidden, epochs >= 1 and non-empty strings")
+// NewBiLSTM returns a BiLSTM over d symbols with hidden units per reader,
+// initialised from rng: both LSTMs as rnn.LSTM.Init, the output weights
+// from U(-1/sqrt(hidden), 1/sqrt(hidden)), the output bias at zero.
+func NewBiLSTM(d, hidden int, rng *rand.Rand) (*BiLSTM, error) {
+	if d < 1 || hidden < 1 || rng == nil {
+		return nil, errors.Errorf("bilstm: want d, hidden >= 1 and a random source, got d %d, hidden %d", d, hidden)
 	}
-	n := len(train[0])
-	for _, s := range append(append([][]int(nil), train...), valid...) {
-		if len(s) != n {
-			return nil, errors.Errorf("bilstm: strings of lengths %d and %d; the baseline trains on one length", n, len(s))
-		}
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x62696c73))
 	p := params.New()
 	bl := &BiLSTM{P: p, d: d, h: hidden}
 	var err error
@@ -207,15 +206,32 @@ func TrainBiLSTM(train, valid [][]int, d, hidden, epochs int, seed uint64, progr
 	if _, err := p.Add(biB, d); err != nil {
 		return nil, err
 	}
-	prob := &biProblem{bl: bl, train: train, valid: valid, n: n, graphs: map[int]*biGraph{}}
-	if bl.result, err = trainBaseline(prob, epochs, seed, progress); err != nil {
-		return nil, err
-	}
 	return bl, nil
 }
 
+// Problem returns the training problem of strings that all have the same
+// length (the Motzkin training sets), validated on valid.
+func (bl *BiLSTM) Problem(train, valid [][]int) (*BiProblem, error) {
+	if len(train) == 0 || len(train[0]) == 0 {
+		return nil, errors.New("bilstm: want non-empty training strings")
+	}
+	n := len(train[0])
+	for _, s := range append(append([][]int(nil), train...), valid...) {
+		if len(s) != n {
+			return nil, errors.Errorf("bilstm: strings of lengths %d and %d; the baseline trains on one length", n, len(s))
+		}
+		for _, c := range s {
+			if c < 0 || c >= bl.d {
+				return nil, errors.Errorf("bilstm: symbol %d outside 0..%d", c, bl.d-1)
+			}
+		}
+	}
+	return &BiProblem{bl: bl, train: train, valid: valid, n: n, graphs: map[int]*biGraph{}}, nil
+}
+
 // Complete returns the distribution of the missing symbol between prefix
-// and suffix, by the plain-Go forward pass of both readers.
+// and suffix ([d] probabilities), by the plain-Go forward pass of both
+// readers.
 func (bl *BiLSTM) Complete(prefix, suffix []int) []float64 {
 	read := func(c *rnn.LSTM, syms []int) []float64 {
 		st := newLSTMState(bl.P, c, bl.h, 1)

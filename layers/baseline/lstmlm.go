@@ -1,7 +1,6 @@
-package experiments
+package baseline
 
 import (
-	"io"
 	"math"
 	"math/rand/v2"
 
@@ -10,14 +9,8 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/rnn"
-	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
 )
-
-// This file holds the u-MPS paper's unidirectional LSTM baseline: a
-// language model with begin and end symbols and a positional encoding
-// scaled by the target length, trained through rtn's
-// layers.Sequence and Trainer, and sampled at a fixed length in plain Go.
 
 // peFeatures is the width of the positional encoding.
 const peFeatures = 6
@@ -36,15 +29,19 @@ func positional(pos, n int) []float64 {
 	return out
 }
 
-// LSTMBaseline is the trained baseline over d symbols: inputs are the
+// LSTMLM is the u-MPS paper's unidirectional LSTM baseline over d
+// symbols: a language model with begin and end symbols and a positional
+// encoding scaled by the target length, trained as a layers.Sequence
+// (Problem) and sampled at a fixed length in plain Go. Inputs are the
 // previous symbol (or begin, id d) one-hot plus the positional encoding;
 // outputs are the next symbol or end (id d).
-type LSTMBaseline struct {
-	P      *params.Params
-	cell   *rnn.LSTM
-	d, h   int
-	prob   *layers.Problem
-	result *optim.Result
+type LSTMLM struct {
+	// P holds the LSTM (lstm/...) and the output layer (layers.OutW,
+	// layers.OutB).
+	P    *params.Params
+	cell *rnn.LSTM
+	seq  *layers.Sequence
+	d, h int
 }
 
 // lstmExample turns a string into one next-symbol example of len(s)+1
@@ -70,60 +67,53 @@ func lstmExample(s []int, d int) datasets.Example {
 	return ex
 }
 
-// TrainLSTMBaseline trains the baseline with the u-MPS schedule (Adam lr
-// 1e-2, batch 50, warm-up 5, patience 5, three drops by 10, optimizer
-// re-initialised at each drop), best parameters by validation loss.
-func TrainLSTMBaseline(train, valid [][]int, d, hidden, epochs int, seed uint64, progress io.Writer) (*LSTMBaseline, error) {
-	if d < 1 || hidden < 1 || epochs < 1 || len(train) == 0 {
-		return nil, errors.Errorf("lstm baseline: %d symbols, %d hidden, %d epochs, %d strings", d, hidden, epochs, len(train))
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x6c73746d))
-	task := &datasets.Task{Name: "lstm-baseline", In: d + 1 + peFeatures, Out: d + 1, Kind: datasets.Categorical, OptimalLoss: math.NaN()}
-	for _, s := range train {
-		task.Train = append(task.Train, lstmExample(s, d))
-	}
-	for _, s := range valid {
-		task.Valid = append(task.Valid, lstmExample(s, d))
+// NewLSTMLM returns the baseline over d symbols with hidden units,
+// initialised from rng (the cell as rnn.LSTM.Init, then the output layer
+// as layers.Sequence.InitHead).
+func NewLSTMLM(d, hidden int, rng *rand.Rand) (*LSTMLM, error) {
+	if d < 1 || hidden < 1 || rng == nil {
+		return nil, errors.Errorf("lstm baseline: want d, hidden >= 1 and a random source, got %d symbols, %d hidden", d, hidden)
 	}
 	p := params.New()
-	cell, err := rnn.NewLSTM(p, "lstm", task.In, hidden)
+	cell, err := rnn.NewLSTM(p, "lstm", d+1+peFeatures, hidden)
 	if err != nil {
 		return nil, err
 	}
 	if err := cell.Init(rng); err != nil {
 		return nil, err
 	}
-	seq, err := layers.NewSequence(p, cell, task.Out, datasets.Categorical)
+	seq, err := layers.NewSequence(p, cell, d+1, datasets.Categorical)
 	if err != nil {
 		return nil, err
 	}
 	if err := seq.InitHead(rng); err != nil {
 		return nil, err
 	}
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
-	if err != nil {
-		return nil, err
-	}
-	res, err := trainBaseline(prob, epochs, seed, progress)
-	if err != nil {
-		return nil, err
-	}
-	return &LSTMBaseline{P: p, cell: cell, d: d, h: hidden, prob: prob, result: res}, nil
+	return &LSTMLM{P: p, cell: cell, seq: seq, d: d, h: hidden}, nil
 }
 
-// trainBaseline trains prob as the LSTM baselines are trained: Adam at
-// 1e-2, batches of 50, early stopping with learning-rate drops.
-func trainBaseline(prob optim.Problem, epochs int, seed uint64, progress io.Writer) (*optim.Result, error) {
-	opt, err := optim.New("adam", optim.Config{LR: 1e-2})
-	if err != nil {
-		return nil, err
+// Problem returns the next-symbol problem of the training strings (one
+// example of len(s)+1 steps per string, end included), validated on
+// valid.
+func (m *LSTMLM) Problem(train, valid [][]int) (*layers.Problem, error) {
+	if len(train) == 0 {
+		return nil, errors.New("lstm baseline: no training strings")
 	}
-	tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: epochs, BatchSize: 50, Seed: seed,
-		Patience: 5, Warmup: 5, MaxDrops: 3, ResetOnDrop: true, Progress: progress})
-	if err != nil {
-		return nil, err
+	task := &datasets.Task{Name: "lstm-baseline", In: m.d + 1 + peFeatures, Out: m.d + 1, Kind: datasets.Categorical, OptimalLoss: math.NaN()}
+	for _, set := range []struct {
+		strs [][]int
+		dst  *[]datasets.Example
+	}{{train, &task.Train}, {valid, &task.Valid}} {
+		for _, s := range set.strs {
+			for _, c := range s {
+				if c < 0 || c >= m.d {
+					return nil, errors.Errorf("lstm baseline: symbol %d outside 0..%d", c, m.d-1)
+				}
+			}
+			*set.dst = append(*set.dst, lstmExample(s, m.d))
+		}
 	}
-	return tr.Run()
+	return layers.NewProblem(m.seq, task, layers.ProblemConfig{})
 }
 
 // lstmState is an LSTM's state for a batch of strings evaluated in plain
@@ -169,7 +159,7 @@ func lstmStep(p *params.Params, cell *rnn.LSTM, H int, st *lstmState, x [][]floa
 
 // step advances the baseline by one input per row and returns the output
 // logits [count, d+1].
-func (m *LSTMBaseline) step(st *lstmState, x [][]float64) [][]float64 {
+func (m *LSTMLM) step(st *lstmState, x [][]float64) [][]float64 {
 	lstmStep(m.P, m.cell, m.h, st, x)
 	wo, bo := m.P.Data(layers.OutW), m.P.Data(layers.OutB)
 	out := make([][]float64, len(x))
@@ -191,7 +181,7 @@ func sigm(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 // SampleLength draws count strings of length n: begin is never an output,
 // end is forbidden before step n, and the positional encoding is scaled
 // to n (the paper's sampling rule for the baseline).
-func (m *LSTMBaseline) SampleLength(n, count int, rng *rand.Rand) ([][]int, error) {
+func (m *LSTMLM) SampleLength(n, count int, rng *rand.Rand) ([][]int, error) {
 	if n < 0 || count < 0 || rng == nil {
 		return nil, errors.New("lstm baseline: want n >= 0, count >= 0 and a random source")
 	}
@@ -226,7 +216,7 @@ func (m *LSTMBaseline) SampleLength(n, count int, rng *rand.Rand) ([][]int, erro
 
 // MeanNLL is the mean per-step NLL (nats) of strings, end included,
 // computed by the plain-Go forward pass.
-func (m *LSTMBaseline) MeanNLL(strs [][]int) float64 {
+func (m *LSTMLM) MeanNLL(strs [][]int) float64 {
 	total, steps := 0.0, 0
 	for _, s := range strs {
 		st := newLSTMState(m.P, m.cell, m.h, 1)
