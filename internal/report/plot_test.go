@@ -41,7 +41,7 @@ func TestFloatJSON(t *testing.T) {
 	}
 }
 
-// decadeTicks labels powers of ten only, thinned over a wide range.
+// DecadeTicks labels powers of ten only, thinned over a wide range.
 func TestDecadeTicks(t *testing.T) {
 	var labels []string
 	for _, tk := range (DecadeTicks{}).Ticks(1e-30, 5e3) {
