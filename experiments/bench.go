@@ -13,6 +13,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // BenchConfig sets the sizes of rtn bench. The zero value is usable; each
@@ -182,7 +183,7 @@ func SequenceStep(model string, cfg BenchConfig) (func() error, error) {
 		}
 		task.Train = append(task.Train, e)
 	}
-	seq, err := NewModel(model, "tanh", cfg.Hidden, task, rng)
+	seq, err := runs.NewModel(model, "tanh", cfg.Hidden, task, rng)
 	if err != nil {
 		return nil, err
 	}

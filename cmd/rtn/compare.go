@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // optimizerAliases are -optimizers names that stand for a registered
@@ -37,8 +37,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		return runCompareMerge(args[1:], stdout, stderr)
 	}
 	fs := newFlags("compare")
-	var spec experiments.CompareSpec
-	fs.StringVar(&spec.Model, "model", "lstm", "model: "+strings.Join(experiments.CompareModels, ", "))
+	var spec runs.CompareSpec
+	fs.StringVar(&spec.Model, "model", "lstm", "model: "+strings.Join(runs.CompareModels, ", "))
 	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm, gru), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn); default the first")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm, gru; overrides -task)")
 	fs.IntVar(&spec.Hidden, "hidden", 0, "hidden units / rank / bond dimension / units (0: the model's default)")
@@ -72,8 +72,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("-out must name a directory")
 	}
-	if !slices.Contains(experiments.CompareModels, spec.Model) {
-		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(experiments.CompareModels, ", "))
+	if !slices.Contains(runs.CompareModels, spec.Model) {
+		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(runs.CompareModels, ", "))
 	}
 	if spec.Hidden < 0 || spec.Size < 0 || spec.Chunk < 0 || !(spec.Noise >= 0) || math.IsInf(spec.Noise, 0) {
 		return usagef("-hidden, -size, -chunk and -noise must be >= 0")
@@ -86,7 +86,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 			return usagef("-optimizers: riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", spec.Model)
 		}
 	}
-	factory, spec, err := experiments.CompareProblem(spec)
+	factory, spec, err := runs.CompareProblem(spec)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func writeCompare(res *compare.Results, dir string, asJSON bool, stdout io.Write
 	if err := sum.WriteFiles(dir); err != nil {
 		return err
 	}
-	if err := experiments.ComparePlots(dir, sum); err != nil {
+	if err := runs.ComparePlots(dir, sum); err != nil {
 		return err
 	}
 	err := params.WriteFileAtomic(filepath.Join(dir, "table.txt"), func(w io.Writer) error { return sum.WriteTable(w) })

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // The estimates below count the float64 (or int) values of a command's
@@ -19,7 +20,7 @@ import (
 // spectralBytes estimates rtn spectral: the target 2-RNN (states^2 d),
 // the training sequences of lengths L, 2L, 2L+1 and their outputs, the
 // dense design matrix and Hankel tensor, and the test set.
-func spectralBytes(s experiments.SpectralSpec) (string, float64) {
+func spectralBytes(s runs.SpectralSpec) (string, float64) {
 	d, p, S := float64(s.D), float64(s.P), float64(s.States)
 	n, L := float64(s.N), float64(s.L)
 	target := S*d*S + S*p + 2*S
@@ -36,12 +37,12 @@ func spectralBytes(s experiments.SpectralSpec) (string, float64) {
 // pcnnBytes estimates rtn pcnn: the training and validation streams
 // (symbols per unit of -size measured on a small sample) with the
 // per-symbol states kept for the gradient, and the -generate output.
-func pcnnBytes(s experiments.PCNNSpec) (string, float64, error) {
+func pcnnBytes(s runs.PCNNSpec) (string, float64, error) {
 	total := float64s(4 * float64(s.Generate))
 	what := fmt.Sprintf("-generate %d", s.Generate)
 	if s.Size > 0 {
 		const probe = 8
-		train, _, err := experiments.PCNNStreams(s.Task, probe, s.Seed)
+		train, _, err := runs.PCNNStreams(s.Task, probe, s.Seed)
 		if err != nil {
 			return "", 0, err
 		}
@@ -170,7 +171,7 @@ func trainDataCheck(path string, progress io.Writer) error {
 // also gets a slice header and its D x D environments are recomputed per
 // batch, not stored.
 func umpsDataCheck(path string, progress io.Writer) error {
-	if _, _, err := experiments.Membership(path); err == nil {
+	if _, _, err := runs.Membership(path); err == nil {
 		return nil
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -185,8 +186,8 @@ func umpsDataCheck(path string, progress io.Writer) error {
 
 // reportUMPSClamps says on stderr when the built-in language had fewer
 // strings than -train or -valid asked for.
-func reportUMPSClamps(stderr io.Writer, spec experiments.UMPSSpec, rep *experiments.UMPSReport) {
-	if _, _, err := experiments.Membership(spec.Data); err != nil {
+func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport) {
+	if _, _, err := runs.Membership(spec.Data); err != nil {
 		return // a file: split 80/20, -train and -valid do not apply
 	}
 	if rep.NTrain < spec.NTrain {
@@ -200,7 +201,7 @@ func reportUMPSClamps(stderr io.Writer, spec experiments.UMPSSpec, rep *experime
 // spectralMinN returns the fewest training examples of length 2L+1 that
 // give the method as many equations (N p) as it has unknowns, and what
 // those unknowns are; 0 when the method has no such count (lstm).
-func spectralMinN(s experiments.SpectralSpec) (int, string) {
+func spectralMinN(s runs.SpectralSpec) (int, string) {
 	d, p := float64(s.D), float64(s.P)
 	R := float64(s.Rank)
 	if s.Task == "addition" {
@@ -229,7 +230,7 @@ func spectralMinN(s experiments.SpectralSpec) (int, string) {
 }
 
 // warnUnderdetermined says on stderr when -n is below spectralMinN.
-func warnUnderdetermined(stderr io.Writer, s experiments.SpectralSpec) {
+func warnUnderdetermined(stderr io.Writer, s runs.SpectralSpec) {
 	if min, what := spectralMinN(s); s.N < min {
 		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", s.N, min, s.Method, what)
 	}

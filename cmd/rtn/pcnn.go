@@ -9,15 +9,15 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
+	"github.com/rtnlab/rtn/runs"
 )
 
 func runPCNN(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("pcnn")
 	var (
-		spec    experiments.PCNNSpec
+		spec    runs.PCNNSpec
 		degree  string
 		minutes float64
 		asJSON  bool
@@ -50,7 +50,7 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	}
 	spec.Seed = *seed
 	if base != "" {
-		return runPCNNBaseline(experiments.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size,
+		return runPCNNBaseline(runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size,
 			Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed}, asJSON, stdout)
 	}
 	if err := checkPCNNFlags(&spec, degree, minutes); err != nil {
@@ -67,7 +67,7 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if !quiet {
 		spec.Log = stderr
 	}
-	rep, err := experiments.RunPCNN(spec)
+	rep, err := runs.RunPCNN(spec)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	return writePCNNTable(stdout, rep)
 }
 
-func runPCNNBaseline(b experiments.PCNNBaselineSpec, asJSON bool, stdout io.Writer) error {
+func runPCNNBaseline(b runs.PCNNBaselineSpec, asJSON bool, stdout io.Writer) error {
 	switch {
 	case b.Baseline != "bzip2" && b.Baseline != "ctw" && b.Baseline != "hmm":
 		return usagef("-baseline must be bzip2, ctw or hmm, got %q", b.Baseline)
@@ -94,7 +94,7 @@ func runPCNNBaseline(b experiments.PCNNBaselineSpec, asJSON bool, stdout io.Writ
 	case b.Seed == 0:
 		return usagef("-seed must be >= 1")
 	}
-	rep, err := experiments.RunPCNNBaseline(b)
+	rep, err := runs.RunPCNNBaseline(b)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func runPCNNBaseline(b experiments.PCNNBaselineSpec, asJSON bool, stdout io.Writ
 // 67-symbol alphabet holds 67 million transition weights.
 const maxUnits = 1 << 10
 
-func checkPCNNFlags(s *experiments.PCNNSpec, degree string, minutes float64) error {
+func checkPCNNFlags(s *runs.PCNNSpec, degree string, minutes float64) error {
 	switch s.Task {
 	case "alphabet", "music", "xor", "anbn":
 	default:
@@ -168,7 +168,7 @@ func checkPCNNFlags(s *experiments.PCNNSpec, degree string, minutes float64) err
 	return nil
 }
 
-func writePCNNTable(w io.Writer, r *experiments.PCNNReport) error {
+func writePCNNTable(w io.Writer, r *runs.PCNNReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	deg := "full"
 	if r.Degree > 0 {

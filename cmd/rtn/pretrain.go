@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // pretrainData lists the data sets -data accepts.
@@ -20,7 +20,7 @@ var pretrainData = []string{"synthetic", "jsb", "nottingham", "muse", "piano"}
 func runPretrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("pretrain")
 	var (
-		spec   experiments.PretrainSpec
+		spec   runs.PretrainSpec
 		inits  string
 		quiet  bool
 		asJSON bool
@@ -57,14 +57,14 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 		spec.Progress = stderr
 	}
 	out := spec.Out
-	var reps []*experiments.PretrainReport
+	var reps []*runs.PretrainReport
 	for _, init := range list {
 		s := spec
 		s.Init = init
 		if out != "" {
 			s.Out = filepath.Join(out, init)
 		}
-		rep, err := experiments.RunPretrain(s)
+		rep, err := runs.RunPretrain(s)
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		if err := experiments.WritePretrainCurves(out, reps); err != nil {
+		if err := runs.WritePretrainCurves(out, reps); err != nil {
 			return err
 		}
 	}
@@ -88,7 +88,7 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	return writePretrainTable(stdout, reps)
 }
 
-func checkPretrainFlags(s *experiments.PretrainSpec, inits []string) error {
+func checkPretrainFlags(s *runs.PretrainSpec, inits []string) error {
 	switch {
 	case !contains(pretrainData, s.Data):
 		return usagef("-data must be one of %s, got %q", strings.Join(pretrainData, ", "), s.Data)
@@ -128,7 +128,7 @@ func checkPretrainFlags(s *experiments.PretrainSpec, inits []string) error {
 	return nil
 }
 
-func writePretrainTable(w io.Writer, reps []*experiments.PretrainReport) error {
+func writePretrainTable(w io.Writer, reps []*runs.PretrainReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "dataset\tinit\thidden\tepochs\tpretrain s\ttrain s\tinit test acc\ttest acc\ttest acc (framewise)\ttest NLL\tvalid acc")
 	for _, r := range reps {

@@ -8,14 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/reproduce"
 )
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("reproduce")
 	quick := fs.Bool("quick", true, "short settings (use -quick=false for the papers' full settings)")
-	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(experiments.Sections(), ", ")+")")
+	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(reproduce.Sections(), ", ")+")")
 	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
@@ -41,16 +41,16 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			return usagef("-readme: %v", err)
 		}
 		readmeText = string(b)
-		if _, err := (&experiments.Summary{}).ReplaceHeadline(readmeText, ""); err != nil {
+		if _, err := (&reproduce.Summary{}).ReplaceHeadline(readmeText, ""); err != nil {
 			return usagef("-readme: %s has no headline markers", *readme)
 		}
 	}
-	cfg := experiments.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
+	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			s = strings.TrimSpace(s)
-			if !contains(experiments.Sections(), s) {
-				return usagef("-only: unknown section %q (known: %s)", s, strings.Join(experiments.Sections(), ", "))
+			if !contains(reproduce.Sections(), s) {
+				return usagef("-only: unknown section %q (known: %s)", s, strings.Join(reproduce.Sections(), ", "))
 			}
 			cfg.Only = append(cfg.Only, s)
 		}
@@ -61,7 +61,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			cfg.Progress = stderr
 		}
 	}
-	sum, err := experiments.Reproduce(cfg)
+	sum, err := reproduce.Reproduce(cfg)
 	if err != nil {
 		return err
 	}

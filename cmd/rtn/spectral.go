@@ -12,7 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // maxSpectralN bounds -n: the dense methods hold an N x d^(2L+1) design
@@ -29,13 +29,13 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fs := newFlags("spectral")
-	var spec experiments.SpectralSpec
+	var spec runs.SpectralSpec
 	fs.StringVar(&spec.Task, "task", "random2rnn", "target: random2rnn or addition")
 	fs.IntVar(&spec.N, "n", 1000, "training examples of each length L, 2L, 2L+1")
 	fs.Float64Var(&spec.Noise, "noise", 0, "standard deviation of the output noise")
 	fs.IntVar(&spec.L, "L", 2, "prefix length L (training lengths L, 2L, 2L+1)")
 	fs.IntVar(&spec.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2; with -data: chosen on the validation part, or by the singular-value gap)")
-	fs.StringVar(&spec.Method, "method", "tiht", "recovery method: "+strings.Join(experiments.SpectralMethods, ", "))
+	fs.StringVar(&spec.Method, "method", "tiht", "recovery method: "+strings.Join(runs.SpectralMethods, ", "))
 	seed := fs.Uint64("seed", 1, "random seed (target and data)")
 	fs.IntVar(&spec.D, "d", 3, "input dimension of the random 2-RNN")
 	fs.IntVar(&spec.P, "p", 2, "output dimension of the random 2-RNN")
@@ -62,7 +62,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *data != "" {
-		ds := experiments.SpectralDataSpec{Data: *data, Method: spec.Method, Rank: spec.Rank, Seed: spec.Seed,
+		ds := runs.SpectralDataSpec{Data: *data, Method: spec.Method, Rank: spec.Rank, Seed: spec.Seed,
 			ValidFrac: *validFrac, TestFrac: *testFrac, Epochs: spec.Epochs}
 		if set["out"] {
 			ds.SaveModel = *out
@@ -99,7 +99,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if *sweep {
 		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)
 	}
-	rep, err := experiments.RunSpectral(spec)
+	rep, err := runs.RunSpectral(spec)
 	if err != nil {
 		return err
 	}
@@ -119,12 +119,12 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-func checkSpectralFlags(s *experiments.SpectralSpec) error {
+func checkSpectralFlags(s *runs.SpectralSpec) error {
 	switch {
 	case s.Task != "random2rnn" && s.Task != "addition":
 		return usagef("-task must be random2rnn or addition, got %q", s.Task)
-	case !contains(experiments.SpectralMethods, s.Method):
-		return usagef("-method must be one of %s, got %q", strings.Join(experiments.SpectralMethods, ", "), s.Method)
+	case !contains(runs.SpectralMethods, s.Method):
+		return usagef("-method must be one of %s, got %q", strings.Join(runs.SpectralMethods, ", "), s.Method)
 	case s.N < 1 || s.N > maxSpectralN:
 		return usagef("-n must be in [1, %d], got %d", maxSpectralN, s.N)
 	case !(s.Noise >= 0) || math.IsInf(s.Noise, 0):
@@ -160,14 +160,14 @@ func checkSpectralFlags(s *experiments.SpectralSpec) error {
 // sweepLists holds the comma-separated grid flags of -sweep.
 type sweepLists struct{ ns, noises, methods, ranks string }
 
-func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, out string, quiet, resume, asJSON bool, stdout, stderr io.Writer) error {
+func runSpectralSweep(base runs.SpectralSpec, l sweepLists, seeds int, out string, quiet, resume, asJSON bool, stdout, stderr io.Writer) error {
 	if seeds < 1 {
 		return usagef("-seeds must be >= 1, got %d", seeds)
 	}
 	if out == "" {
 		return usagef("-sweep needs -out")
 	}
-	sw := experiments.SweepSpec{Tasks: []string{"random2rnn", "addition"}, Seeds: seeds, Seed: base.Seed, Epochs: base.Epochs}
+	sw := runs.SweepSpec{Tasks: []string{"random2rnn", "addition"}, Seeds: seeds, Seed: base.Seed, Epochs: base.Epochs}
 	for _, f := range strings.Split(l.ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > maxSpectralN {
@@ -184,8 +184,8 @@ func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, ou
 	}
 	for _, f := range strings.Split(l.methods, ",") {
 		m := strings.TrimSpace(f)
-		if !contains(experiments.SpectralMethods, m) {
-			return usagef("-methods: unknown method %q (known: %s)", m, strings.Join(experiments.SpectralMethods, ", "))
+		if !contains(runs.SpectralMethods, m) {
+			return usagef("-methods: unknown method %q (known: %s)", m, strings.Join(runs.SpectralMethods, ", "))
 		}
 		sw.Methods = append(sw.Methods, m)
 	}
@@ -206,16 +206,16 @@ func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, ou
 	sweepCSV, ranksCSV := filepath.Join(out, "sweep.csv"), filepath.Join(out, "ranks.csv")
 	if resume {
 		var err error
-		if sw.Done, err = experiments.ReadSweep(sweepCSV); err != nil {
+		if sw.Done, err = runs.ReadSweep(sweepCSV); err != nil {
 			return err
 		}
 	}
-	sw.After = func(r []experiments.SpectralReport) error { return experiments.WriteSweepCSV(sweepCSV, r) }
-	reps, err := experiments.SpectralSweep(sw)
+	sw.After = func(r []runs.SpectralReport) error { return runs.WriteSweepCSV(sweepCSV, r) }
+	reps, err := runs.SpectralSweep(sw)
 	if err != nil {
 		return err
 	}
-	if err := experiments.WriteSweep(out, "sweep", reps, false); err != nil {
+	if err := runs.WriteSweep(out, "sweep", reps, false); err != nil {
 		return err
 	}
 	// Figure 5: rank mis-specification on the addition task, noise 1.
@@ -223,16 +223,16 @@ func runSpectralSweep(base experiments.SpectralSpec, l sweepLists, seeds int, ou
 	rk.Tasks, rk.Noises, rk.Ranks, rk.Methods = []string{"addition"}, []float64{1}, rankList, []string{"tiht"}
 	rk.Done = nil
 	if resume {
-		if rk.Done, err = experiments.ReadSweep(ranksCSV); err != nil {
+		if rk.Done, err = runs.ReadSweep(ranksCSV); err != nil {
 			return err
 		}
 	}
-	rk.After = func(r []experiments.SpectralReport) error { return experiments.WriteSweepCSV(ranksCSV, r) }
-	ranks, err := experiments.SpectralSweep(rk)
+	rk.After = func(r []runs.SpectralReport) error { return runs.WriteSweepCSV(ranksCSV, r) }
+	ranks, err := runs.SpectralSweep(rk)
 	if err != nil {
 		return err
 	}
-	if err := experiments.WriteSweep(out, "ranks", ranks, true); err != nil {
+	if err := runs.WriteSweep(out, "ranks", ranks, true); err != nil {
 		return err
 	}
 	if asJSON {

@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -20,7 +20,7 @@ import (
 var taskFlags = []string{"task", "n", "noise", "L", "d", "p", "states", "save-data", "sweep"}
 
 // runSpectralData is rtn spectral -data FILE.
-func runSpectralData(ds experiments.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
+func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
 	var bad []string
 	for _, f := range taskFlags {
 		if set[f] {
@@ -30,8 +30,8 @@ func runSpectralData(ds experiments.SpectralDataSpec, set map[string]bool, asJSO
 	switch {
 	case len(bad) > 0:
 		return usagef("%s cannot be used with -data (the data file replaces the built-in task)", strings.Join(bad, ", "))
-	case !contains(experiments.SpectralDataMethods, ds.Method):
-		return usagef("-method must be one of %s with -data, got %q", strings.Join(experiments.SpectralDataMethods, ", "), ds.Method)
+	case !contains(runs.SpectralDataMethods, ds.Method):
+		return usagef("-method must be one of %s with -data, got %q", strings.Join(runs.SpectralDataMethods, ", "), ds.Method)
 	case ds.Rank < 0:
 		return usagef("-rank must be >= 1 (or 0 to choose it from the data), got %d", ds.Rank)
 	case ds.Seed == 0:
@@ -42,7 +42,7 @@ func runSpectralData(ds experiments.SpectralDataSpec, set map[string]bool, asJSO
 	if err := checkFracs(ds.ValidFrac, ds.TestFrac); err != nil {
 		return err
 	}
-	rep, err := experiments.RunSpectralData(ds)
+	rep, err := runs.RunSpectralData(ds)
 	if err != nil {
 		return rankUsage(err)
 	}
@@ -145,7 +145,7 @@ func jsonNum(v float64) any {
 // runSpectralFinetune is rtn spectral finetune.
 func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("spectral finetune")
-	var spec experiments.SpectralTuneSpec
+	var spec runs.SpectralTuneSpec
 	fs.StringVar(&spec.Model, "model", "", "model file written by rtn spectral -out (.npz)")
 	fs.StringVar(&spec.Data, "data", "", "sequence-data file (.npz or .csv)")
 	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
@@ -172,7 +172,7 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	if !*quiet && isTerminal(stderr) {
 		spec.Progress = stderr
 	}
-	rep, err := experiments.TuneSpectral(spec)
+	rep, err := runs.TuneSpectral(spec)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-func checkTuneFlags(s experiments.SpectralTuneSpec) error {
+func checkTuneFlags(s runs.SpectralTuneSpec) error {
 	if err := checkOptimizerFlags(s.Optimizer, s.Optim); err != nil {
 		return err
 	}

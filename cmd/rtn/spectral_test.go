@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // The acceptance check through the command line: noiseless least
@@ -77,7 +77,7 @@ func TestSpectralSweepFiles(t *testing.T) {
 	}
 	// -resume keeps every earlier run (the tiht rows lie outside the new
 	// grid, the ls rows inside it) and runs only the missing points.
-	first, err := experiments.ReadSweep(filepath.Join(dir, "sweep.csv"))
+	first, err := runs.ReadSweep(filepath.Join(dir, "sweep.csv"))
 	if err != nil || len(first) != 4 {
 		t.Fatalf("sweep.csv: %d runs, %v", len(first), err)
 	}
@@ -88,7 +88,7 @@ func TestSpectralSweepFiles(t *testing.T) {
 	if strings.Contains(stderr, " ls seed") || strings.Contains(stderr, " tiht seed") || strings.Count(stderr, " iht seed") != 2 {
 		t.Errorf("resume ran:\n%s", stderr)
 	}
-	second, err := experiments.ReadSweep(filepath.Join(dir, "sweep.csv"))
+	second, err := runs.ReadSweep(filepath.Join(dir, "sweep.csv"))
 	if err != nil || len(second) != 6 {
 		t.Fatalf("resumed sweep.csv: %d runs, %v", len(second), err)
 	}

@@ -8,16 +8,16 @@ import (
 	"math"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 )
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("train")
 	var (
-		spec   experiments.TrainSpec
+		spec   runs.TrainSpec
 		quiet  bool
 		asJSON bool
 	)
@@ -52,7 +52,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	rep, err := experiments.Train(spec)
+	rep, err := runs.Train(spec)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 // million weights per layer.
 const maxHidden = 1 << 12
 
-func checkTrainFlags(s *experiments.TrainSpec) error {
+func checkTrainFlags(s *runs.TrainSpec) error {
 	if err := checkOptimizerFlags(s.Optimizer, s.Optim); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func checkTrainFlags(s *experiments.TrainSpec) error {
 	return nil
 }
 
-func writeTrainTable(w io.Writer, r *experiments.TrainReport) error {
+func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model\t%s (%d hidden, %d parameters)\n", r.Model, r.Hidden, r.Params)
 	fmt.Fprintf(tw, "task\t%s\n", r.Task)

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // umpsCommands are the subcommands of rtn umps.
@@ -43,7 +43,7 @@ func writeJSONLine(w io.Writer, v any) error { return json.NewEncoder(w).Encode(
 func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps train")
 	var (
-		spec   experiments.UMPSSpec
+		spec   runs.UMPSSpec
 		norm   string
 		init   string
 		quiet  bool
@@ -105,7 +105,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if err := umpsDataCheck(spec.Data, spec.Progress); err != nil {
 		return err
 	}
-	rep, err := experiments.TrainUMPS(spec)
+	rep, err := runs.TrainUMPS(spec)
 	if err != nil {
 		return err
 	}
@@ -125,17 +125,17 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 }
 
 // loadModel reads -model and reports a missing flag as a usage error.
-func loadModel(path string) (*umps.MPS, experiments.UMPSMeta, error) {
+func loadModel(path string) (*umps.MPS, umps.ModelMeta, error) {
 	if path == "" {
-		return nil, experiments.UMPSMeta{}, usagef("-model is required")
+		return nil, umps.ModelMeta{}, usagef("-model is required")
 	}
-	return experiments.LoadUMPS(path)
+	return umps.LoadModel(path)
 }
 
 // umpsRegex compiles -regex over the model's alphabet; a flag set to the
 // empty string is the regex of the empty string.
-func umpsRegex(pattern string, meta experiments.UMPSMeta) (*umps.Regex, error) {
-	alphabet, err := experiments.RegexAlphabet(meta.Alphabet)
+func umpsRegex(pattern string, meta umps.ModelMeta) (*umps.Regex, error) {
+	alphabet, err := runs.RegexAlphabet(meta.Alphabet)
 	if err != nil {
 		return nil, err
 	}
@@ -189,19 +189,19 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 		return flagError("-regex", err)
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x73616d70))
-	out, used, err := experiments.UMPSDistribution(m, meta).Sample(r, *count, meth, rng)
+	out, used, err := meta.Distribution(m).Sample(r, *count, meth, rng)
 	if err != nil {
 		return err
 	}
 	strs := make([]string, len(out))
 	for i, s := range out {
-		strs[i] = experiments.FormatSymbols(s, meta.Alphabet)
+		strs[i] = runs.FormatSymbols(s, meta.Alphabet)
 	}
 	if *asJSON {
 		return writeJSONLine(stdout, map[string]any{"regex": *regex, "method": used.String(),
-			"length_model": experiments.LengthModelName(meta), "samples": strs})
+			"length_model": meta.LengthModelName(), "samples": strs})
 	}
-	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", used, experiments.LengthModelName(meta))
+	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", used, meta.LengthModelName())
 	for _, s := range strs {
 		fmt.Fprintln(stdout, s)
 	}
@@ -228,8 +228,8 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dist := experiments.UMPSDistribution(m, meta)
-	res := map[string]any{"length_model": experiments.LengthModelName(meta)}
+	dist := meta.Distribution(m)
+	res := map[string]any{"length_model": meta.LengthModelName()}
 	if flagSet(fs, "regex") {
 		r, err := umpsRegex(*regex, meta)
 		if err != nil {
@@ -241,7 +241,7 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 		}
 		res["regex"], res["log_prob"], res["ambiguous"] = *regex, lp, r.Ambiguous()
 	} else {
-		s, err := experiments.ParseSymbols(*str, meta.Alphabet)
+		s, err := runs.ParseSymbols(*str, meta.Alphabet)
 		if err != nil {
 			return flagError("-string", err)
 		}
@@ -285,11 +285,11 @@ func runUMPSComplete(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := experiments.ParseSymbols(*prefix, meta.Alphabet)
+	p, err := runs.ParseSymbols(*prefix, meta.Alphabet)
 	if err != nil {
 		return usagef("-prefix: %v", err)
 	}
-	s, err := experiments.ParseSymbols(*suffix, meta.Alphabet)
+	s, err := runs.ParseSymbols(*suffix, meta.Alphabet)
 	if err != nil {
 		return usagef("-suffix: %v", err)
 	}
@@ -307,7 +307,7 @@ func runUMPSComplete(args []string, stdout, stderr io.Writer) error {
 			d[meta.Alphabet[c]] = v
 		}
 		return writeJSONLine(stdout, map[string]any{"prefix": *prefix, "suffix": *suffix, "distribution": d,
-			"length_model": experiments.LengthModelName(meta)})
+			"length_model": meta.LengthModelName()})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "symbol\tprobability")
@@ -338,17 +338,17 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	if *task == "" {
 		*task = meta.Data
 	}
-	if _, _, err := experiments.Membership(*task); err != nil {
+	if _, _, err := runs.Membership(*task); err != nil {
 		return usagef("-task: %v", err)
 	}
-	if err := experiments.CheckAlphabet(*task, meta.Alphabet); err != nil {
+	if err := runs.CheckAlphabet(*task, meta.Alphabet); err != nil {
 		return flagError("-task", err)
 	}
 	if err := umpsEvalCheck(*n, *count, m.Bond, m.Symbols, *task == "motzkin"); err != nil {
 		return err
 	}
 	start := time.Now()
-	ev, err := experiments.EvalUMPS(m, *task, *n, *count, rand.New(rand.NewPCG(*seed, 0x6576616c)))
+	ev, err := runs.EvalUMPS(m, *task, *n, *count, rand.New(rand.NewPCG(*seed, 0x6576616c)))
 	if err != nil {
 		return err
 	}

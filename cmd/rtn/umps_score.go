@@ -7,11 +7,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // umpsFileFlags turns umps train's -format and -alphabet into spec fields.
-func umpsFileFlags(spec *experiments.UMPSSpec, format, alphabet string) error {
+func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
 	if format == "" {
 		if alphabet != "" {
 			return usagef("-alphabet needs -format lines")
@@ -56,7 +56,7 @@ func runUMPSScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc, err := experiments.ScoreUMPS(m, meta, *test, f, *solution)
+	sc, err := runs.ScoreUMPS(m, meta, *test, f, *solution)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
-// Package report writes rtn's result files: CSV tables and indented JSON,
-// each written atomically (a reader sees the old file or the new one,
-// never half of one).
+// Package report writes rtn's result files: CSV tables, indented JSON and
+// PNG plots, each written atomically (a reader sees the old file or the
+// new one, never half of one).
 package report
 
 import (

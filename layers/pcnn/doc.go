@@ -31,7 +31,8 @@
 // paper's alternating steps and accept/reject rates. GraphModel is the
 // same model as a gorgonia graph for short sequences, trainable by any
 // registered optimizer through GraphProblem, and checked against the
-// native kernels. CTW and HMM are the paper's sanity baselines.
+// native kernels. CTW, HMM and Bzip2Bits (the bzip2 compressor, run as
+// a program) are the paper's sanity baselines.
 //
 // A minimal training run:
 //

@@ -13,7 +13,7 @@ import (
 
 // Net is a recurrent model read at its last step: what Regression
 // trains. Model implements it; so can any graph.Cell with an output layer
-// (the paper's LSTM baseline does, in package experiments).
+// (the paper's LSTM baseline, baseline.LSTMRegressor, does).
 type Net interface {
 	// Sizes returns the input and output widths d and p.
 	Sizes() (in, out int)

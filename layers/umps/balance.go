@@ -33,7 +33,7 @@ import (
 // Balancing throughout has a cost: the long strings, which hold most of
 // the data, lose weight, and early stopping ends worse on languages learned
 // from them (Tomita 4, 1K strings). rtn therefore balances only a few
-// epochs before the ordinary training (experiments.UMPSSpec.BalanceEpochs).
+// epochs before the ordinary training (runs.UMPSSpec.BalanceEpochs).
 //
 // Only P_n: under P_* the weights of the lengths are part of what the
 // model learns, and balancing would change the target.

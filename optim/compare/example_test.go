@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/rtnlab/rtn/experiments"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // Example compares SGD with momentum and Adam as rtn compare -model rnn
 // -task pfa does (Model "lstm" for the LSTM), kept small: hidden size 8,
 // a 2-point rate grid, 2 seeds, 5 steps per run.
 func Example() {
-	problem, spec, err := experiments.CompareProblem(experiments.CompareSpec{Model: "rnn", Task: "pfa", Hidden: 8, Chunk: 10})
+	problem, spec, err := runs.CompareProblem(runs.CompareSpec{Model: "rnn", Task: "pfa", Hidden: 8, Chunk: 10})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sum := res.Summary() // sum.WriteTable(os.Stdout), sum.WriteFiles(dir), experiments.ComparePlots(dir, sum)
+	sum := res.Summary() // sum.WriteTable(os.Stdout), sum.WriteFiles(dir), runs.ComparePlots(dir, sum)
 	for _, r := range sum.Rows {
 		fmt.Printf("%s: tuned lr %g, %d/%d runs ok\n", r.Setting, r.LR, r.OK, r.Runs)
 	}

@@ -1,0 +1,235 @@
+package runs
+
+import (
+	"math/rand/v2"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/layers/pcnn"
+	"github.com/rtnlab/rtn/layers/twornn"
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// CompareModels lists the models CompareProblem builds.
+var CompareModels = []string{"rnn", "lstm", "gru", "2rnn", "2rnn-spectral", "umps", "pcnn", "pcnn-rnn", "pcnn-cnn"}
+
+// CompareSpec describes the problem of an optimizer comparison (rtn
+// compare): a model and its data. The data are drawn once from DataSeed;
+// each run's seed draws the initial parameters (and the Trainer's batch
+// order), so that the seeds measure the spread due to the start and the
+// batches on fixed data. Each field's comment gives its default.
+type CompareSpec struct {
+	// Model is one of CompareModels: rnn, lstm and gru on a sequence task
+	// (as rtn train); 2rnn (random start) and 2rnn-spectral (the TIHT
+	// estimate as the start, the same for every seed) on the spectral
+	// paper's regression; umps (Born machine, NLL per length); pcnn,
+	// pcnn-rnn and pcnn-cnn (the Riemannian paper's networks, one long
+	// stream; the only models the riemann optimizer trains). Default lstm.
+	Model string `json:"model"`
+	// Task is the data: for rnn/lstm/gru a train task ("pfa") unless DataFile
+	// is set; for 2rnn "random2rnn" or "addition"; for umps a u-MPS data
+	// set (tomita1..7, motzkin); for pcnn "alphabet", "music", "xor" or
+	// "anbn". Default: the first of each list.
+	Task string `json:"task"`
+	// DataFile is a text file, one sequence per line (rnn, lstm, gru).
+	DataFile string `json:"data_file,omitempty"`
+	// Hidden is the hidden size (rnn, lstm, gru: default 32), the rank (2rnn:
+	// the target's), the bond dimension (umps: 8) or the number of units
+	// (pcnn: 16).
+	Hidden int `json:"hidden,omitempty"`
+	// Size is the data size: training examples per length (2rnn: 640),
+	// training strings (umps: 500), the task's size (pcnn: 100 lines, bars
+	// or blocks); unused for rnn, lstm and gru.
+	Size int `json:"size,omitempty"`
+	// Noise is the 2-RNN regression's output noise (standard deviation).
+	Noise float64 `json:"noise,omitempty"`
+	// Chunk is the truncated-BPTT length of rnn, lstm and gru. If Chunk
+	// is 0, gradients run through whole sequences (layers.ProblemConfig).
+	Chunk int `json:"chunk,omitempty"`
+	// DataSeed seeds the data. Default 1.
+	DataSeed uint64 `json:"data_seed"`
+}
+
+func (s *CompareSpec) defaults() error {
+	if s.Model == "" {
+		s.Model = "lstm"
+	}
+	if s.DataSeed == 0 {
+		s.DataSeed = 1
+	}
+	def := map[string][2]string{"rnn": {"pfa", "32"}, "lstm": {"pfa", "32"}, "gru": {"pfa", "32"}, "2rnn": {"random2rnn"}, "2rnn-spectral": {"random2rnn"},
+		"umps": {"tomita3", "8"}, "pcnn": {"alphabet", "16"}, "pcnn-rnn": {"alphabet", "16"}, "pcnn-cnn": {"alphabet", "16"}}
+	d, ok := def[s.Model]
+	if !ok {
+		return errors.Errorf("unknown model %q (known: %v)", s.Model, CompareModels)
+	}
+	if s.Task == "" {
+		s.Task = d[0]
+	}
+	if s.Hidden < 0 || s.Size < 0 || s.Chunk < 0 || !(s.Noise >= 0) {
+		return errors.Errorf("hidden, size, chunk and noise must not be negative, got %d, %d, %d, %v", s.Hidden, s.Size, s.Chunk, s.Noise)
+	}
+	if s.Hidden == 0 && d[1] != "" {
+		s.Hidden = map[string]int{"32": 32, "8": 8, "16": 16}[d[1]]
+	}
+	return nil
+}
+
+// CompareProblem returns the problem factory of spec, and spec with its
+// defaults (for compare.Config.Meta). The data are built here, once.
+func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
+	if err := spec.defaults(); err != nil {
+		return nil, spec, err
+	}
+	var (
+		f   compare.Factory
+		err error
+	)
+	switch spec.Model {
+	case "rnn", "lstm", "gru":
+		f, err = sequenceFactory(spec)
+	case "2rnn", "2rnn-spectral":
+		f, err = twoRNNFactory(&spec)
+	case "umps":
+		f, err = umpsFactory(spec)
+	default:
+		f, err = pcnnFactory(spec)
+	}
+	return f, spec, err
+}
+
+// initRand is the generator of a run's initial parameters.
+func initRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x696e6974)) }
+
+func sequenceFactory(spec CompareSpec) (compare.Factory, error) {
+	task, err := LoadTask(spec.Task, spec.DataFile, spec.DataSeed)
+	if err != nil {
+		return nil, err
+	}
+	return func(seed uint64) (optim.Problem, error) {
+		seq, err := NewModel(spec.Model, "tanh", spec.Hidden, task, initRand(seed))
+		if err != nil {
+			return nil, err
+		}
+		return layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk})
+	}, nil
+}
+
+// twoRNNProblem is the 2-RNN regression with a validation set (the
+// length-(2L+1) examples of a second, independent draw of the training
+// sets) and the noiseless length-6 test set; losses are MSE.
+type twoRNNProblem struct {
+	*twornn.Regression
+	m           *twornn.Model
+	valid, test datasets.TwoRNNData
+}
+
+// ValidationLoss implements optim.Validator.
+func (p *twoRNNProblem) ValidationLoss() (float64, error) { return p.m.MSE(p.valid) }
+
+// TestLoss implements compare.Tester.
+func (p *twoRNNProblem) TestLoss() (float64, error) { return p.m.MSE(p.test) }
+
+func twoRNNFactory(spec *CompareSpec) (compare.Factory, error) {
+	if spec.Size == 0 {
+		spec.Size = 640
+	}
+	target, err := spectralProblem(SpectralSpec{Task: spec.Task, Seed: spec.DataSeed})
+	if err != nil {
+		return nil, err
+	}
+	if spec.Hidden == 0 {
+		spec.Hidden = target.Target.States
+	}
+	rng := rand.New(rand.NewPCG(spec.DataSeed, 2))
+	cfg := spectral.TwoRNNSplitConfig{N: spec.Size, Noise: spec.Noise}
+	sp, err := target.Splits(cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := target.Splits(cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	in, out := sp.Train[0].In, sp.Train[0].Out
+	var start *spectral.RNN
+	if spec.Model == "2rnn-spectral" {
+		res, err := spectral.Learn(sp.Train, spectral.Config{Rank: spec.Hidden, Method: spectral.MethodTIHT, NuclearHoldout: spec.Noise > 0})
+		if err != nil {
+			return nil, err
+		}
+		start = &res.Model
+	}
+	return func(seed uint64) (optim.Problem, error) {
+		m, err := twornn.NewModel("tworn", in, spec.Hidden, out, activation.Identity)
+		if err != nil {
+			return nil, err
+		}
+		if start != nil {
+			err = m.SetFromRNN(*start)
+		} else {
+			err = m.Init(initRand(seed))
+		}
+		if err != nil {
+			return nil, err
+		}
+		reg, err := twornn.NewRegression(m, sp.Train[:])
+		if err != nil {
+			return nil, err
+		}
+		return &twoRNNProblem{Regression: reg, m: m, valid: vs.Train[2], test: sp.Test}, nil
+	}, nil
+}
+
+func umpsFactory(spec CompareSpec) (compare.Factory, error) {
+	size := spec.Size
+	if size == 0 {
+		size = 500
+	}
+	train, valid, alphabet, err := UMPSData(spec.Task, size, max(size/5, 1), rand.New(rand.NewPCG(spec.DataSeed, 0x756d7073)))
+	if err != nil {
+		return nil, err
+	}
+	return func(seed uint64) (optim.Problem, error) {
+		p, err := umps.NewParams(spec.Hidden, len(alphabet), umps.RandomNormal, initRand(seed))
+		if err != nil {
+			return nil, err
+		}
+		return umps.NewProblem(p, train, valid, umps.PerLength)
+	}, nil
+}
+
+func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
+	size := spec.Size
+	if size == 0 {
+		size = 100
+	}
+	train, valid, err := PCNNStreams(spec.Task, size, spec.DataSeed)
+	if err != nil {
+		return nil, err
+	}
+	ps := PCNNSpec{Model: "pcnn", Activation: "tanh", Units: spec.Hidden}
+	method := pcnn.Method{Writing: pcnn.QDH, Transition: pcnn.RBPM}
+	if spec.Model == "pcnn-rnn" {
+		ps.Model, method.Transition = "rnn", pcnn.QDRBPM
+	} else if spec.Model == "pcnn-cnn" {
+		ps.Model = "cnn"
+	}
+	return func(seed uint64) (optim.Problem, error) {
+		m, err := NewPCNNModel(ps, train, len(train.Alphabet), initRand(seed))
+		if err != nil {
+			return nil, err
+		}
+		p, err := pcnn.NewProblem(m, train, method)
+		if err != nil {
+			return nil, err
+		}
+		return p.WithValidation(valid)
+	}, nil
+}

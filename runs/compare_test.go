@@ -1,0 +1,83 @@
+package runs
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/params"
+)
+
+// TestCompareProblems checks that every model's factory gives the same
+// start for the same seed, a different one for another seed (except the
+// spectral start, which is the same estimate for every seed), and a
+// validation loss.
+func TestCompareProblems(t *testing.T) {
+	for _, m := range CompareModels {
+		t.Run(m, func(t *testing.T) {
+			spec := CompareSpec{Model: m, Hidden: 4, Size: 20}
+			if m == "2rnn" || m == "2rnn-spectral" {
+				spec.Hidden = 0
+			}
+			f, _, err := CompareProblem(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := func(seed uint64) (optim.Problem, *params.Params) {
+				p, err := f(seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p, p.Params().Clone()
+			}
+			p1, a := params(1)
+			_, b := params(1)
+			_, c := params(2)
+			if !sameParams(a, b) {
+				t.Error("seed 1 gave two different starts")
+			}
+			if sameParams(a, c) != (m == "2rnn-spectral") {
+				t.Errorf("seeds 1 and 2: same start %v", sameParams(a, c))
+			}
+			v, ok := p1.(optim.Validator)
+			if !ok {
+				t.Fatal("no validation loss")
+			}
+			if l, err := v.ValidationLoss(); err != nil || math.IsNaN(l) || math.IsInf(l, 0) {
+				t.Errorf("validation loss %v, %v", l, err)
+			}
+		})
+	}
+}
+
+func sameParams(a, b *params.Params) bool {
+	for _, n := range a.Names() {
+		x, y := a.Data(n), b.Data(n)
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestComparePlotsDiverged draws a comparison whose every grid point
+// diverged (gonum's log axis loops on an empty range).
+func TestComparePlotsDiverged(t *testing.T) {
+	dir := t.TempDir()
+	s := &compare.Summary{Rows: []compare.Row{{GridPoint: compare.GridPoint{Setting: "a"}, Grid: 2}},
+		Grid: []compare.GridPoint{{Setting: "a", LR: 1, Diverged: 1}, {Setting: "a", LR: 2, Diverged: 1}}}
+	if err := ComparePlots(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "loss_vs_epoch.png")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "loss_vs_lr.png")); err == nil {
+		t.Error("a learning-rate plot with no point")
+	}
+}

@@ -1,0 +1,369 @@
+package runs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/report"
+	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/layers/rnn"
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
+)
+
+// TrainSpec describes one training run of a first-order recurrent model on
+// a sequence task. The zero value trains an LSTM on the built-in task; each
+// field's comment gives its default.
+type TrainSpec struct {
+	// Model is "rnn" (Elman) or "lstm". Default "lstm".
+	Model string
+	// Activation is the Elman RNN's nonlinearity (tanh, symsigmoid,
+	// identity). Default "tanh". Ignored for the LSTM.
+	Activation string
+	// Hidden is the number of hidden units. Default 32.
+	Hidden int
+	// Task names a built-in task: "pfa" (next-symbol prediction on a
+	// random probabilistic automaton, with the exact optimal loss). Default
+	// "pfa". Ignored when DataFile is set.
+	Task string
+	// DataFile is a text file with one sequence per line, read as
+	// characters; the task is next-symbol prediction with a begin marker,
+	// split 80/10/10 into train, validation and test with the run's seed.
+	DataFile string
+	// Optimizer is a registered optimizer name (optim.Names). Default "adam".
+	Optimizer string
+	// Optim holds the optimizer's hyperparameters (zero: its defaults).
+	Optim optim.Config
+	// Schedule is a learning-rate schedule as optim.ParseSchedule reads it
+	// ("constant", "step:10:0.5", "exp:0.95", "plateau:5:0.1"). Default constant.
+	Schedule string
+	// Epochs is the total number of epochs (a resumed run continues up to
+	// it). Default 10.
+	Epochs int
+	// Batch is the minibatch size. Default 32.
+	Batch int
+	// Chunk, when positive, is the truncated-BPTT length; 0 (the
+	// default) backpropagates through every step.
+	Chunk int
+	// Patience is the number of epochs without validation improvement
+	// before the learning rate drops (0: no early stopping).
+	Patience int
+	// Seed seeds the task, the initial weights and the shuffling. Default 1.
+	Seed uint64
+	// Out is a directory for checkpoint.npz, metrics.jsonl, model.npz (the
+	// best parameters) and result.json; nothing is written when empty.
+	Out string
+	// Resume is a directory holding a checkpoint.npz to continue from. The
+	// checkpoint must come from the same spec (model, data, seed, batch,
+	// chunk, patience, optimizer settings, schedule) except Epochs: a
+	// mismatch is refused, naming the first differing field. When Out is
+	// empty it is set to Resume.
+	Resume string
+	// Progress receives a progress bar (nil: none).
+	Progress io.Writer
+}
+
+// TrainReport is the outcome of a training run. Losses are mean nats per
+// predicted step (symbol or frame).
+type TrainReport struct {
+	Model     string       `json:"model"`
+	Task      string       `json:"task"`
+	Optimizer string       `json:"optimizer"`
+	Hidden    int          `json:"hidden"`
+	Params    int          `json:"params"`
+	TrainLoss report.Float `json:"train_loss"`
+	// ValidLoss and TestLoss are those of the returned (best) parameters.
+	ValidLoss   report.Float `json:"valid_loss"`
+	TestLoss    report.Float `json:"test_loss"`
+	BestValid   report.Float `json:"best_valid_loss"`
+	OptimalLoss *float64     `json:"optimal_loss,omitempty"`
+	UniformLoss *float64     `json:"uniform_loss,omitempty"`
+	Epochs      int          `json:"epochs"`
+	BestEpoch   int          `json:"best_epoch"`
+	Steps       int          `json:"steps"`
+	// Seconds is the wall time of this invocation (after a resume, only
+	// the resumed part); History's elapsed field sums all epochs.
+	Seconds float64 `json:"seconds"`
+	// History holds one entry per epoch (train and validation loss, rate).
+	History []optim.EpochStats `json:"history"`
+}
+
+// modelMeta identifies a model in checkpoints: a checkpoint is only
+// resumed into a model with the same meta.
+// Everything that changes the data or the training trajectory is in it, so
+// that a resumed run is the continuation of the same run.
+type modelMeta struct {
+	Model      string       `json:"model"`
+	Activation string       `json:"activation,omitempty"`
+	Hidden     int          `json:"hidden"`
+	Task       string       `json:"task"`
+	DataSHA256 string       `json:"data_sha256,omitempty"`
+	In         int          `json:"in"`
+	Out        int          `json:"out"`
+	Seed       uint64       `json:"seed"`
+	Batch      int          `json:"batch"`
+	Chunk      int          `json:"chunk"`
+	Patience   int          `json:"patience"`
+	Optim      optim.Config `json:"optim"`
+}
+
+func (s *TrainSpec) defaults() error {
+	if s.Model == "" {
+		s.Model = "lstm"
+	}
+	if s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru" {
+		return errors.Errorf("unknown model %q (want rnn, lstm or gru)", s.Model)
+	}
+	if s.Activation == "" {
+		s.Activation = "tanh"
+	}
+	if s.Hidden == 0 {
+		s.Hidden = 32
+	}
+	if s.Task == "" {
+		s.Task = "pfa"
+	}
+	if s.Optimizer == "" {
+		s.Optimizer = "adam"
+	}
+	if s.Epochs == 0 {
+		s.Epochs = 10
+	}
+	if s.Batch == 0 {
+		s.Batch = 32
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.Out == "" {
+		s.Out = s.Resume
+	}
+	switch {
+	case s.Hidden < 0:
+		return errors.Errorf("hidden must be positive, got %d", s.Hidden)
+	case s.Epochs < 0:
+		return errors.Errorf("epochs must be positive, got %d", s.Epochs)
+	case s.Batch < 0:
+		return errors.Errorf("batch must be positive, got %d", s.Batch)
+	case s.Chunk < 0:
+		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
+	case s.Patience < 0:
+		return errors.Errorf("patience must not be negative, got %d", s.Patience)
+	}
+	return nil
+}
+
+// LoadTask returns the task a spec names, built from seed.
+func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x7461736b))
+	if dataFile != "" {
+		syms, err := datasets.LoadTextFile(dataFile, datasets.TextOptions{})
+		if err != nil {
+			return nil, err
+		}
+		t, err := datasets.NextSymbol(filepath.Base(dataFile), syms, 0.1, 0.1, rng)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.Valid) == 0 || len(t.Test) == 0 {
+			return nil, errors.Errorf("%s has %d sequences: too few for 10%% validation and test splits (need at least 5)", dataFile, syms.Len())
+		}
+		return t, nil
+	}
+	switch name {
+	case "pfa":
+		t, _, err := datasets.PFATask(datasets.PFAConfig{}, rng)
+		return t, err
+	}
+	return nil, errors.Errorf("unknown task %q (built-in: pfa)", name)
+}
+
+// NewModel builds an Elman RNN, LSTM or GRU sequence model for a task, with
+// weights drawn from rng.
+func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
+	p := params.New()
+	var cell graph.Cell
+	switch model {
+	case "rnn":
+		act, err := activation.ParseOneOf(actName, rnn.ElmanActivations()...)
+		if err != nil {
+			return nil, err
+		}
+		c, err := rnn.NewElman(p, "rnn", task.In, hidden, act)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Init(rng); err != nil {
+			return nil, err
+		}
+		cell = c
+	case "lstm":
+		c, err := rnn.NewLSTM(p, "lstm", task.In, hidden)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Init(rng); err != nil {
+			return nil, err
+		}
+		cell = c
+	case "gru":
+		c, err := rnn.NewGRU(p, "gru", task.In, hidden)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Init(rng); err != nil {
+			return nil, err
+		}
+		cell = c
+	default:
+		return nil, errors.Errorf("unknown model %q (want rnn, lstm or gru)", model)
+	}
+	seq, err := layers.NewSequence(p, cell, task.Out, task.Kind)
+	if err != nil {
+		return nil, err
+	}
+	return seq, seq.InitHead(rng)
+}
+
+// Train runs a TrainSpec.
+func Train(spec TrainSpec) (*TrainReport, error) {
+	if err := spec.defaults(); err != nil {
+		return nil, err
+	}
+	task, err := LoadTask(spec.Task, spec.DataFile, spec.Seed)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := NewModel(spec.Model, spec.Activation, spec.Hidden, task, rand.New(rand.NewPCG(spec.Seed, 0x696e6974)))
+	if err != nil {
+		return nil, err
+	}
+	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk})
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New(spec.Optimizer, spec.Optim)
+	if err != nil {
+		return nil, err
+	}
+	var sched optim.Schedule
+	if spec.Schedule != "" {
+		if sched, err = optim.ParseSchedule(spec.Schedule); err != nil {
+			return nil, err
+		}
+	}
+	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
+		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim}
+	if spec.DataFile != "" {
+		if meta.DataSHA256, err = fileSHA256(spec.DataFile); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Model == "rnn" {
+		meta.Activation = spec.Activation
+	}
+	cfg := optim.TrainConfig{
+		Epochs:    spec.Epochs,
+		BatchSize: spec.Batch,
+		Seed:      spec.Seed,
+		Schedule:  sched,
+		Patience:  spec.Patience,
+		Progress:  spec.Progress,
+		Meta:      meta,
+	}
+	tr, err := newTrainer(prob, opt, cfg, spec.Out, spec.Resume)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Resume != "" {
+		if done := tr.Completed(); done >= spec.Epochs {
+			return nil, errors.Errorf("nothing to resume: the checkpoint in %s already has %d epochs and -epochs is %d (raise -epochs to train further)", spec.Resume, done, spec.Epochs)
+		}
+	}
+	start := time.Now()
+	res, err := tr.Run()
+	if err != nil {
+		return nil, err
+	}
+	rep := &TrainReport{
+		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden,
+		Params: seq.Params.Size(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
+		History: res.History,
+	}
+	// The trainer restored the best parameters: report their losses.
+	valid, err := prob.ValidationLoss()
+	if err != nil {
+		return nil, err
+	}
+	test, err := prob.TestLoss()
+	if err != nil {
+		return nil, err
+	}
+	rep.ValidLoss, rep.TestLoss = report.Float(valid), report.Float(test)
+	if !math.IsNaN(task.OptimalLoss) {
+		v := task.OptimalLoss
+		rep.OptimalLoss = &v
+	}
+	if task.Kind == datasets.Categorical {
+		v := math.Log(float64(task.Out))
+		rep.UniformLoss = &v
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if spec.Out != "" {
+		if err := seq.Params.Save(filepath.Join(spec.Out, "model.npz")); err != nil {
+			return nil, err
+		}
+		if err := report.WriteJSON(filepath.Join(spec.Out, "result.json"), rep); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// fileSHA256 is the hex SHA-256 of a file's contents.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", errors.Wrap(err, "reading the data file")
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", errors.Wrapf(err, "reading %s", path)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// newTrainer makes a Trainer that writes checkpoint.npz and metrics.jsonl
+// to out (created; none when empty) and continues from
+// resume/checkpoint.npz when resume is set.
+func newTrainer(prob optim.Problem, opt optim.Optimizer, cfg optim.TrainConfig, out, resume string) (*optim.Trainer, error) {
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, errors.Wrap(err, "runs: creating the output directory")
+		}
+		cfg.CheckpointPath = filepath.Join(out, "checkpoint.npz")
+		cfg.MetricsPath = filepath.Join(out, "metrics.jsonl")
+	}
+	tr, err := optim.NewTrainer(prob, opt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if resume != "" {
+		if err := tr.Resume(filepath.Join(resume, "checkpoint.npz")); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}

@@ -1,0 +1,260 @@
+package runs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/optim"
+)
+
+// TrainUMPS trains spec.Restarts u-MPS initialisations with the paper's
+// settings (each twice, without and with a length-balanced start, when
+// spec.BalanceEpochs > 0) and keeps the best by validation NLL: NLL (per
+// length, log P_n, unless spec.Norm says P_*), Adam lr 1e-2 (1e-1 from an
+// N(0, 1/D) core; see UMPSSpec.LR), batch 50, early stopping with warm-up
+// 5 and patience 5, the learning rate divided by 10 at each plateau with the
+// optimizer re-initialised, stop at the third plateau, best parameters by
+// validation NLL.
+func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
+	if spec.Bond == 0 {
+		spec.Bond = 20
+	}
+	if spec.NTrain == 0 {
+		spec.NTrain = 1000
+	}
+	if spec.NValid == 0 {
+		spec.NValid = 1000
+	}
+	if spec.Epochs == 0 {
+		spec.Epochs = 300
+	}
+	if spec.Seed == 0 {
+		spec.Seed = 1
+	}
+	if spec.Restarts == 0 {
+		spec.Restarts = 1
+	}
+	if spec.LR == 0 {
+		spec.LR = 1e-2
+		if spec.Init == umps.RandomNormal {
+			spec.LR = 1e-1
+		}
+	}
+	if spec.Warmup == 0 {
+		spec.Warmup = 5
+	}
+	if spec.BalanceEpochs < 0 {
+		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
+	}
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
+	train, valid, alphabet, err := umpsSpecData(spec, rng)
+	if err != nil {
+		return nil, err
+	}
+	meta := umps.ModelMeta{Kind: "umps", Data: spec.Data, Alphabet: alphabet, Bond: spec.Bond, Norm: spec.Norm.String()}
+	if spec.Norm == umps.PerLength {
+		lengths := make([]int, len(train))
+		for i, s := range train {
+			lengths[i] = len(s)
+		}
+		if meta.Lengths, err = umps.FitLengths(lengths); err != nil {
+			return nil, err
+		}
+	}
+	variants := []int{0}
+	if spec.BalanceEpochs > 0 {
+		variants = append(variants, spec.BalanceEpochs)
+	}
+	var best *UMPSReport
+	for k := 0; k < spec.Restarts; k++ {
+		for _, b := range variants {
+			dir := spec.Out
+			if dir != "" && spec.Restarts*len(variants) > 1 {
+				name := fmt.Sprintf("restart%d", k+1)
+				if b > 0 {
+					name += "-balanced"
+				}
+				dir = filepath.Join(dir, name)
+			}
+			run := spec
+			run.BalanceEpochs = b
+			rep, err := trainOnce(run, train, valid, meta, rand.New(rand.NewPCG(spec.Seed, 0x696e6974+uint64(k))), dir)
+			if err != nil {
+				return nil, err
+			}
+			if best == nil || rep.ValidNLL < best.ValidNLL {
+				best = rep
+			}
+		}
+	}
+	m, err := umps.Contracted(best.Params)
+	if err != nil {
+		return nil, err
+	}
+	if best.Params, err = umps.NewParamsFrom(m); err != nil {
+		return nil, err
+	}
+	best.Meta, best.LengthModel = meta, meta.LengthModelName()
+	if best.ValidNLLAll, err = meanNLLAll(meta.Distribution(m), valid); err != nil {
+		return nil, err
+	}
+	if spec.Out != "" {
+		if err := umps.SaveModel(filepath.Join(spec.Out, "model.npz"), meta, best.Params); err != nil {
+			return nil, err
+		}
+	}
+	return best, nil
+}
+
+// umpsSpecData returns the training and validation strings of spec and
+// the alphabet: a string file when spec.Format is set, else UMPSData.
+func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet []string, err error) {
+	if spec.Format == nil {
+		return UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
+	}
+	frac := spec.ValidFrac
+	if frac == 0 {
+		frac = 0.2
+	}
+	if !(frac > 0 && frac < 1) {
+		return nil, nil, nil, errors.Errorf("validation fraction %v, want in (0, 1)", frac)
+	}
+	seqs, alphabet, err := ReadUMPSStrings(spec.Data, *spec.Format, spec.Alphabet)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(alphabet) == 0 {
+		return nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
+	}
+	train, valid, err = splitValid(seqs, frac, rng)
+	if err != nil {
+		return nil, nil, nil, errors.Wrap(err, spec.Data)
+	}
+	return train, valid, alphabet, nil
+}
+
+// meanNLLAll is -(1/N) sum log P(s) under p, nats per string.
+func meanNLLAll(p umps.Distribution, seqs [][]int) (float64, error) {
+	lp, err := p.LogProbs(seqs)
+	if err != nil {
+		return 0, err
+	}
+	s := 0.0
+	for _, v := range lp {
+		s -= v
+	}
+	return s / float64(len(seqs)), nil
+}
+
+// trainOnce trains one initialisation drawn from rng; dir, if not empty,
+// receives its checkpoint and metrics.
+func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *rand.Rand, dir string) (*UMPSReport, error) {
+	p, err := umps.NewParams(spec.Bond, len(meta.Alphabet), spec.Init, rng)
+	if err != nil {
+		return nil, err
+	}
+	var balanced *umps.Problem
+	if spec.Norm == umps.AllLengths {
+		// The contracted core (umps.ContractCore) keeps Z_* finite; its
+		// bound starts at the ratio of a geometric length distribution
+		// with the training mean, and the length-balanced start, if any,
+		// trains the same core on P_n (blind to the scale) first.
+		if err := umps.AddGamma(p, geometricRatio(train)); err != nil {
+			return nil, err
+		}
+		if balanced, err = umps.NewProblem(p, train, valid, umps.PerLength); err != nil {
+			return nil, err
+		}
+	}
+	prob, err := umps.NewProblem(p, train, valid, spec.Norm)
+	if err != nil {
+		return nil, err
+	}
+	if balanced == nil {
+		balanced = prob
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	pre, err := balancedStart(spec, balanced, meta, dir)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{LR: spec.LR})
+	if err != nil {
+		return nil, err
+	}
+	cfg := optim.TrainConfig{
+		Epochs: spec.Epochs, BatchSize: 50, Seed: spec.Seed,
+		Patience: 5, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true,
+		Progress: spec.Progress, Meta: meta,
+	}
+	if dir != "" {
+		cfg.CheckpointPath = filepath.Join(dir, "checkpoint.npz")
+		cfg.MetricsPath = filepath.Join(dir, "metrics.jsonl")
+	}
+	tr, err := optim.NewTrainer(prob, opt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tr.Run()
+	if err != nil {
+		return nil, err
+	}
+	rep := &UMPSReport{Data: spec.Data, Bond: spec.Bond, NTrain: len(train), NValid: len(valid),
+		Epochs: pre.Epochs + res.Epochs, BestEpoch: pre.Epochs + res.BestEpoch, Seconds: pre.Seconds + res.Seconds,
+		BalanceEpochs: spec.BalanceEpochs, Params: p, Meta: meta}
+	if rep.TrainNLL, err = umps.MeanNLL(p, train, spec.Norm); err != nil {
+		return nil, err
+	}
+	if rep.ValidNLL, err = umps.MeanNLL(p, valid, spec.Norm); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// geometricRatio is q = mu/(mu+1) for the mean length mu of seqs (the
+// geometric distribution with that mean), kept in [0.05, 0.99].
+func geometricRatio(seqs [][]int) float64 {
+	sum := 0.0
+	for _, s := range seqs {
+		sum += float64(len(s))
+	}
+	mu := sum / float64(len(seqs))
+	return min(max(mu/(mu+1), 0.05), 0.99)
+}
+
+// balancedStart runs the spec.BalanceEpochs length-balanced epochs that
+// precede the paper's training (nothing when there are none): Adam at
+// spec.LR, constant, no early stopping, ending at the best parameters by
+// validation NLL (the initial ones included). dir, if not empty,
+// receives their metrics in balanced.jsonl.
+func balancedStart(spec UMPSSpec, prob *umps.Problem, meta umps.ModelMeta, dir string) (*optim.Result, error) {
+	if spec.BalanceEpochs == 0 {
+		return &optim.Result{}, nil
+	}
+	lb, err := prob.Balanced()
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{LR: spec.LR})
+	if err != nil {
+		return nil, err
+	}
+	cfg := optim.TrainConfig{Epochs: spec.BalanceEpochs, BatchSize: 50, Seed: spec.Seed, Progress: spec.Progress, Meta: meta}
+	if dir != "" {
+		cfg.MetricsPath = filepath.Join(dir, "balanced.jsonl")
+	}
+	tr, err := optim.NewTrainer(lb, opt, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return tr.Run()
+}
