@@ -19,3 +19,6 @@ func init() {
 }
 
 const blasBackend = "openblas (cgo, -tags openblas)"
+
+// tileGemm is false: OpenBLAS takes whole products.
+const tileGemm = false
