@@ -53,6 +53,7 @@ type Problem struct {
 	cfg  ProblemConfig
 	recs map[int]runner
 	aux  [][][]float64 // the head inputs of a batch's steps, reused
+	buf  datasets.BatchBuffer
 }
 
 // NewProblem checks that the task fits the model and returns the problem.
@@ -139,7 +140,7 @@ func (p *Problem) evalIdx(exs []datasets.Example, idx []int) (float64, error) {
 	var sum, steps float64
 	for lo := 0; lo < len(idx); lo += p.cfg.EvalBatch {
 		part := idx[lo:min(lo+p.cfg.EvalBatch, len(idx))]
-		bt, err := datasets.MakeBatch(p.task, exs, part)
+		bt, err := p.buf.Make(p.task, exs, part)
 		if err != nil {
 			return 0, err
 		}
@@ -154,7 +155,7 @@ func (p *Problem) evalIdx(exs []datasets.Example, idx []int) (float64, error) {
 }
 
 func (p *Problem) run(exs []datasets.Example, idx []int, grads *params.Params) (float64, error) {
-	bt, err := datasets.MakeBatch(p.task, exs, idx)
+	bt, err := p.buf.Make(p.task, exs, idx)
 	if err != nil {
 		return 0, err
 	}
