@@ -262,3 +262,37 @@ func TestFusedNoAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemAllocationsPerStep checks that a training step of a Problem
+// on a fused cell allocates the same small amount for sequences of 9 and
+// of 90 steps: nothing per time step.
+func TestProblemAllocationsPerStep(t *testing.T) {
+	const in, hidden, out = 3, 4, 2
+	c := fusedCells()[0]
+	allocs := func(scale int) float64 {
+		rng := rand.New(rand.NewPCG(6, 1))
+		task := &datasets.Task{Name: "allocs", In: in, Out: out, Kind: datasets.Real}
+		for _, T := range []int{5 * scale, 9 * scale, 7 * scale} {
+			e := datasets.Example{T: T, X: make([]float64, T*in), Y: make([]float64, T*out)}
+			for j := range e.X {
+				e.X[j] = rng.NormFloat64()
+			}
+			task.Train = append(task.Train, e)
+		}
+		seq := fusedModel(t, c, task, hidden, 1)
+		prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := seq.Params.Like()
+		return testing.AllocsPerRun(3, func() {
+			if _, err := prob.LossGrad([]int{0, 1, 2}, g); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	short, long := allocs(1), allocs(10)
+	if short != long || short > 2 {
+		t.Errorf("LossGrad allocates %v times at 9 steps, %v at 90: want the same few", short, long)
+	}
+}
