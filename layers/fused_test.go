@@ -142,7 +142,7 @@ func lossGrad(t *testing.T, seq *layers.Sequence, task *datasets.Task, cfg layer
 // every target kind, through the fused kernels and through the compiled
 // graphs (ProblemConfig.Generic) on a masked batch of three lengths, with
 // full BPTT, truncation and checkpoints, and compares loss and gradients.
-// Checkpoints must not change a bit of the fused result.
+// Checkpoints must not change a bit of the fused result, nor a second run.
 func TestFusedMatchesGeneric(t *testing.T) {
 	const in, hidden, out = 3, 4, 3
 	cfgs := []layers.ProblemConfig{{}, {Chunk: 3}, {Checkpoint: 3}, {Chunk: 3, Checkpoint: 2}, {Checkpoint: 20}}
@@ -168,6 +168,11 @@ func TestFusedMatchesGeneric(t *testing.T) {
 					switch {
 					case cfg == layers.ProblemConfig{}:
 						plain, plainLoss = got, gotL
+						againL, again := lossGrad(t, seq, task, cfg)
+						if againL != gotL {
+							t.Errorf("rerun: loss %v, was %v", againL, gotL)
+						}
+						compareGrads(t, "rerun", seq.Params, again, got, 0)
 					case cfg == layers.ProblemConfig{Chunk: 3}:
 						plainTrunc = got
 					case cfg.Chunk == 0:
@@ -294,5 +299,32 @@ func TestProblemAllocationsPerStep(t *testing.T) {
 	short, long := allocs(1), allocs(10)
 	if short != long || short > 2 {
 		t.Errorf("LossGrad allocates %v times at 9 steps, %v at 90: want the same few", short, long)
+	}
+}
+
+// TestHeadKernelExtremeLogits compares the Go head with the graph head at
+// logits from -1000 to 1000 (out/W zero, out/b holding the logits) for
+// every target kind: both stay finite and agree.
+func TestHeadKernelExtremeLogits(t *testing.T) {
+	logits := []float64{-1000, -30, -1e-3, 0, 2e-3, 30, 1000}
+	const in, hidden = 2, 3
+	out := len(logits)
+	for _, kind := range []datasets.TargetKind{datasets.Categorical, datasets.Binary, datasets.Real} {
+		t.Run(kind.String(), func(t *testing.T) {
+			task := fusedTask(kind, in, out, rand.New(rand.NewPCG(8, 1)))
+			seq := fusedModel(t, fusedCells()[0], task, hidden, 2)
+			if err := seq.Params.Fill(layers.OutW, 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := seq.Params.Set(layers.OutB, logits); err != nil {
+				t.Fatal(err)
+			}
+			wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Generic: true})
+			gotL, got := lossGrad(t, seq, task, layers.ProblemConfig{})
+			if math.IsNaN(gotL) || math.IsInf(gotL, 0) || math.Abs(gotL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
+				t.Errorf("loss %.17g, generic %.17g", gotL, wantL)
+			}
+			compareGrads(t, "extreme logits", seq.Params, got, want, recurrenceTol)
+		})
 	}
 }

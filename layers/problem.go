@@ -16,8 +16,9 @@ type ProblemConfig struct {
 	// Chunk, when positive, is the truncated-BPTT length: gradients stop
 	// every Chunk steps while the state is carried on. If Chunk is 0 (the
 	// default), gradients flow through every step (full BPTT). Either way
-	// the cell's step is compiled once per batch size and run over any
-	// length (graph.Recurrence).
+	// the cell's step is set up once per batch size and run over any
+	// length (graph.FusedRecurrence for a cell with a kernel,
+	// graph.Recurrence otherwise).
 	Chunk int
 	// Checkpoint, when positive, stores the state of every Checkpoint-th
 	// step only and recomputes the rest in the backward pass, for very
