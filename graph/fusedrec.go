@@ -6,14 +6,22 @@ import (
 	"github.com/rtnlab/rtn/params"
 )
 
+// fusedBlock is the number of steps whose input projections, head losses
+// and head input gradients FusedRecurrence computes with one matrix
+// product each; it bounds the memory those take.
+const fusedBlock = 64
+
 // FusedRecurrence runs a cell's StepKernel and a HeadKernel over sequences
 // of any length, in plain Go: the executor Recurrence would be for the
 // cell's graph, with the same semantics (full or truncated BPTT,
 // checkpoints giving the same bits, learned initial state, gradients added
 // into a params.Params) and the same results up to the order of floating
-// point additions. Its buffers grow to the longest sequence seen and are
-// reused, so a run over sequences no longer than an earlier one allocates
-// nothing.
+// point additions. Input projections and the head run as one matrix
+// product per block of steps; the recurrent products and the parameters'
+// gradients go step by step, in reverse order in the backward pass,
+// whatever the blocks, so checkpoints change no bit. Its buffers grow to
+// the longest sequence seen and are reused: a run over sequences no longer
+// than an earlier one allocates nothing.
 //
 // A FusedRecurrence is for one batch size and is not safe for concurrent
 // use.
@@ -27,12 +35,42 @@ type FusedRecurrence struct {
 	sizes []int
 	names []string
 
-	states [][][]float64 // stored input states (every step, or every stride-th)
-	seg    [][][]float64 // with checkpoints: the states of one segment
-	cache  []float64     // the cell's caches, one slot per stored step
-	hcache []float64     // the head's caches, one slot per stored step
+	all    stateStore // every state (gradients without checkpoints)
+	ck     stateStore // every stride-th state (checkpoints)
+	seg    stateStore // the states of one segment
+	x      []float64  // the inputs of a block, contiguous
+	proj   []float64  // their projections
+	cache  []float64  // the cell's caches, one slot per stored step
+	hcache []float64  // the head's caches, one slot per stored step
+	loss   []float64  // the losses of a block's steps
+	dh     []float64  // the head's input gradients of a block
 	gcarry [][]float64
 	gnext  [][]float64
+}
+
+// stateStore holds consecutive states with each state tensor of all of
+// them in one slice, so state 0 of a run of steps is one matrix.
+type stateStore struct {
+	flat  [][]float64   // flat[i]: state i of every step, [n*batch*size_i]
+	views [][][]float64 // views[t][i]: state i of step t
+}
+
+// grow makes room for n states.
+func (s *stateStore) grow(n int, sizes []int, batch int) {
+	if len(s.views) >= n {
+		return
+	}
+	s.flat = make([][]float64, len(sizes))
+	for i, sz := range sizes {
+		s.flat[i] = make([]float64, n*batch*sz)
+	}
+	s.views = make([][][]float64, n)
+	for t := range s.views {
+		s.views[t] = make([][]float64, len(sizes))
+		for i, sz := range sizes {
+			s.views[t][i] = s.flat[i][t*batch*sz : (t+1)*batch*sz]
+		}
+	}
 }
 
 // NewFusedRecurrence sets up the executor for cell c's kernel and a head
@@ -58,6 +96,10 @@ func NewFusedRecurrence(c FusedCell, p *params.Params, batch int, head HeadKerne
 		r.gcarry = append(r.gcarry, make([]float64, batch*s))
 		r.gnext = append(r.gnext, make([]float64, batch*s))
 	}
+	r.x = make([]float64, fusedBlock*batch*r.in)
+	r.proj = make([]float64, fusedBlock*batch*r.k.ProjectionSize())
+	r.loss = make([]float64, fusedBlock)
+	r.dh = make([]float64, fusedBlock*batch*r.sizes[0])
 	return r, nil
 }
 
@@ -80,33 +122,71 @@ func (r *FusedRecurrence) Run(xs [][]float64, aux [][][]float64, grads *params.P
 			}
 		}
 	}
-	k := r.stride()
-	kept := 1 // evaluation keeps no state
-	switch {
-	case grads != nil && k == 1:
-		kept = T + 1
-	case grads != nil:
-		kept = (T+k-1)/k + 1
+	k := max(r.cfg.Checkpoint, 1)
+	all := grads != nil && k == 1
+	seg := k // the steps run from one stored state
+	if !all && k == 1 {
+		seg = fusedBlock // evaluation: no state is kept
 	}
-	r.states = grow(r.states, kept, r.sizes, r.batch)
-	slots := T
-	if k > 1 || grads == nil {
-		slots = min(k, T)
-		r.seg = grow(r.seg, slots+1, r.sizes, r.batch)
+	seg = min(seg, T)
+	slots := seg
+	var start [][]float64
+	if all {
+		slots = T
+		r.all.grow(T+1, r.sizes, r.batch)
+		start = r.all.views[0]
+	} else {
+		r.seg.grow(seg+1, r.sizes, r.batch)
+		start = r.seg.views[0]
+		if grads != nil {
+			r.ck.grow((T-1)/k+1, r.sizes, r.batch)
+		}
 	}
 	r.cache = growFlat(r.cache, slots*r.k.CacheSize())
 	r.hcache = growFlat(r.hcache, slots*r.head.CacheSize())
-	r.k.InitialState(r.states[0])
-	total := r.forward(xs, aux, grads != nil)
+	r.k.InitialState(start)
+
+	var total float64
+	if all {
+		total = r.forward(xs, aux, 0, T, &r.all, 0, total)
+	} else {
+		for s := 0; s < T; s += seg {
+			e := min(s+seg, T)
+			if s > 0 {
+				copyState(r.seg.views[0], r.seg.views[seg])
+			}
+			if grads != nil {
+				copyState(r.ck.views[s/k], r.seg.views[0])
+			}
+			total = r.forward(xs, aux, s, e, &r.seg, s, total)
+		}
+	}
 	if grads == nil {
 		return total, nil
 	}
-	r.backward(xs, aux, grads)
+
+	for _, g := range r.gcarry {
+		clear(g)
+	}
+	if all {
+		r.backward(xs, aux, 0, T, &r.all, 0, grads)
+	} else {
+		for s := (T - 1) / k * k; s >= 0; s -= k {
+			e := min(s+k, T)
+			copyState(r.seg.views[0], r.ck.views[s/k])
+			r.forward(xs, aux, s, e, &r.seg, s, 0)
+			r.backward(xs, aux, s, e, &r.seg, s, grads)
+		}
+	}
+	r.k.InitialStateBack(r.gcarry, grads)
 	return total, nil
 }
 
-// stride is the distance between stored states.
-func (r *FusedRecurrence) stride() int { return max(r.cfg.Checkpoint, 1) }
+func copyState(dst, src [][]float64) {
+	for i := range dst {
+		copy(dst[i], src[i])
+	}
+}
 
 // growFlat returns buf with at least n values.
 func growFlat(buf []float64, n int) []float64 {
@@ -116,69 +196,47 @@ func growFlat(buf []float64, n int) []float64 {
 	return buf
 }
 
-func (r *FusedRecurrence) slot(i int) (cell, head []float64) {
-	c, h := r.k.CacheSize(), r.head.CacheSize()
-	return r.cache[i*c : (i+1)*c], r.hcache[i*h : (i+1)*h]
-}
-
-// forward runs every step and returns the summed loss. With every state
-// stored (store without checkpoints) it keeps each step's caches for the
-// backward pass; otherwise it stores every stride-th state and cycles
-// through the segment buffers.
-func (r *FusedRecurrence) forward(xs [][]float64, aux [][][]float64, store bool) float64 {
-	k := r.stride()
-	all := store && k == 1
-	var total float64
-	in := r.states[0]
-	for t := range xs {
-		var out [][]float64
-		slot := 0
-		if all {
-			out, slot = r.states[t+1], t
-		} else {
-			out = r.seg[(t+1)%2]
+// forward runs steps [s, e) from st.views[0] = the input state of step
+// base: step t reads st.views[t-base], writes st.views[t-base+1] and cache
+// slot t-base. It returns total plus the steps' losses, added in order.
+func (r *FusedRecurrence) forward(xs [][]float64, aux [][][]float64, s, e int, st *stateStore, base int, total float64) float64 {
+	B, P, C, HC := r.batch, r.k.ProjectionSize(), r.k.CacheSize(), r.head.CacheSize()
+	w := B * r.sizes[0]
+	for a := s; a < e; a += fusedBlock {
+		b := min(a+fusedBlock, e)
+		for t := a; t < b; t++ {
+			copy(r.x[(t-a)*B*r.in:], xs[t])
 		}
-		c, h := r.slot(slot)
-		r.k.Forward(xs[t], in, out, c)
-		total += r.head.Forward(out[0], aux[t], h)
-		if store && !all && (t+1)%k == 0 {
-			for i := range out {
-				copy(r.states[(t+1)/k][i], out[i])
-			}
+		r.k.Project(r.x[:(b-a)*B*r.in], r.proj[:(b-a)*B*P])
+		for t := a; t < b; t++ {
+			i := t - base
+			r.k.Forward(xs[t], r.proj[(t-a)*B*P:(t-a+1)*B*P], st.views[i], st.views[i+1], r.cache[i*C:(i+1)*C])
 		}
-		in = out
+		r.head.Forward(st.flat[0][(a-base+1)*w:(b-base+1)*w], aux[a:b], r.hcache[(a-base)*HC:(b-base)*HC], r.loss[:b-a])
+		for _, l := range r.loss[:b-a] {
+			total += l
+		}
 	}
 	return total
 }
 
-// backward runs the steps' vector-Jacobian products in reverse; with
-// checkpoints each segment's steps are first recomputed from its stored
-// state, their caches kept for the segment. The parameters' gradients are
-// added step by step in reverse order either way, so checkpoints change
-// no bit.
-func (r *FusedRecurrence) backward(xs [][]float64, aux [][][]float64, grads *params.Params) {
-	for _, g := range r.gcarry {
-		clear(g)
-	}
-	k := r.stride()
-	for s := (len(xs) - 1) / k * k; s >= 0; s -= k {
-		e := min(s+k, len(xs))
-		states, base := r.states, 0 // step t's input state is states[t-base]
-		if k > 1 {
-			for i := range r.seg[0] {
-				copy(r.seg[0][i], r.states[s/k][i])
+// backward runs the vector-Jacobian products of steps e-1 down to s, laid
+// out as forward left them, carrying the state's gradient in gcarry
+// (cleared at truncation boundaries).
+func (r *FusedRecurrence) backward(xs [][]float64, aux [][][]float64, s, e int, st *stateStore, base int, grads *params.Params) {
+	C, HC := r.k.CacheSize(), r.head.CacheSize()
+	w := r.batch * r.sizes[0]
+	for a := s + (e-1-s)/fusedBlock*fusedBlock; a >= s; a -= fusedBlock {
+		b := min(a+fusedBlock, e)
+		r.head.InputGrad(r.hcache[(a-base)*HC:(b-base)*HC], r.dh[:(b-a)*w])
+		for t := b - 1; t >= a; t-- {
+			i := t - base
+			g0, dh := r.gcarry[0], r.dh[(t-a)*w:(t-a+1)*w]
+			for j, v := range dh {
+				g0[j] += v
 			}
-			for t := s; t < e; t++ {
-				c, h := r.slot(t - s)
-				r.k.Forward(xs[t], r.seg[t-s], r.seg[t-s+1], c)
-				r.head.Forward(r.seg[t-s+1][0], aux[t], h)
-			}
-			states, base = r.seg, s
-		}
-		for t := e - 1; t >= s; t-- {
-			c, h := r.slot(t - base)
-			r.head.Backward(states[t+1-base][0], aux[t], h, r.gcarry[0], grads)
-			r.k.Backward(xs[t], states[t-base], c, r.gcarry, r.gnext, grads)
+			r.head.ParamGrad(st.views[i+1][0], r.hcache[i*HC:(i+1)*HC], grads)
+			r.k.Backward(xs[t], st.views[i], r.cache[i*C:(i+1)*C], r.gcarry, r.gnext, grads)
 			r.gcarry, r.gnext = r.gnext, r.gcarry
 			if tr := r.cfg.Truncate; tr > 0 && t > 0 && t%tr == 0 {
 				for _, g := range r.gcarry {
@@ -187,7 +245,6 @@ func (r *FusedRecurrence) backward(xs [][]float64, aux [][][]float64, grads *par
 			}
 		}
 	}
-	r.k.InitialStateBack(r.gcarry, grads)
 }
 
 // Close releases nothing (there are no machines); it makes FusedRecurrence

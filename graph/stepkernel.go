@@ -29,6 +29,11 @@ type FusedCell interface {
 // backward pass needs is written to a cache slice the executor owns (one
 // per stored step, CacheSize values each).
 //
+// The part of a step that depends on x_t only (x_t W + b, typically) is
+// computed for a block of steps at once by Project, one matrix product
+// over all their rows, as PyTorch does; each row's result must not depend
+// on the block, so that recomputing a block gives the same bits.
+//
 // A StepKernel is not safe for concurrent use.
 type StepKernel interface {
 	// Params lists the names of the parameters the kernel reads and
@@ -37,15 +42,22 @@ type StepKernel interface {
 	// CacheSize is the number of values one step keeps for its backward
 	// pass.
 	CacheSize() int
+	// ProjectionSize is the number of values per row of the input
+	// projection (0 for a cell without one).
+	ProjectionSize() int
+	// Project writes the input projection of n steps into proj
+	// ([n*batch, ProjectionSize]) from their inputs xs ([n*batch,
+	// InputSize], step after step).
+	Project(xs, proj []float64)
 	// InitialState writes the state at t = 0 into state.
 	InitialState(state [][]float64)
 	// InitialStateBack adds into grads the gradient of the initial
 	// state's parameters given g, the gradient reaching the initial state.
 	InitialStateBack(g [][]float64, grads *params.Params)
 	// Forward writes into out the state after one step from x
-	// ([batch*InputSize]) and the state in, and into cache what Backward
-	// needs (out may not be kept by the executor).
-	Forward(x []float64, in, out [][]float64, cache []float64)
+	// ([batch*InputSize]), its projection proj ([batch*ProjectionSize])
+	// and the state in, and into cache what Backward needs.
+	Forward(x, proj []float64, in, out [][]float64, cache []float64)
 	// Backward is the step's vector-Jacobian product: given the step's x,
 	// input state, cache and gout, the gradient reaching its output state
 	// (which it may overwrite), it adds the parameters' gradients into
@@ -53,21 +65,27 @@ type StepKernel interface {
 	Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params)
 }
 
-// HeadKernel is a Head in plain Go for one batch size: the loss of one
-// step from state 0 of the cell (h: [batch*H]) and the head's inputs
-// (aux, in the order the Head returns them), and its vector-Jacobian
-// product. Like StepKernel it allocates nothing per call.
+// HeadKernel is a Head in plain Go for one batch size: the losses of a
+// block of n steps from state 0 of the cell after each (h: [n*batch, H],
+// step after step) and the head's inputs (aux[t], in the order the Head
+// returns them), and their vector-Jacobian products. The matrix products
+// span the whole block; each row's result must not depend on the block.
+// Like StepKernel it allocates nothing per call.
 type HeadKernel interface {
 	// Params lists the names of the parameters the head differentiates.
 	Params() []string
-	// CacheSize is the number of values one step keeps for Backward.
+	// CacheSize is the number of values one step keeps for the backward
+	// pass; the caches of a block are contiguous.
 	CacheSize() int
-	// Forward returns the step's loss and writes into cache what Backward
-	// needs.
-	Forward(h []float64, aux [][]float64, cache []float64) float64
-	// Backward adds the gradient of the step's loss with respect to h into
-	// gh and the parameters' gradients into grads.
-	Backward(h []float64, aux [][]float64, cache []float64, gh []float64, grads *params.Params)
+	// Forward writes the loss of step t of the block into loss[t] and what
+	// the backward pass needs into cache (n slots).
+	Forward(h []float64, aux [][][]float64, cache []float64, loss []float64)
+	// InputGrad writes into gh ([n*batch, H]) the gradient of each step's
+	// loss with respect to its h, from the block's caches.
+	InputGrad(cache []float64, gh []float64)
+	// ParamGrad adds the gradient of one step's loss with respect to the
+	// parameters into grads, from the step's h ([batch*H]) and cache.
+	ParamGrad(h []float64, cache []float64, grads *params.Params)
 }
 
 // Gemm sets c = alpha op(a) op(b) + beta c for row-major matrices, op(a)

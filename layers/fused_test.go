@@ -328,3 +328,50 @@ func TestHeadKernelExtremeLogits(t *testing.T) {
 		})
 	}
 }
+
+// TestFusedLongSequences runs sequences longer than the executor's blocks
+// of steps (lengths 150, 130 and 70) with checkpoint intervals that do not
+// divide them: checkpoints change no bit, the loss without gradients is
+// the same bits, and the generic executor agrees.
+func TestFusedLongSequences(t *testing.T) {
+	const in, hidden, out = 3, 4, 3
+	for _, c := range fusedCells()[3:5] { // lstm, gru
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(12, 1))
+			task := &datasets.Task{Name: "long", In: in, Out: out, Kind: datasets.Binary}
+			for _, T := range []int{150, 130, 70} {
+				e := datasets.Example{T: T, X: make([]float64, T*in), Y: make([]float64, T*out)}
+				for j := range e.X {
+					e.X[j] = rng.NormFloat64()
+				}
+				for j := range e.Y {
+					e.Y[j] = float64(rng.IntN(2))
+				}
+				task.Train = append(task.Train, e)
+			}
+			seq := fusedModel(t, c, task, hidden, 5)
+			for _, trunc := range []int{0, 40} {
+				wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Generic: true})
+				refL, ref := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc})
+				if math.Abs(refL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
+					t.Errorf("truncate %d: loss %.17g, generic %.17g", trunc, refL, wantL)
+				}
+				compareGrads(t, fmt.Sprintf("truncate %d against generic", trunc), seq.Params, ref, want, recurrenceTol)
+				for _, ck := range []int{7, 30, 100, 200} {
+					l, g := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Checkpoint: ck})
+					if l != refL {
+						t.Errorf("truncate %d checkpoint %d: loss %v, want %v", trunc, ck, l, refL)
+					}
+					compareGrads(t, fmt.Sprintf("truncate %d checkpoint %d", trunc, ck), seq.Params, g, ref, 0)
+				}
+				prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: trunc})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l, err := prob.Loss([]int{0, 1, 2}); err != nil || l != refL {
+					t.Errorf("truncate %d: loss without gradient %v, with %v (%v)", trunc, l, refL, err)
+				}
+			}
+		})
+	}
+}

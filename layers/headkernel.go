@@ -26,7 +26,7 @@ func (s *Sequence) FusedRecurrence(batch int, cfg graph.RecurrenceConfig) (r *gr
 	return r, true, err
 }
 
-// headKernel caches the gradient of the step's loss with respect to the
+// headKernel caches the gradient of a step's loss with respect to the
 // logits, [batch, Out], computed with the loss.
 type headKernel struct {
 	s        *Sequence
@@ -39,36 +39,45 @@ func (k *headKernel) Params() []string { return []string{OutW, OutB} }
 
 func (k *headKernel) CacheSize() int { return k.batch * k.s.Out }
 
-// Forward computes logits = h W + b into cache, the masked loss of the rows
-// and, in place of the logits, its gradient with respect to them.
-func (k *headKernel) Forward(h []float64, aux [][]float64, cache []float64) float64 {
+// Forward computes logits = h W + b for the block into cache, the masked
+// loss of each step and, in place of the logits, its gradient with respect
+// to them.
+func (k *headKernel) Forward(h []float64, aux [][][]float64, cache []float64, loss []float64) {
 	out := k.s.Out
-	y, mask := aux[0], aux[1]
-	graph.Gemm(false, false, k.batch, out, k.h, 1, h, k.h, k.s.Params.Data(OutW), out, 0, cache, out)
+	graph.Gemm(false, false, len(aux)*k.batch, out, k.h, 1, h, k.h, k.s.Params.Data(OutW), out, 0, cache, out)
 	bias := k.s.Params.Data(OutB)
-	var total float64
-	for r := range k.batch {
-		z := cache[r*out : (r+1)*out]
-		for j, b := range bias {
-			z[j] += b
+	for t, in := range aux {
+		y, mask := in[0], in[1]
+		var total float64
+		for r := range k.batch {
+			z := cache[(t*k.batch+r)*out : (t*k.batch+r+1)*out]
+			for j, b := range bias {
+				z[j] += b
+			}
+			var l float64
+			switch k.s.Kind {
+			case datasets.Categorical:
+				l = softmaxNLL(z, y[r*out:(r+1)*out], mask[r])
+			case datasets.Binary:
+				l = bernoulliNLL(z, y[r*out:(r+1)*out], mask[r])
+			default:
+				l = meanSquare(z, y[r*out:(r+1)*out], mask[r])
+			}
+			total += l * mask[r]
 		}
-		var loss float64
-		switch k.s.Kind {
-		case datasets.Categorical:
-			loss = softmaxNLL(z, y[r*out:(r+1)*out], mask[r])
-		case datasets.Binary:
-			loss = bernoulliNLL(z, y[r*out:(r+1)*out], mask[r])
-		default:
-			loss = meanSquare(z, y[r*out:(r+1)*out], mask[r])
-		}
-		total += loss * mask[r]
+		loss[t] = total
 	}
-	return total
 }
 
-// Backward adds h^T dz and the column sums of dz into the output layer's
-// gradients and dz W^T into gh.
-func (k *headKernel) Backward(h []float64, _ [][]float64, cache []float64, gh []float64, grads *params.Params) {
+// InputGrad: dz W^T for the block.
+func (k *headKernel) InputGrad(cache []float64, gh []float64) {
+	out := k.s.Out
+	graph.Gemm(false, true, len(cache)/out, k.h, out, 1, cache, out, k.s.Params.Data(OutW), out, 0, gh, k.h)
+}
+
+// ParamGrad adds h^T dz and the column sums of dz into the output layer's
+// gradients.
+func (k *headKernel) ParamGrad(h []float64, cache []float64, grads *params.Params) {
 	out := k.s.Out
 	graph.Gemm(true, false, k.h, out, k.batch, 1, h, k.h, cache, out, 1, grads.Data(OutW), out)
 	gb := grads.Data(OutB)
@@ -77,7 +86,6 @@ func (k *headKernel) Backward(h []float64, _ [][]float64, cache []float64, gh []
 			gb[j] += d
 		}
 	}
-	graph.Gemm(false, true, k.batch, k.h, out, 1, cache, out, k.s.Params.Data(OutW), out, 1, gh, k.h)
 }
 
 // softmaxNLL returns -sum_j y_j log softmax(z)_j and replaces z by its

@@ -28,6 +28,15 @@ func (k *elmanKernel) Params() []string {
 
 func (k *elmanKernel) CacheSize() int { return k.batch * k.c.hidden }
 
+func (k *elmanKernel) ProjectionSize() int { return k.c.hidden }
+
+// Project: x W + b.
+func (k *elmanKernel) Project(xs, proj []float64) {
+	c := k.c
+	graph.Gemm(false, false, len(xs)/c.in, c.hidden, c.in, 1, xs, c.in, c.params.Data(c.Name("W")), c.hidden, 0, proj, c.hidden)
+	addRows(proj, c.params.Data(c.Name("b")))
+}
+
 func (k *elmanKernel) InitialState(state [][]float64) {
 	fillRows(state[0], k.c.params.Data(k.c.Name("h0")))
 }
@@ -36,13 +45,12 @@ func (k *elmanKernel) InitialStateBack(g [][]float64, grads *params.Params) {
 	learnedStateBack(grads, k.c.Name("h0"), g[0])
 }
 
-// Forward: h = s(x W + h U + b).
-func (k *elmanKernel) Forward(x []float64, in, out [][]float64, cache []float64) {
-	c, p := k.c, k.c.params
+// Forward: h = s(x W + b + h U).
+func (k *elmanKernel) Forward(_, proj []float64, in, out [][]float64, cache []float64) {
+	c := k.c
 	h := out[0]
-	graph.Gemm(false, false, k.batch, c.hidden, c.in, 1, x, c.in, p.Data(c.Name("W")), c.hidden, 0, h, c.hidden)
-	graph.Gemm(false, false, k.batch, c.hidden, c.hidden, 1, in[0], c.hidden, p.Data(c.Name("U")), c.hidden, 1, h, c.hidden)
-	addRows(h, p.Data(c.Name("b")))
+	copy(h, proj)
+	graph.Gemm(false, false, k.batch, c.hidden, c.hidden, 1, in[0], c.hidden, c.params.Data(c.Name("U")), c.hidden, 1, h, c.hidden)
 	switch c.act {
 	case activation.Tanh:
 		for i, z := range h {

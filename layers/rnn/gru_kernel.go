@@ -21,7 +21,7 @@ func (c *GRU) StepKernel(batch int) graph.StepKernel {
 type gruKernel struct {
 	c      *GRU
 	batch  int
-	zx, zh []float64 // [batch, 3H]: x W + b and h U forward, their gradients backward
+	zx, zh []float64 // [batch, 3H]: h U forward (zh); the gradients of x W + b and h U backward
 }
 
 func (k *gruKernel) Params() []string {
@@ -29,6 +29,15 @@ func (k *gruKernel) Params() []string {
 }
 
 func (k *gruKernel) CacheSize() int { return k.batch * 4 * k.c.hidden }
+
+func (k *gruKernel) ProjectionSize() int { return 3 * k.c.hidden }
+
+// Project: x W + b.
+func (k *gruKernel) Project(xs, proj []float64) {
+	c, H := k.c, k.c.hidden
+	graph.Gemm(false, false, len(xs)/c.in, 3*H, c.in, 1, xs, c.in, c.params.Data(c.Name("W")), 3*H, 0, proj, 3*H)
+	addRows(proj, c.params.Data(c.Name("b")))
+}
 
 func (k *gruKernel) InitialState(state [][]float64) {
 	fillRows(state[0], k.c.params.Data(k.c.Name("h0")))
@@ -38,14 +47,12 @@ func (k *gruKernel) InitialStateBack(g [][]float64, grads *params.Params) {
 	learnedStateBack(grads, k.c.Name("h0"), g[0])
 }
 
-func (k *gruKernel) Forward(x []float64, in, out [][]float64, cache []float64) {
+func (k *gruKernel) Forward(_, proj []float64, in, out [][]float64, cache []float64) {
 	c, p, H := k.c, k.c.params, k.c.hidden
-	graph.Gemm(false, false, k.batch, 3*H, c.in, 1, x, c.in, p.Data(c.Name("W")), 3*H, 0, k.zx, 3*H)
-	addRows(k.zx, p.Data(c.Name("b")))
 	graph.Gemm(false, false, k.batch, 3*H, H, 1, in[0], H, p.Data(c.Name("U")), 3*H, 0, k.zh, 3*H)
 	bh := p.Data(c.Name("bh"))
 	for r := range k.batch {
-		zx, zh, cr := k.zx[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
+		zx, zh, cr := proj[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
 		h, hn := in[0][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
 		for j := range H {
 			rg := sigmoid(zx[j] + zh[j])

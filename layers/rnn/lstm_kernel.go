@@ -29,6 +29,15 @@ func (k *lstmKernel) Params() []string {
 
 func (k *lstmKernel) CacheSize() int { return k.batch * 5 * k.c.hidden }
 
+func (k *lstmKernel) ProjectionSize() int { return 4 * k.c.hidden }
+
+// Project: x W + b.
+func (k *lstmKernel) Project(xs, proj []float64) {
+	c, H := k.c, k.c.hidden
+	graph.Gemm(false, false, len(xs)/c.in, 4*H, c.in, 1, xs, c.in, c.params.Data(c.Name("W")), 4*H, 0, proj, 4*H)
+	addRows(proj, c.params.Data(c.Name("b")))
+}
+
 func (k *lstmKernel) InitialState(state [][]float64) {
 	fillRows(state[0], k.c.params.Data(k.c.Name("h0")))
 	fillRows(state[1], k.c.params.Data(k.c.Name("c0")))
@@ -39,12 +48,11 @@ func (k *lstmKernel) InitialStateBack(g [][]float64, grads *params.Params) {
 	learnedStateBack(grads, k.c.Name("c0"), g[1])
 }
 
-func (k *lstmKernel) Forward(x []float64, in, out [][]float64, cache []float64) {
-	c, p, H := k.c, k.c.params, k.c.hidden
+func (k *lstmKernel) Forward(_, proj []float64, in, out [][]float64, cache []float64) {
+	c, H := k.c, k.c.hidden
 	gates, tc := cache[:k.batch*4*H], cache[k.batch*4*H:]
-	graph.Gemm(false, false, k.batch, 4*H, c.in, 1, x, c.in, p.Data(c.Name("W")), 4*H, 0, gates, 4*H)
-	graph.Gemm(false, false, k.batch, 4*H, H, 1, in[0], H, p.Data(c.Name("U")), 4*H, 1, gates, 4*H)
-	addRows(gates, p.Data(c.Name("b")))
+	copy(gates, proj)
+	graph.Gemm(false, false, k.batch, 4*H, H, 1, in[0], H, c.params.Data(c.Name("U")), 4*H, 1, gates, 4*H)
 	for r := range k.batch {
 		row := gates[r*4*H : (r+1)*4*H]
 		cPrev, cNext, hNext := in[1][r*H:(r+1)*H], out[1][r*H:(r+1)*H], out[0][r*H:(r+1)*H]

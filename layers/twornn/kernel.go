@@ -28,6 +28,11 @@ func (k *kernel) Params() []string { return []string{k.c.Name("A"), k.c.Name("h0
 
 func (k *kernel) CacheSize() int { return k.batch * k.c.n }
 
+// ProjectionSize is 0: the step is bilinear in x and h.
+func (k *kernel) ProjectionSize() int { return 0 }
+
+func (k *kernel) Project(_, _ []float64) {}
+
 func (k *kernel) InitialState(state [][]float64) {
 	h0 := k.c.params.Data(k.c.Name("h0"))
 	for r := 0; r < len(state[0]); r += len(h0) {
@@ -44,7 +49,7 @@ func (k *kernel) InitialStateBack(g [][]float64, grads *params.Params) {
 	}
 }
 
-func (k *kernel) Forward(x []float64, in, out [][]float64, cache []float64) {
+func (k *kernel) Forward(x, _ []float64, in, out [][]float64, cache []float64) {
 	c, d, n := k.c, k.c.in, k.c.n
 	graph.Gemm(false, false, k.batch, d*n, n, 1, in[0], n, c.params.Data(c.Name("A")), d*n, 0, k.z, d*n)
 	slope := c.fixed.Data(c.slopeName)
