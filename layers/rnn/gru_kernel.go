@@ -21,7 +21,7 @@ func (c *GRU) StepKernel(batch int) graph.StepKernel {
 type gruKernel struct {
 	c      *GRU
 	batch  int
-	zx, zh []float64 // [batch, 3H]: h U forward (zh); the gradients of x W + b and h U backward
+	zx, zh []float64 // [batch, 3H]: h U (zh) in Forward; the gradients of x W + b and h U in Backward
 }
 
 func (k *gruKernel) Params() []string {
