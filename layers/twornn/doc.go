@@ -16,7 +16,7 @@
 // matrix), avoiding gorgonia's Tensordot and OuterProd whose gradients are
 // wrong (see the graph package's defect notes). Cell also implements
 // graph.FusedCell: the same step and its vector-Jacobian product in plain
-// Go, which layers.Problem runs instead of the graph.
+// Go, which layers.Problem runs for a Sequence on the cell.
 //
 // Model adds the output matrix and Regression trains it on the
 // final-output examples of the spectral paper (datasets.TwoRNNData), the
