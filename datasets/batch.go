@@ -30,6 +30,22 @@ type Batch struct {
 // is checked against it and an error names the first bad one, an index out
 // of range, or an empty selection.
 func MakeBatch(t *Task, exs []Example, idx []int) (Batch, error) {
+	var buf BatchBuffer
+	return buf.Make(t, exs, idx)
+}
+
+// BatchBuffer makes batches as MakeBatch does, in memory it keeps: a loop
+// that makes one batch per training step allocates only when a batch
+// outgrows every earlier one. The zero value is ready to use.
+type BatchBuffer struct {
+	xs, ys, ms []float64
+	x, y, m    [][]float64
+	lengths    []int
+}
+
+// Make is MakeBatch into the buffer's memory. The batch it returns is
+// valid until the next call of Make.
+func (buf *BatchBuffer) Make(t *Task, exs []Example, idx []int) (Batch, error) {
 	if t == nil {
 		return Batch{}, errors.Errorf("datasets: MakeBatch with a nil task")
 	}
@@ -53,11 +69,10 @@ func MakeBatch(t *Task, exs []Example, idx []int) (Batch, error) {
 		T = max(T, exs[j].T)
 	}
 	B, in, out := len(idx), t.In, t.Out
+	// One backing array per field keeps the batch in a few allocations.
+	xs, ys, ms := zeroed(&buf.xs, T*B*in), zeroed(&buf.ys, T*B*out), zeroed(&buf.ms, T*B)
 	b := Batch{T: T, B: B, In: in, Out: out,
-		X: make([][]float64, T), Y: make([][]float64, T), Mask: make([][]float64, T),
-		Lengths: make([]int, B)}
-	// One backing array per field keeps the batch in three allocations.
-	xs, ys, ms := make([]float64, T*B*in), make([]float64, T*B*out), make([]float64, T*B)
+		X: rows(&buf.x, T), Y: rows(&buf.y, T), Mask: rows(&buf.m, T), Lengths: buf.lengths[:0]}
 	for s := range T {
 		b.X[s] = xs[s*B*in : (s+1)*B*in : (s+1)*B*in]
 		b.Y[s] = ys[s*B*out : (s+1)*B*out : (s+1)*B*out]
@@ -65,7 +80,7 @@ func MakeBatch(t *Task, exs []Example, idx []int) (Batch, error) {
 	}
 	for r, j := range idx {
 		ex := exs[j]
-		b.Lengths[r] = ex.T
+		b.Lengths = append(b.Lengths, ex.T)
 		for s := range ex.T {
 			copy(b.X[s][r*in:(r+1)*in], ex.X[s*in:(s+1)*in])
 			if t.Kind == Categorical {
@@ -76,7 +91,26 @@ func MakeBatch(t *Task, exs []Example, idx []int) (Batch, error) {
 			b.Mask[s][r] = 1
 		}
 	}
+	buf.lengths = b.Lengths
 	return b, nil
+}
+
+// zeroed returns the first n values of *buf, zeroed, growing it if needed.
+func zeroed(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	v := (*buf)[:n]
+	clear(v)
+	return v
+}
+
+// rows returns the first n entries of *buf, growing it if needed.
+func rows(buf *[][]float64, n int) [][]float64 {
+	if cap(*buf) < n {
+		*buf = make([][]float64, n)
+	}
+	return (*buf)[:n]
 }
 
 // MakeBatches calls MakeBatch for every group of indices, e.g. those of

@@ -118,3 +118,27 @@ func TestChunksCoverEveryStep(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchBufferReuse makes batches of every shape in turn in one buffer
+// (a large one first, so later ones reuse dirty memory) and compares each
+// with MakeBatch's.
+func TestBatchBufferReuse(t *testing.T) {
+	task := symTask()
+	var buf BatchBuffer
+	for _, idx := range [][]int{{0, 1, 2}, {1, 0}, {1}, {2, 0}, {0, 1, 2}} {
+		want, err := MakeBatch(task, task.Train, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := buf.Make(task, task.Train, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("batch %v from the buffer: %+v, want %+v", idx, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(5, func() { buf.Make(task, task.Train, []int{2, 0}) }); n != 0 {
+		t.Errorf("Make into a grown buffer: %v allocations, want 0", n)
+	}
+}

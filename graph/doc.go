@@ -24,7 +24,12 @@
 //     vector-Jacobian product) and runs it over sequences of any length
 //     with full or truncated backpropagation through time; Unroll builds
 //     the whole sequence as one graph, the reference Recurrence is tested
-//     against.
+//     against;
+//   - FusedCell, StepKernel and HeadKernel, a cell's step and a head in
+//     plain Go, and FusedRecurrence, which runs them with Recurrence's
+//     semantics and no gorgonia machine on the hot path; Gemm, the matrix
+//     product the kernels share (gonum's BLAS, or OpenBLAS with -tags
+//     openblas).
 //
 // All values are float64.
 package graph

@@ -16,8 +16,9 @@ type ProblemConfig struct {
 	// Chunk, when positive, is the truncated-BPTT length: gradients stop
 	// every Chunk steps while the state is carried on. If Chunk is 0 (the
 	// default), gradients flow through every step (full BPTT). Either way
-	// the cell's step is compiled once per batch size and run over any
-	// length (graph.Recurrence).
+	// the cell's step is set up once per batch size and run over any
+	// length (graph.FusedRecurrence for a cell with a kernel,
+	// graph.Recurrence otherwise).
 	Chunk int
 	// Checkpoint, when positive, stores the state of every Checkpoint-th
 	// step only and recomputes the rest in the backward pass, for very
@@ -30,6 +31,18 @@ type ProblemConfig struct {
 	// Bucket makes training batches out of sequences of similar length
 	// (datasets.BucketBatches) instead of a plain shuffle.
 	Bucket bool
+	// Generic forces the generic compiled-graph executor
+	// (graph.Recurrence) even for cells with a fused kernel
+	// (graph.FusedCell), which otherwise run on graph.FusedRecurrence in
+	// plain Go. Both give the same results up to the order of additions;
+	// the generic one is there to compare them. Default false.
+	Generic bool
+}
+
+// runner is a recurrence set up for one batch size: graph.Recurrence or
+// graph.FusedRecurrence.
+type runner interface {
+	Run(xs [][]float64, aux [][][]float64, grads *params.Params) (float64, error)
 }
 
 // Problem trains a Sequence on a datasets.Task. It implements
@@ -39,7 +52,9 @@ type Problem struct {
 	seq  *Sequence
 	task *datasets.Task
 	cfg  ProblemConfig
-	recs map[int]*graph.Recurrence
+	recs map[int]runner
+	aux  [][][]float64 // the head inputs of a batch's steps, reused
+	buf  datasets.BatchBuffer
 }
 
 // NewProblem checks that the task fits the model and returns the problem.
@@ -62,7 +77,7 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 	if cfg.EvalBatch == 0 {
 		cfg.EvalBatch = 64
 	}
-	p := &Problem{seq: seq, task: task, cfg: cfg, recs: map[int]*graph.Recurrence{}}
+	p := &Problem{seq: seq, task: task, cfg: cfg, recs: map[int]runner{}}
 	if _, err := p.recurrence(1); err != nil {
 		return nil, err
 	}
@@ -126,7 +141,7 @@ func (p *Problem) evalIdx(exs []datasets.Example, idx []int) (float64, error) {
 	var sum, steps float64
 	for lo := 0; lo < len(idx); lo += p.cfg.EvalBatch {
 		part := idx[lo:min(lo+p.cfg.EvalBatch, len(idx))]
-		bt, err := datasets.MakeBatch(p.task, exs, part)
+		bt, err := p.buf.Make(p.task, exs, part)
 		if err != nil {
 			return 0, err
 		}
@@ -141,7 +156,7 @@ func (p *Problem) evalIdx(exs []datasets.Example, idx []int) (float64, error) {
 }
 
 func (p *Problem) run(exs []datasets.Example, idx []int, grads *params.Params) (float64, error) {
-	bt, err := datasets.MakeBatch(p.task, exs, idx)
+	bt, err := p.buf.Make(p.task, exs, idx)
 	if err != nil {
 		return 0, err
 	}
@@ -168,9 +183,12 @@ func (p *Problem) sumLoss(bt datasets.Batch, grads *params.Params) (float64, err
 	if err != nil {
 		return 0, err
 	}
-	aux := make([][][]float64, bt.T)
+	for len(p.aux) < bt.T {
+		p.aux = append(p.aux, make([][]float64, 2))
+	}
+	aux := p.aux[:bt.T]
 	for t := range aux {
-		aux[t] = [][]float64{bt.Y[t], bt.Mask[t]}
+		aux[t][0], aux[t][1] = bt.Y[t], bt.Mask[t]
 	}
 	return r.Run(bt.X, aux, grads)
 }
@@ -182,15 +200,27 @@ func (p *Problem) Compile(batch int) error {
 	return err
 }
 
-// recurrence returns the compiled step for a batch size.
-func (p *Problem) recurrence(batch int) (*graph.Recurrence, error) {
+// recurrence returns the executor for a batch size: the cell's fused
+// kernel unless it has none or ProblemConfig.Generic is set, the compiled
+// step otherwise.
+func (p *Problem) recurrence(batch int) (runner, error) {
 	if r, ok := p.recs[batch]; ok {
 		return r, nil
 	}
-	r, err := p.seq.Recurrence(batch, graph.RecurrenceConfig{Truncate: p.cfg.Chunk, Checkpoint: p.cfg.Checkpoint})
+	cfg := graph.RecurrenceConfig{Truncate: p.cfg.Chunk, Checkpoint: p.cfg.Checkpoint}
+	r, err := p.newRunner(batch, cfg)
 	if err != nil {
 		return nil, errors.Wrap(err, "layers")
 	}
 	p.recs[batch] = r
 	return r, nil
+}
+
+func (p *Problem) newRunner(batch int, cfg graph.RecurrenceConfig) (runner, error) {
+	if !p.cfg.Generic {
+		if r, ok, err := p.seq.FusedRecurrence(batch, cfg); ok {
+			return r, err
+		}
+	}
+	return p.seq.Recurrence(batch, cfg)
 }

@@ -14,7 +14,9 @@
 // only (h_{t-1} A as an n x (d n) GEMM, the input spread over the d blocks
 // by a constant 0/1 matrix, a Hadamard product, and a constant block-sum
 // matrix), avoiding gorgonia's Tensordot and OuterProd whose gradients are
-// wrong (see the graph package's defect notes).
+// wrong (see the graph package's defect notes). Cell also implements
+// graph.FusedCell: the same step and its vector-Jacobian product in plain
+// Go, which layers.Problem runs for a Sequence on the cell.
 //
 // Model adds the output matrix and Regression trains it on the
 // final-output examples of the spectral paper (datasets.TwoRNNData), the

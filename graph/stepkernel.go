@@ -1,0 +1,131 @@
+package graph
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/rtnlab/rtn/params"
+)
+
+// FusedCell is a Cell that also has its step written in plain Go. A cell
+// implements it to skip gorgonia's machinery on the hot path: when a cell
+// has a kernel, layers.Problem runs it with FusedRecurrence instead of the
+// compiled graphs of Recurrence (ProblemConfig.Generic forces the graphs).
+// The kernel must compute the same function as the cell's Step and
+// InitialState, with the same parameters; a test per cell checks values
+// and gradients of both executors against each other.
+type FusedCell interface {
+	Cell
+	// StepKernel returns the cell's step for a batch size, with every
+	// workspace it needs allocated. It reads the parameters from the set
+	// the cell was built with at every call, so optimizer updates are seen.
+	StepKernel(batch int) StepKernel
+}
+
+// StepKernel is one step of a recurrent cell and its vector-Jacobian
+// product on raw row-major []float64, for one batch size. A state is one
+// slice of batch*size values per entry of the cell's StateSizes. Calls
+// allocate nothing: the kernel keeps its scratch space, and what a step's
+// backward pass needs is written to a cache slice the executor owns (one
+// per stored step, CacheSize values each).
+//
+// The part of a step that depends on x_t only (x_t W + b, typically) is
+// computed for a block of steps at once by Project, one matrix product
+// over all their rows, as PyTorch does; each row's result must not depend
+// on the block, so that recomputing a block gives the same bits.
+//
+// A StepKernel is not safe for concurrent use.
+type StepKernel interface {
+	// Params lists the names of the parameters the kernel reads and
+	// differentiates; a gradient set passed to Backward has each of them.
+	Params() []string
+	// CacheSize is the number of values one step keeps for its backward
+	// pass.
+	CacheSize() int
+	// ProjectionSize is the number of values per row of the input
+	// projection (0 for a cell without one).
+	ProjectionSize() int
+	// Project writes the input projection of n steps into proj
+	// ([n*batch, ProjectionSize]) from their inputs xs ([n*batch,
+	// InputSize], step after step).
+	Project(xs, proj []float64)
+	// InitialState writes the state at t = 0 into state.
+	InitialState(state [][]float64)
+	// InitialStateBack adds into grads the gradient of the initial
+	// state's parameters given g, the gradient reaching the initial state.
+	InitialStateBack(g [][]float64, grads *params.Params)
+	// Forward writes into out the state after one step from x
+	// ([batch*InputSize]), its projection proj ([batch*ProjectionSize])
+	// and the state in, and into cache what Backward needs.
+	Forward(x, proj []float64, in, out [][]float64, cache []float64)
+	// Backward is the step's vector-Jacobian product: given the step's x,
+	// input state, cache and gout, the gradient reaching its output state
+	// (which it may overwrite), it adds the parameters' gradients into
+	// grads and writes the gradient reaching the input state into gin.
+	Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params)
+}
+
+// HeadKernel is a Head in plain Go for one batch size: the losses of a
+// block of n steps from state 0 of the cell after each (h: [n*batch, H],
+// step after step) and the head's inputs (aux[t], in the order the Head
+// returns them), and their vector-Jacobian products. The matrix products
+// span the whole block; each row's result must not depend on the block.
+// Like StepKernel it allocates nothing per call.
+type HeadKernel interface {
+	// Params lists the names of the parameters the head differentiates.
+	Params() []string
+	// CacheSize is the number of values one step keeps for the backward
+	// pass; the caches of a block are contiguous.
+	CacheSize() int
+	// Forward writes the loss of step t of the block into loss[t] and what
+	// the backward pass needs into cache (n slots).
+	Forward(h []float64, aux [][][]float64, cache []float64, loss []float64)
+	// InputGrad writes into gh ([n*batch, H]) the gradient of each step's
+	// loss with respect to its h, from the block's caches.
+	InputGrad(cache []float64, gh []float64)
+	// ParamGrad adds the gradient of one step's loss with respect to the
+	// parameters into grads, from the step's h ([batch*H]) and cache.
+	ParamGrad(h []float64, cache []float64, grads *params.Params)
+}
+
+// Gemm sets c = alpha op(a) op(b) + beta c for row-major matrices, op(a)
+// [m, k], op(b) [k, n], c [m, n], where op transposes when its flag is set
+// (a is then stored [k, m], b [n, k]); lda, ldb, ldc are the row strides as
+// stored. It calls blas64's Dgemm, so -tags openblas runs it on OpenBLAS.
+// On gonum's pure-Go BLAS it cuts the product into tiles small enough
+// that gonum computes each on the calling goroutine: gonum would
+// otherwise start goroutines (and allocate) for every product above 4
+// blocks of 64. Each entry of c is summed in the same order either way.
+func Gemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if transA {
+		ta = blas.Trans
+	}
+	if transB {
+		tb = blas.Trans
+	}
+	impl := blas64.Implementation()
+	if !tileGemm {
+		impl.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	const rows, cols = 64, 3 * 64 // 3 of gonum's 64x64 blocks: under its parallel threshold of 4
+	for i := 0; i < m; i += rows {
+		mi := min(rows, m-i)
+		ai := a[i:]
+		if !transA {
+			ai = a[i*lda:]
+		}
+		for j := 0; j < n; j += cols {
+			nj := min(cols, n-j)
+			bj := b[j:]
+			if transB {
+				bj = b[j*ldb:]
+			}
+			impl.Dgemm(ta, tb, mi, nj, k, alpha, ai, lda, bj, ldb, beta, c[i*ldc+j:], ldc)
+		}
+	}
+}

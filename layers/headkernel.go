@@ -1,0 +1,155 @@
+package layers
+
+import (
+	"math"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/params"
+)
+
+// HeadKernel is Head in plain Go for a batch size (graph.HeadKernel): the
+// output layer and the masked loss of one step, the same function as the
+// graph Head, for FusedRecurrence.
+func (s *Sequence) HeadKernel(batch int) graph.HeadKernel {
+	return &headKernel{s: s, batch: batch, h: s.Cell.StateSizes()[0]}
+}
+
+// FusedRecurrence sets up the plain-Go executor for a batch size when the
+// cell has a kernel (graph.FusedCell); ok is false when it has none.
+func (s *Sequence) FusedRecurrence(batch int, cfg graph.RecurrenceConfig) (r *graph.FusedRecurrence, ok bool, err error) {
+	c, ok := s.Cell.(graph.FusedCell)
+	if !ok {
+		return nil, false, nil
+	}
+	r, err = graph.NewFusedRecurrence(c, s.Params, batch, s.HeadKernel(batch), cfg)
+	return r, true, err
+}
+
+// headKernel caches the gradient of a step's loss with respect to the
+// logits, [batch, Out], computed with the loss.
+type headKernel struct {
+	s        *Sequence
+	batch, h int
+}
+
+var _ graph.HeadKernel = (*headKernel)(nil)
+
+func (k *headKernel) Params() []string { return []string{OutW, OutB} }
+
+func (k *headKernel) CacheSize() int { return k.batch * k.s.Out }
+
+// Forward computes logits = h W + b for the block into cache, the masked
+// loss of each step and, in place of the logits, its gradient with respect
+// to them.
+func (k *headKernel) Forward(h []float64, aux [][][]float64, cache []float64, loss []float64) {
+	out := k.s.Out
+	graph.Gemm(false, false, len(aux)*k.batch, out, k.h, 1, h, k.h, k.s.Params.Data(OutW), out, 0, cache, out)
+	bias := k.s.Params.Data(OutB)
+	for t, in := range aux {
+		y, mask := in[0], in[1]
+		var total float64
+		for r := range k.batch {
+			z := cache[(t*k.batch+r)*out : (t*k.batch+r+1)*out]
+			for j, b := range bias {
+				z[j] += b
+			}
+			var l float64
+			switch k.s.Kind {
+			case datasets.Categorical:
+				l = softmaxNLL(z, y[r*out:(r+1)*out], mask[r])
+			case datasets.Binary:
+				l = bernoulliNLL(z, y[r*out:(r+1)*out], mask[r])
+			default:
+				l = meanSquare(z, y[r*out:(r+1)*out], mask[r])
+			}
+			total += l * mask[r]
+		}
+		loss[t] = total
+	}
+}
+
+// InputGrad: dz W^T for the block.
+func (k *headKernel) InputGrad(cache []float64, gh []float64) {
+	out := k.s.Out
+	graph.Gemm(false, true, len(cache)/out, k.h, out, 1, cache, out, k.s.Params.Data(OutW), out, 0, gh, k.h)
+}
+
+// ParamGrad adds h^T dz and the column sums of dz into the output layer's
+// gradients.
+func (k *headKernel) ParamGrad(h []float64, cache []float64, grads *params.Params) {
+	out := k.s.Out
+	graph.Gemm(true, false, k.h, out, k.batch, 1, h, k.h, cache, out, 1, grads.Data(OutW), out)
+	gb := grads.Data(OutB)
+	for r := range k.batch {
+		for j, d := range cache[r*out : (r+1)*out] {
+			gb[j] += d
+		}
+	}
+}
+
+// softmaxNLL returns -sum_j y_j log softmax(z)_j and replaces z by its
+// gradient times m.
+func softmaxNLL(z, y []float64, m float64) float64 {
+	zmax := math.Inf(-1)
+	for _, v := range z {
+		zmax = max(zmax, v)
+	}
+	var s float64
+	for _, v := range z {
+		s += math.Exp(v - zmax)
+	}
+	lse := zmax + math.Log(s)
+	var loss, ysum float64
+	for j, v := range z {
+		loss -= y[j] * (v - lse)
+		ysum += y[j]
+	}
+	for j, v := range z {
+		z[j] = m * (math.Exp(v-lse)*ysum - y[j])
+	}
+	return loss
+}
+
+// bernoulliNLL returns sum_j softplus(z_j) - y_j z_j and replaces z by its
+// gradient, (sigmoid(z) - y) m, with one exponential per entry. With
+// e = exp(-|z|), softplus(z) = max(z, 0) + log(1 + e); the logarithms of a
+// row are taken as the logarithm of the product of the 1 + e, each in
+// (1, 2], in runs short enough not to overflow: one logarithm per 512
+// entries instead of one per entry, at the cost of a rounding error of
+// order 1e-16 per entry.
+func bernoulliNLL(z, y []float64, m float64) float64 {
+	const run = 512 // 2^512 is far below the largest float64
+	var loss float64
+	prod := 1.0
+	for j, v := range z {
+		e := math.Exp(-math.Abs(v)) // in (0, 1]: no overflow
+		sg := 1 / (1 + e)
+		if v > 0 {
+			loss += v
+		} else {
+			sg = e * sg
+		}
+		prod *= 1 + e
+		if j%run == run-1 {
+			loss += math.Log(prod)
+			prod = 1
+		}
+		loss -= y[j] * v
+		z[j] = m * (sg - y[j])
+	}
+	return loss + math.Log(prod)
+}
+
+// meanSquare returns the mean of (z_j - y_j)^2 and replaces z by its
+// gradient times m.
+func meanSquare(z, y []float64, m float64) float64 {
+	var loss float64
+	n := float64(len(z))
+	for j, v := range z {
+		d := v - y[j]
+		loss += d * d
+		z[j] = m * 2 * d / n
+	}
+	return loss / n
+}
