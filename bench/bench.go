@@ -1,218 +1,284 @@
-package experiments
+package bench
 
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/pkg/errors"
 
-	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/layers"
-	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/graph"
 )
 
-// BenchConfig sets the sizes of rtn bench. The zero value is usable; each
+// DType is the element type every benchmark runs in.
+const DType = "float64"
+
+// Config sets the sizes of a benchmark. The zero value is usable; each
 // field's comment gives its default.
-type BenchConfig struct {
-	// Batch is the minibatch size. Default 32.
+type Config struct {
+	// Batch is the minibatch size (sequences or strings). Default 32.
 	Batch int
-	// Hidden is the number of hidden units. Default 100.
+	// Hidden is the number of hidden units of rnn, lstm and gru. Default 100.
 	Hidden int
-	// In is the input and output width. Default 88 (piano rolls).
+	// In is the input and output width of rnn, lstm and gru. Default 88
+	// (piano rolls).
 	In int
-	// Steps is the sequence length. Default 100.
+	// Steps is the sequence length T. Default 100.
 	Steps int
 	// Checkpoint, when positive, stores every Checkpoint-th state only and
 	// recomputes the rest in the backward pass (for very long sequences).
+	// The u-MPS benchmarks store no per-step state and ignore it.
 	Checkpoint int
 	// Reps is how many timed repetitions are averaged. Default 5.
 	Reps int
 }
 
-func (c *BenchConfig) defaults() error {
+func (c *Config) defaults() error {
 	for _, f := range []struct {
 		name string
 		v    *int
 		def  int
 	}{{"batch", &c.Batch, 32}, {"hidden", &c.Hidden, 100}, {"in", &c.In, 88}, {"steps", &c.Steps, 100}, {"reps", &c.Reps, 5}} {
 		if *f.v < 0 {
-			return errors.Errorf("%s must be positive, got %d", f.name, *f.v)
+			return errors.Errorf("bench: %s must be positive, got %d", f.name, *f.v)
 		}
 		if *f.v == 0 {
 			*f.v = f.def
 		}
 	}
+	if c.Checkpoint < 0 {
+		return errors.Errorf("bench: checkpoint must not be negative, got %d", c.Checkpoint)
+	}
 	return nil
 }
 
-// BenchResult is one benchmark's timing.
-type BenchResult struct {
+// Result is one benchmark's timing at one sequence length.
+type Result struct {
+	// Name is the benchmark (rnn-step, lstm-step, ...).
 	Name string `json:"name"`
-	// Setup is the one-off cost (graph construction and compilation), in
+	// Model is the model it trains (rnn, lstm, gru, 2rnn, umps-d20, umps-d50).
+	Model string `json:"model"`
+	// Steps is the sequence length T and Batch the batch size.
+	Steps int `json:"steps"`
+	Batch int `json:"batch"`
+	// Setup is the one-off cost (model construction and compilation), in
 	// seconds.
 	Setup float64 `json:"setup_seconds"`
 	// PerStep is the mean time of one training step (forward, backward
 	// through time, optimizer update), in milliseconds.
 	PerStep float64 `json:"ms_per_step"`
+	// PerTimeStep is PerStep / Steps, in milliseconds.
+	PerTimeStep float64 `json:"ms_per_time_step"`
+	// Allocs and Bytes are the heap allocations and allocated bytes of one
+	// training step (as testing's -benchmem reports them).
+	Allocs int64 `json:"allocs_per_step"`
+	Bytes  int64 `json:"bytes_per_step"`
+	// Reps is the number of timed steps averaged.
+	Reps int `json:"reps"`
+	// Backend is the BLAS the dense kernels ran on and DType the element
+	// type.
+	Backend string `json:"backend"`
+	DType   string `json:"dtype"`
 	// Note describes the sizes.
 	Note string `json:"note"`
 }
 
-// Benchmark is one entry of rtn bench.
-type Benchmark struct {
-	Name string
-	Run  func(cfg BenchConfig) (BenchResult, error)
+// Report is what `rtn bench -json` prints.
+type Report struct {
+	Results    []Result `json:"results"`
+	Backend    string   `json:"backend"`
+	DType      string   `json:"dtype"`
+	GOMAXPROCS int      `json:"gomaxprocs"`
 }
 
-var benchmarks []Benchmark
+// NewReport wraps results with the backend, dtype and GOMAXPROCS of this
+// process.
+func NewReport(rs []Result) Report {
+	return Report{Results: rs, Backend: graph.BLASBackend(), DType: DType, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+}
 
-// RegisterBenchmark adds an entry to rtn bench; it panics on a duplicate
-// name (a programming error).
-func RegisterBenchmark(b Benchmark) {
-	for _, o := range benchmarks {
-		if o.Name == b.Name {
-			panic("experiments: duplicate benchmark " + b.Name)
-		}
+// Prepared is a compiled training step, ready to time.
+type Prepared struct {
+	// Step runs one training step.
+	Step func() error
+	// Setup is the time taken to build and compile the model (not to
+	// generate its data).
+	Setup time.Duration
+	// Model names the model and Note its sizes.
+	Model, Note string
+	close       func() error
+}
+
+// Close releases the step's compiled machines.
+func (p *Prepared) Close() error {
+	if p.close == nil {
+		return nil
 	}
-	benchmarks = append(benchmarks, b)
+	return p.close()
 }
 
-// Benchmarks lists the registered benchmarks' names in order.
-func Benchmarks() []string {
+// benchmark is one entry of rtn bench.
+type benchmark struct {
+	name  string
+	setup func(cfg Config) (*Prepared, error)
+}
+
+var benchmarks = []benchmark{
+	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }},
+	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }},
+	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }},
+	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }},
+	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }},
+	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }},
+}
+
+// Names lists the benchmarks in the order Run runs them.
+func Names() []string {
 	var n []string
 	for _, b := range benchmarks {
-		n = append(n, b.Name)
+		n = append(n, b.name)
 	}
 	return n
 }
 
-// RunBenchmarks runs the named benchmarks (all when only is empty).
-func RunBenchmarks(cfg BenchConfig, only []string) ([]BenchResult, error) {
+// Setup builds the named benchmark's data and model and compiles its
+// training step for cfg (defaults filled in). `rtn bench` (through Run) and
+// BenchmarkStep time the Step it returns.
+func Setup(name string, cfg Config) (*Prepared, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	var out []BenchResult
 	for _, b := range benchmarks {
-		if len(only) > 0 && !containsString(only, b.Name) {
-			continue
+		if b.name == name {
+			return b.setup(cfg)
 		}
-		r, err := b.Run(cfg)
-		if err != nil {
-			return nil, errors.Wrapf(err, "benchmark %s", b.Name)
-		}
-		out = append(out, r)
+	}
+	return nil, errors.Errorf("bench: unknown benchmark %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Run runs the named benchmarks (all when only is empty) at each sequence
+// length of steps (cfg.Steps when steps is empty), benchmark by
+// benchmark, and returns one Result per benchmark and length.
+func Run(cfg Config, only []string, steps []int) ([]Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
 	}
 	for _, n := range only {
-		if !containsString(Benchmarks(), n) {
-			return nil, errors.Errorf("unknown benchmark %q (known: %s)", n, strings.Join(Benchmarks(), ", "))
+		if !slices.Contains(Names(), n) {
+			return nil, errors.Errorf("bench: unknown benchmark %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+	}
+	if len(steps) == 0 {
+		steps = []int{cfg.Steps}
+	}
+	for _, t := range steps {
+		if t < 1 {
+			return nil, errors.Errorf("bench: sequence length %d, want >= 1", t)
+		}
+	}
+	var out []Result
+	for _, b := range benchmarks {
+		if len(only) > 0 && !slices.Contains(only, b.name) {
+			continue
+		}
+		for _, t := range steps {
+			c := cfg
+			c.Steps = t
+			r, err := runOne(b, c)
+			if err != nil {
+				return nil, errors.Wrapf(err, "benchmark %s, %d steps", b.name, t)
+			}
+			out = append(out, r)
 		}
 	}
 	return out, nil
 }
 
-// WriteBenchTable prints results as an aligned table.
-func WriteBenchTable(w io.Writer, rs []BenchResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tsetup (s)\tms/step\tsizes")
-	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.1f\t%s\n", r.Name, r.Setup, r.PerStep, r.Note)
+func runOne(b benchmark, cfg Config) (Result, error) {
+	p, err := b.setup(cfg)
+	if err != nil {
+		return Result{}, err
 	}
-	return tw.Flush()
+	per, allocs, bytes, err := Measure(p.Step, cfg.Reps)
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	ms := float64(per.Nanoseconds()) / 1e6
+	return Result{
+		Name: b.name, Model: p.Model, Steps: cfg.Steps, Batch: cfg.Batch,
+		Setup: p.Setup.Seconds(), PerStep: ms, PerTimeStep: ms / float64(cfg.Steps),
+		Allocs: allocs, Bytes: bytes, Reps: cfg.Reps,
+		Backend: graph.BLASBackend(), DType: DType, Note: p.Note,
+	}, nil
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// Measure runs step once untimed (first-run allocations), collects
+// garbage, then times reps runs and returns the mean time, allocations
+// and allocated bytes of one run, as testing.B does with ReportAllocs.
+func Measure(step func() error, reps int) (per time.Duration, allocs, bytes int64, err error) {
+	if reps < 1 {
+		return 0, 0, 0, errors.Errorf("bench: %d repetitions, want >= 1", reps)
 	}
-	return false
-}
-
-func init() {
-	for _, model := range []string{"rnn", "lstm", "gru"} {
-		RegisterBenchmark(Benchmark{Name: model + "-step", Run: func(cfg BenchConfig) (BenchResult, error) {
-			return benchSequenceStep(model, cfg)
-		}})
+	if err := step(); err != nil {
+		return 0, 0, 0, err
 	}
-}
-
-// benchSequenceStep times one Adam training step of an Elman RNN, LSTM or
-// GRU on random binary frames (the piano-roll shape).
-func benchSequenceStep(model string, cfg BenchConfig) (BenchResult, error) {
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	t0 := time.Now()
-	step, err := SequenceStep(model, cfg)
-	if err != nil {
-		return BenchResult{}, err
-	}
-	setup := time.Since(t0)
-	if err := step(); err != nil { // warm-up: first-run allocations
-		return BenchResult{}, err
-	}
-	t1 := time.Now()
-	for i := 0; i < cfg.Reps; i++ {
+	for range reps {
 		if err := step(); err != nil {
-			return BenchResult{}, err
+			return 0, 0, 0, err
 		}
 	}
-	per := time.Since(t1) / time.Duration(cfg.Reps)
-	return BenchResult{
-		Name: model + "-step", Setup: setup.Seconds(), PerStep: float64(per.Microseconds()) / 1000,
-		Note: fmt.Sprintf("batch %d, in/out %d, hidden %d, %d steps%s", cfg.Batch, cfg.In, cfg.Hidden, cfg.Steps, checkpointNote(cfg.Checkpoint)),
-	}, nil
+	el := time.Since(t0)
+	runtime.ReadMemStats(&m1)
+	n := int64(reps)
+	return el / time.Duration(reps), int64(m1.Mallocs-m0.Mallocs) / n, int64(m1.TotalAlloc-m0.TotalAlloc) / n, nil
 }
 
-// SequenceStep builds what rtn bench times for model (rnn, lstm or gru):
-// a batch of cfg.Batch random binary sequences of cfg.Steps frames of
-// cfg.In notes, the model with cfg.Hidden units compiled for it (full
-// BPTT), and returns one training step (forward, backward through time,
-// Adam update). BenchmarkTrainStep runs the same step.
-func SequenceStep(model string, cfg BenchConfig) (func() error, error) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	task := &datasets.Task{Name: "bench", In: cfg.In, Out: cfg.In, Kind: datasets.Binary}
-	for i := 0; i < cfg.Batch; i++ {
-		e := datasets.Example{T: cfg.Steps, X: make([]float64, cfg.Steps*cfg.In), Y: make([]float64, cfg.Steps*cfg.In)}
-		for j := range e.X {
-			e.X[j] = float64(rng.IntN(2))
-			e.Y[j] = float64(rng.IntN(2))
+// ParseSteps parses a comma-separated list of sequence lengths
+// ("50,100,1000"); each must be an integer (range checks are the
+// caller's, so that they can name the flag).
+func ParseSteps(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, errors.Errorf("%q is not an integer", f)
 		}
-		task.Train = append(task.Train, e)
+		out = append(out, v)
 	}
-	seq, err := NewModel(model, "tanh", cfg.Hidden, task, rng)
-	if err != nil {
-		return nil, err
-	}
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Checkpoint: cfg.Checkpoint})
-	if err != nil {
-		return nil, err
-	}
-	if err := prob.Compile(cfg.Batch); err != nil {
-		return nil, err
-	}
-	opt, err := optim.New("adam", optim.Config{})
-	if err != nil {
-		return nil, err
-	}
-	idx := make([]int, cfg.Batch)
-	for i := range idx {
-		idx[i] = i
-	}
-	g := seq.Params.Like()
-	return func() error {
-		if _, err := prob.LossGrad(idx, g); err != nil {
-			return err
-		}
-		return opt.Step(seq.Params, g)
-	}, nil
+	return out, nil
 }
 
-func checkpointNote(k int) string {
-	if k <= 0 {
-		return ""
+// WriteTable prints results as an aligned table.
+func WriteTable(w io.Writer, rs []Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "benchmark\tT\tsetup (s)\tms/step\tms/time step\tallocs/step\tMB/step\t")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.1f\t%.3f\t%d\t%.1f\t\n", r.Name, r.Steps, r.Setup, r.PerStep, r.PerTimeStep, r.Allocs, float64(r.Bytes)/1e6)
 	}
-	return fmt.Sprintf(", states kept every %d", k)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			if _, err := fmt.Fprintf(w, "%s: %s\n", r.Name, r.Note); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
