@@ -200,7 +200,7 @@ func Run(cfg Config, only []string, steps []int) ([]Result, error) {
 }
 
 func runOne(b benchmark, cfg Config) (Result, error) {
-	p, err := b.setup(cfg)
+	p, err := Setup(b.name, cfg)
 	if err != nil {
 		return Result{}, err
 	}
