@@ -74,6 +74,11 @@ type Result struct {
 	PerStep float64 `json:"ms_per_step"`
 	// PerTimeStep is PerStep / Steps, in milliseconds.
 	PerTimeStep float64 `json:"ms_per_time_step"`
+	// CPUPerStep is the process's CPU time (user and system) per training
+	// step, in milliseconds: on a machine shared with other work it is
+	// steadier than the wall-clock PerStep (0 where the platform does not
+	// report it).
+	CPUPerStep float64 `json:"cpu_ms_per_step"`
 	// Allocs and Bytes are the heap allocations and allocated bytes of one
 	// training step (as testing's -benchmem reports them).
 	Allocs int64 `json:"allocs_per_step"`
@@ -204,45 +209,58 @@ func runOne(b benchmark, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	per, allocs, bytes, err := Measure(p.Step, cfg.Reps)
+	tm, err := Measure(p.Step, cfg.Reps)
 	if cerr := p.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	ms := float64(per.Nanoseconds()) / 1e6
+	ms := float64(tm.PerStep.Nanoseconds()) / 1e6
 	return Result{
 		Name: b.name, Model: p.Model, Steps: cfg.Steps, Batch: cfg.Batch,
 		Setup: p.Setup.Seconds(), PerStep: ms, PerTimeStep: ms / float64(cfg.Steps),
-		Allocs: allocs, Bytes: bytes, Reps: cfg.Reps,
+		CPUPerStep: float64(tm.CPUPerStep.Nanoseconds()) / 1e6,
+		Allocs:     tm.Allocs, Bytes: tm.Bytes, Reps: cfg.Reps,
 		Backend: graph.BLASBackend(), DType: DType, Note: p.Note,
 	}, nil
 }
 
+// Timing is the mean cost of one run of a step.
+type Timing struct {
+	// PerStep is the wall-clock time and CPUPerStep the process's CPU time
+	// (0 where the platform does not report it).
+	PerStep, CPUPerStep time.Duration
+	// Allocs and Bytes are the heap allocations and allocated bytes.
+	Allocs, Bytes int64
+}
+
 // Measure runs step once untimed (first-run allocations), collects
-// garbage, then times reps runs and returns the mean time, allocations
-// and allocated bytes of one run, as testing.B does with ReportAllocs.
-func Measure(step func() error, reps int) (per time.Duration, allocs, bytes int64, err error) {
+// garbage, then times reps runs and returns the mean cost of one run,
+// measured as testing.B does with ReportAllocs.
+func Measure(step func() error, reps int) (Timing, error) {
 	if reps < 1 {
-		return 0, 0, 0, errors.Errorf("bench: %d repetitions, want >= 1", reps)
+		return Timing{}, errors.Errorf("bench: %d repetitions, want >= 1", reps)
 	}
 	if err := step(); err != nil {
-		return 0, 0, 0, err
+		return Timing{}, err
 	}
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	t0 := time.Now()
+	c0, t0 := cpuTime(), time.Now()
 	for range reps {
 		if err := step(); err != nil {
-			return 0, 0, 0, err
+			return Timing{}, err
 		}
 	}
-	el := time.Since(t0)
+	el, cpu := time.Since(t0), cpuTime()-c0
 	runtime.ReadMemStats(&m1)
 	n := int64(reps)
-	return el / time.Duration(reps), int64(m1.Mallocs-m0.Mallocs) / n, int64(m1.TotalAlloc-m0.TotalAlloc) / n, nil
+	return Timing{
+		PerStep: el / time.Duration(n), CPUPerStep: cpu / time.Duration(n),
+		Allocs: int64(m1.Mallocs-m0.Mallocs) / n, Bytes: int64(m1.TotalAlloc-m0.TotalAlloc) / n,
+	}, nil
 }
 
 // ParseSteps parses a comma-separated list of sequence lengths

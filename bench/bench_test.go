@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkStep times the step `rtn bench` times (Setup's Step: forward,
@@ -141,7 +142,7 @@ func TestReportJSON(t *testing.T) {
 	if err := json.Unmarshal(top["results"], &rs); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"name", "model", "steps", "batch", "setup_seconds", "ms_per_step", "ms_per_time_step",
+	want := []string{"name", "model", "steps", "batch", "setup_seconds", "ms_per_step", "ms_per_time_step", "cpu_ms_per_step",
 		"allocs_per_step", "bytes_per_step", "reps", "backend", "dtype", "note"}
 	var got []string
 	for k := range rs[0] {
@@ -172,7 +173,24 @@ func TestFramesShareMemory(t *testing.T) {
 }
 
 func TestMeasureRefusesZeroReps(t *testing.T) {
-	if _, _, _, err := Measure(func() error { return nil }, 0); err == nil {
+	if _, err := Measure(func() error { return nil }, 0); err == nil {
 		t.Error("zero repetitions accepted")
+	}
+}
+
+// The CPU clock advances with work (it is what a shared machine's ratios
+// are read from).
+func TestCPUTimeAdvances(t *testing.T) {
+	if cpuTime() == 0 {
+		t.Skip("no CPU clock on this platform")
+	}
+	c0, x := cpuTime(), 1.0
+	for deadline := time.Now().Add(5 * time.Second); cpuTime() == c0 && time.Now().Before(deadline); {
+		for i := range 100000 {
+			x = x*1.0000001 + float64(i&1)
+		}
+	}
+	if cpuTime() <= c0 {
+		t.Errorf("CPU time did not advance in 5 s of work (%g)", x)
 	}
 }

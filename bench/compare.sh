@@ -76,20 +76,25 @@ for n in names:
         t = json.load(open(os.path.join(tmp, "torch-%s.json" % n)))
         info = t
         for r in t["results"]:
-            ref[(r["name"], r["steps"])] = r["ms_per_step"]
+            ref[(r["name"], r["steps"])] = r
 b = rows[0]
 print("`%s` on %s: one training step (forward, full BPTT, Adam), %s, rtn BLAS %s, GOMAXPROCS %d; PyTorch %s."
       % (cmd, machine, b["dtype"], b["backend"], rep["gomaxprocs"],
          "%s, %d thread" % (info["torch"], info["threads"]) if info else "not installed"))
 print()
-print("| model | T | rtn ms/step | PyTorch ms/step | rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| model | T | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+def ratio(a, b):
+    return "%.2f" % (a / b) if a > 0 and b > 0 else "-"
 for r in rows:
     t = ref.get((r["name"], r["steps"]))
-    print("| %s | %d | %.1f | %s | %s | %.3f | %.2f | %d | %.1f |" % (
-        r["model"], r["steps"], r["ms_per_step"], "%.1f" % t if t else "-",
-        "%.2f" % (r["ms_per_step"] / t) if t else "-", r["ms_per_time_step"],
+    print("| %s | %d | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
+        r["model"], r["steps"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
+        ratio(r["ms_per_step"], t["ms_per_step"]) if t else "-",
+        ratio(r["cpu_ms_per_step"], t["cpu_ms_per_step"]) if t else "-", r["ms_per_time_step"],
         r["setup_seconds"], r["allocs_per_step"], r["bytes_per_step"] / 1e6))
+print()
+print("Wall-clock ratios of runs taken back to back; on a machine shared with other work the CPU-time ratio is the steadier one.")
 print()
 for n in notes:
     print("- " + n)

@@ -6,7 +6,7 @@ Usage: python3 bench/torch_step.py [--batch 32 --in 88 --hidden 100
 --steps 50,100,1000 --reps 5 --dtype float64 --only rnn-step,...]
 
 Prints one JSON object: {"results": [{"name", "steps", "ms_per_step",
-"ms_per_time_step", "setup_seconds"}], "torch": version, "threads": 1,
+"ms_per_time_step", "cpu_ms_per_step", "setup_seconds"}], "torch": version, "threads": 1,
 "dtype": ...}. Exits 0 with a message on stderr when PyTorch is not
 installed (it is optional).
 """
@@ -135,11 +135,13 @@ def bench(kind, a, T, dtype):
         opt.step()
 
     step()  # warm-up
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     for _ in range(a.reps):
         step()
     per = (time.perf_counter() - t1) / a.reps * 1000
-    return {"name": kind, "steps": T, "ms_per_step": per, "ms_per_time_step": per / T, "setup_seconds": setup_s}
+    cpu = (time.process_time() - c1) / a.reps * 1000
+    return {"name": kind, "steps": T, "ms_per_step": per, "ms_per_time_step": per / T,
+            "cpu_ms_per_step": cpu, "setup_seconds": setup_s}
 
 
 def main():
