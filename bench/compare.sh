@@ -1,48 +1,114 @@
 #!/usr/bin/env bash
-# Times one training step of rtn's recurrent models and of the same models in
-# PyTorch (one thread, same sizes, same dtype) in one run and prints the ratio.
+# Times one training step of rtn's models (rtn bench) and of the same models
+# in PyTorch (bench/torch_step.py: same sizes, float64), both on one thread
+# (GOMAXPROCS=1, one OpenBLAS thread), model by model back to back, and
+# prints the ratio table as Markdown.
 #
-#   bench/compare.sh [-batch 32 -in 88 -hidden 100 -steps 100 -reps 5]
+#   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES]
+#   bench/compare.sh -readme README.md      # also writes the table into README.md
 #   RTN_TAGS=openblas bench/compare.sh      # rtn built with the system OpenBLAS
 #
-# PyTorch is optional (apt-get install python3-torch libopenblas0-pthread):
-# without it only rtn's figures are printed. Timings are never asserted.
+# -readme replaces the lines between <!-- speed:begin --> and
+# <!-- speed:end --> of the file (<!-- speed-openblas:begin --> ... with
+# RTN_TAGS=openblas). PyTorch is optional (apt-get install
+# python3-torch libopenblas0-pthread): without it only rtn's figures are
+# printed, the file is left alone, and the exit status is 0.
+# RTN_PYTHON names the Python interpreter (default /usr/bin/python3).
+# Timings are never asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-batch=32 in=88 hidden=100 steps=100 reps=5
+batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme=""
 while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || { echo "compare.sh: flag $1 needs a value" >&2; exit 2; }
 	case "$1" in
 	-batch) batch=$2 ;;
 	-in) in=$2 ;;
 	-hidden) hidden=$2 ;;
 	-steps) steps=$2 ;;
 	-reps) reps=$2 ;;
+	-only) only=$2 ;;
+	-readme) readme=$2 ;;
 	*) echo "compare.sh: unknown flag $1" >&2; exit 2 ;;
 	esac
 	shift 2
 done
+marker=speed${RTN_TAGS:+-$RTN_TAGS}
+if [ -n "$readme" ] && ! { grep -q "^<!-- $marker:begin" "$readme" && grep -q "^<!-- $marker:end" "$readme"; }; then
+	echo "compare.sh: -readme $readme has no <!-- $marker:begin --> and <!-- $marker:end --> lines" >&2
+	exit 2
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build ${RTN_TAGS:+-tags "$RTN_TAGS"} -o "$tmp/rtn" ./cmd/rtn
-"$tmp/rtn" bench -batch "$batch" -in "$in" -hidden "$hidden" -steps "$steps" -reps "$reps" -json >"$tmp/rtn.json"
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
-OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-	"$py" bench/torch_step.py --batch "$batch" --in "$in" --hidden "$hidden" --steps "$steps" --reps "$reps" >"$tmp/torch.json" || true
-"$py" - "$tmp/rtn.json" "$tmp/torch.json" "batch $batch, in/out $in, hidden $hidden, $steps steps, float64" <<'PY'
-import json, sys
-rtn = json.load(open(sys.argv[1]))
-try:
-    torch = json.load(open(sys.argv[2]))
-except (OSError, ValueError):
-    torch = None
-ref = {r["name"]: r["ms_per_step"] for r in (torch or {}).get("results", [])}
-print("one training step (forward, BPTT, Adam),", sys.argv[3])
-print("rtn BLAS: %s; PyTorch: %s" % (rtn["backend"], "%s, %d thread" % (torch["torch"], torch["threads"]) if torch else "not installed"))
-print("%-10s %12s %12s %8s" % ("model", "rtn ms", "PyTorch ms", "ratio"))
-for r in rtn["results"]:
-    t = ref.get(r["name"])
-    print("%-10s %12.1f %12s %8s" % (r["name"], r["ms_per_step"], "%.1f" % t if t else "-", "%.2f" % (r["ms_per_step"] / t) if t else "-"))
+sizes=(-batch "$batch" -in "$in" -hidden "$hidden" -steps "$steps" -reps "$reps")
+names=${only:-$("$tmp/rtn" bench -h 2>&1 | sed -n 's/.*(known: \(.*\)).*/\1/p' | tr -d ' ')}
+py=${RTN_PYTHON:-/usr/bin/python3}
+if ! command -v "$py" >/dev/null; then
+	echo "compare.sh: no Python at $py; PyTorch comparison skipped" >&2
+	"$tmp/rtn" bench "${sizes[@]}" ${only:+-only "$only"}
+	exit 0
+fi
+torch=yes
+for n in ${names//,/ }; do
+	GOMAXPROCS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		"$tmp/rtn" bench "${sizes[@]}" -only "$n" -json >"$tmp/rtn-$n.json"
+	if [ "$torch" = yes ]; then
+		OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+			"$py" bench/torch_step.py --batch "$batch" --in "$in" --hidden "$hidden" \
+			--steps "$steps" --reps "$reps" --only "$n" >"$tmp/torch-$n.json"
+		[ -s "$tmp/torch-$n.json" ] || torch=no
+	fi
+done
+cmd="${RTN_TAGS:+RTN_TAGS=$RTN_TAGS }bench/compare.sh -steps $steps -reps $reps"
+[ "$batch/$in/$hidden" = 32/88/100 ] || cmd="$cmd -batch $batch -in $in -hidden $hidden"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+"$py" - "$tmp" "$names" "$torch" "$cmd" "${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores" >"$tmp/table.md" <<'PY'
+import json, os, sys
+tmp, names, have_torch, cmd, machine = sys.argv[1], sys.argv[2].split(","), sys.argv[3] == "yes", sys.argv[4], sys.argv[5]
+rows, ref, info, notes = [], {}, None, []
+for n in names:
+    rep = json.load(open(os.path.join(tmp, "rtn-%s.json" % n)))
+    rows += rep["results"]
+    notes.append("%s: %s" % (n, rep["results"][0]["note"]))
+    if have_torch:
+        t = json.load(open(os.path.join(tmp, "torch-%s.json" % n)))
+        info = t
+        for r in t["results"]:
+            ref[(r["name"], r["steps"])] = r
+b = rows[0]
+print("`%s` on %s: one training step (forward, full BPTT, Adam), %s, rtn BLAS %s, GOMAXPROCS %d; PyTorch %s."
+      % (cmd, machine, b["dtype"], b["backend"], rep["gomaxprocs"],
+         "%s, %d thread" % (info["torch"], info["threads"]) if info else "not installed"))
+print()
+print("| model | T | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+def ratio(a, b):
+    return "%.2f" % (a / b) if a > 0 and b > 0 else "-"
+for r in rows:
+    t = ref.get((r["name"], r["steps"]))
+    print("| %s | %d | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
+        r["model"], r["steps"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
+        ratio(r["ms_per_step"], t["ms_per_step"]) if t else "-",
+        ratio(r["cpu_ms_per_step"], t["cpu_ms_per_step"]) if t else "-", r["ms_per_time_step"],
+        r["setup_seconds"], r["allocs_per_step"], r["bytes_per_step"] / 1e6))
+print()
+print("Wall-clock ratios of runs taken back to back; on a machine shared with other work the CPU-time ratio is the steadier one.")
+print()
+for n in notes:
+    print("- " + n)
 PY
+cat "$tmp/table.md"
+if [ -n "$readme" ]; then
+	if [ "$torch" != yes ]; then
+		echo "compare.sh: PyTorch is not installed: $readme left unchanged" >&2
+		exit 0
+	fi
+	awk -v table="$tmp/table.md" -v begin="^<!-- $marker:begin" -v end="^<!-- $marker:end" '
+		$0 ~ begin { print; print ""; while ((getline l < table) > 0) print l; print ""; skip = 1; next }
+		$0 ~ end { skip = 0 }
+		!skip { print }' "$readme" >"$tmp/readme"
+	cat "$tmp/readme" >"$readme"
+	echo "compare.sh: wrote the table into $readme" >&2
+fi

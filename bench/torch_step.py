@@ -1,12 +1,14 @@
 """One training step (forward, backpropagation through time, Adam) of the
-models `rtn bench` times, in PyTorch on one thread, at the same sizes.
+models `rtn bench` times, in PyTorch on one thread, at the same sizes and
+on the same kind of data (see bench/doc.go).
 
 Usage: python3 bench/torch_step.py [--batch 32 --in 88 --hidden 100
---steps 100 --reps 5 --dtype float64 --only rnn-step,lstm-step,gru-step]
+--steps 50,100,1000 --reps 5 --dtype float64 --only rnn-step,...]
 
-Prints one JSON object: {"results": [{"name", "ms_per_step", "setup_seconds"}],
-"torch": version, "threads": 1, "dtype": ...}. Exits 0 with a message on
-stderr when PyTorch is not installed (it is optional).
+Prints one JSON object: {"results": [{"name", "steps", "ms_per_step",
+"ms_per_time_step", "cpu_ms_per_step", "setup_seconds"}], "torch": version, "threads": 1,
+"dtype": ...}. Exits 0 with a message on stderr when PyTorch is not
+installed (it is optional).
 """
 import argparse
 import json
@@ -19,6 +21,10 @@ except ImportError:
     print("torch_step.py: PyTorch is not installed; skipping "
           "(apt-get install python3-torch libopenblas0-pthread)", file=sys.stderr)
     sys.exit(0)
+
+TWO_RNN_IN, TWO_RNN_STATES = 10, 50  # bench/models.go
+UMPS_SYMBOLS = 2
+NAMES = ["rnn-step", "lstm-step", "gru-step", "2rnn-step", "umps-d20-step", "umps-d50-step"]
 
 
 class Seq(torch.nn.Module):
@@ -35,29 +41,107 @@ class Seq(torch.nn.Module):
         return self.out(h)
 
 
-def bench(kind, a, dtype):
-    g = torch.Generator().manual_seed(1)
-    x = torch.randint(0, 2, (a.steps, a.batch, a.n_in), generator=g).to(dtype)
-    y = torch.randint(0, 2, (a.steps, a.batch, a.n_in), generator=g).to(dtype)
-    t0 = time.perf_counter()
+class TwoRNN(torch.nn.Module):
+    """The bilinear 2-RNN of layers/twornn, h_t[j] = tanh(sum_{i,c}
+    h_{t-1}[i] x_t[c] A[i,c,j]) from a learned h_0, with a linear read-out."""
+
+    def __init__(self, n_in, states):
+        super().__init__()
+        self.n_in, self.states = n_in, states
+        self.A = torch.nn.Parameter(torch.randn(states, n_in * states) / (n_in * states) ** 0.5)
+        self.h0 = torch.nn.Parameter(torch.randn(states))
+        self.out = torch.nn.Linear(states, n_in)
+
+    def forward(self, x):
+        T, B, _ = x.shape
+        h = self.h0.expand(B, self.states)
+        hs = []
+        for t in range(T):
+            z = (h @ self.A).view(B, self.n_in, self.states)
+            h = torch.tanh(torch.bmm(x[t].unsqueeze(1), z).squeeze(1))
+            hs.append(h)
+        return self.out(torch.stack(hs))
+
+
+class UMPS(torch.nn.Module):
+    """A u-MPS Born machine, P_n(s) = f(s)^2 / Z_n with f(s) = alpha^T
+    A(s_1) ... A(s_n) omega and Z_n = sum over strings of length n of f^2,
+    both computed with a rescaling at every position."""
+
+    def __init__(self, bond, symbols):
+        super().__init__()
+        a = torch.eye(bond).unsqueeze(1).repeat(1, symbols, 1) + 1e-6 * torch.randn(bond, symbols, bond)
+        self.A = torch.nn.Parameter(a)  # [D, d, D]
+        self.alpha = torch.nn.Parameter(torch.randn(bond))
+        self.omega = torch.nn.Parameter(torch.randn(bond))
+
+    def nll(self, seqs):
+        """Mean -log P_n(s) over the strings seqs [B, n] (all of length n)."""
+        B, n = seqs.shape
+        D, d, _ = self.A.shape
+        flat = self.A.reshape(D, d * D)
+        rows = torch.arange(B)
+        v = self.alpha.expand(B, D)
+        log_f = torch.zeros(B, dtype=flat.dtype)
+        for t in range(n):
+            v = (v @ flat).view(B, d, D)[rows, seqs[:, t]]
+            s = v.norm(dim=1, keepdim=True)
+            log_f = log_f + torch.log(s.squeeze(1))
+            v = v / s
+        log_f = log_f + torch.log(torch.abs(v @ self.omega))
+        q = torch.outer(self.alpha, self.alpha)
+        log_z = torch.zeros((), dtype=flat.dtype)
+        for _ in range(n):
+            q = torch.einsum("icj,ik,kcl->jl", self.A, q, self.A)
+            s = q.norm()
+            log_z = log_z + torch.log(s)
+            q = q / s
+        log_z = log_z + torch.log(self.omega @ q @ self.omega)
+        return log_z - 2 * log_f.mean()
+
+
+def setup(kind, a, T, dtype, g):
+    """Returns the model and a loss function of it, on data drawn from g."""
+    if kind == "2rnn-step":
+        data = torch.randn(T + 1, a.batch, TWO_RNN_IN, generator=g, dtype=dtype)
+        x, y = data[:-1], data[1:]
+        model = TwoRNN(TWO_RNN_IN, TWO_RNN_STATES).to(dtype)
+        # mean over steps and sequences of the squared error averaged over outputs
+        return model, lambda: ((model(x) - y) ** 2).mean(-1).sum() / (T * a.batch)
+    if kind.startswith("umps-d"):
+        bond = int(kind[len("umps-d"):-len("-step")])
+        seqs = torch.randint(0, UMPS_SYMBOLS, (a.batch, T), generator=g)
+        model = UMPS(bond, UMPS_SYMBOLS).to(dtype)
+        return model, lambda: model.nll(seqs)
+    data = torch.randint(0, 2, (T + 1, a.batch, a.n_in), generator=g).to(dtype)
+    x, y = data[:-1], data[1:]
     model = Seq(kind, a.n_in, a.hidden).to(dtype)
+    bce = torch.nn.BCEWithLogitsLoss(reduction="sum")
+    # mean over steps and sequences of the summed Bernoulli NLL of a frame, as rtn
+    return model, lambda: bce(model(x), y) / (T * a.batch)
+
+
+def bench(kind, a, T, dtype):
+    torch.manual_seed(1)
+    g = torch.Generator().manual_seed(1)
+    t0 = time.perf_counter()
+    model, loss_fn = setup(kind, a, T, dtype, g)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    loss_fn = torch.nn.BCEWithLogitsLoss(reduction="sum")
-    setup = time.perf_counter() - t0
+    setup_s = time.perf_counter() - t0
 
     def step():
         opt.zero_grad()
-        # mean over steps of the summed Bernoulli NLL of a frame, as rtn
-        loss = loss_fn(model(x), y) / (a.steps * a.batch)
-        loss.backward()
+        loss_fn().backward()
         opt.step()
 
     step()  # warm-up
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     for _ in range(a.reps):
         step()
-    per = (time.perf_counter() - t1) / a.reps
-    return {"name": kind, "ms_per_step": per * 1000, "setup_seconds": setup}
+    per = (time.perf_counter() - t1) / a.reps * 1000
+    cpu = (time.process_time() - c1) / a.reps * 1000
+    return {"name": kind, "steps": T, "ms_per_step": per, "ms_per_time_step": per / T,
+            "cpu_ms_per_step": cpu, "setup_seconds": setup_s}
 
 
 def main():
@@ -65,14 +149,19 @@ def main():
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--in", dest="n_in", type=int, default=88)
     p.add_argument("--hidden", type=int, default=100)
-    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--steps", default="50,100,1000")
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
-    p.add_argument("--only", default="rnn-step,lstm-step,gru-step")
+    p.add_argument("--only", default=",".join(NAMES))
     a = p.parse_args()
+    kinds = [k for k in a.only.split(",") if k]
+    for k in kinds:
+        if k not in NAMES:
+            p.error("unknown benchmark %r (known: %s)" % (k, ", ".join(NAMES)))
     torch.set_num_threads(1)
     dtype = getattr(torch, a.dtype)
-    res = [bench(k, a, dtype) for k in a.only.split(",") if k]
+    steps = [int(s) for s in a.steps.split(",")]
+    res = [bench(k, a, T, dtype) for k in kinds for T in steps]
     print(json.dumps({"results": res, "torch": torch.__version__, "threads": torch.get_num_threads(), "dtype": a.dtype}))
 
 

@@ -157,7 +157,10 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `-only: unknown benchmark "gpu"`, "bench", "-only", "gpu")
 	c(1, "-in 1000000 -hidden 100 needs about", "bench", "-in", "1000000")
 	c(1, "-steps 100000000 -in 88 -hidden 100 needs about", "bench", "-steps", "100000000")
-	c(1, "-batch 100000000 -steps 100 -in 88 -hidden 100 needs about", "bench", "-batch", "100000000")
+	c(1, "-batch 100000000 -steps 1000 -in 88 -hidden 100 needs about", "bench", "-batch", "100000000")
+	c(2, `invalid value "50,x" for flag -steps: "x" is not an integer`, "bench", "-steps", "50,x")
+	c(2, "-steps must be >= 1, got 0", "bench", "-steps", "100,0")
+	c(2, "-checkpoint must be >= 0", "bench", "-checkpoint", "-1")
 	c(1, "-hidden 100000 needs about", "bench", "-hidden", "100000")
 	// reproduce.
 	c(2, `-only: unknown section "nope"`, "reproduce", "-only", "nope")

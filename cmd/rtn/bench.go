@@ -4,22 +4,46 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/bench"
 	"github.com/rtnlab/rtn/graph"
 )
 
+// stepsFlag is -steps: a comma-separated list of sequence lengths.
+type stepsFlag []int
+
+func (s *stepsFlag) String() string {
+	var f []string
+	for _, v := range *s {
+		f = append(f, strconv.Itoa(v))
+	}
+	return strings.Join(f, ",")
+}
+
+func (s *stepsFlag) Set(v string) error {
+	l, err := bench.ParseSteps(v)
+	if err != nil {
+		return err
+	}
+	*s = l
+	return nil
+}
+
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench")
-	var cfg experiments.BenchConfig
-	only := fs.String("only", "", "comma-separated benchmarks (known: "+strings.Join(experiments.Benchmarks(), ", ")+")")
-	fs.IntVar(&cfg.Batch, "batch", 32, "minibatch size")
-	fs.IntVar(&cfg.Hidden, "hidden", 100, "hidden units")
-	fs.IntVar(&cfg.In, "in", 88, "input and output width")
-	fs.IntVar(&cfg.Steps, "steps", 100, "sequence length")
+	var cfg bench.Config
+	steps := stepsFlag{50, 100, 1000}
+	only := fs.String("only", "", "comma-separated benchmarks (known: "+strings.Join(bench.Names(), ", ")+")")
+	fs.IntVar(&cfg.Batch, "batch", 32, "minibatch size (sequences or strings)")
+	fs.IntVar(&cfg.Hidden, "hidden", 100, "hidden units of rnn, lstm and gru")
+	fs.IntVar(&cfg.In, "in", 88, "input and output width of rnn, lstm and gru")
+	fs.Var(&steps, "steps", "comma-separated sequence lengths T")
 	fs.IntVar(&cfg.Reps, "reps", 5, "timed repetitions")
 	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")
+	fs.BoolVar(&cfg.Generic, "generic", false, "run rnn, lstm, gru and 2rnn through the compiled-graph executor, as a cell without a kernel would")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -27,9 +51,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"batch", cfg.Batch}, {"hidden", cfg.Hidden}, {"in", cfg.In}, {"steps", cfg.Steps}, {"reps", cfg.Reps}} {
+	}{{"batch", cfg.Batch}, {"hidden", cfg.Hidden}, {"in", cfg.In}, {"reps", cfg.Reps}} {
 		if f.v < 1 {
 			return usagef("-%s must be >= 1, got %d", f.name, f.v)
+		}
+	}
+	for _, t := range steps {
+		if t < 1 {
+			return usagef("-steps must be >= 1, got %d", t)
 		}
 	}
 	if cfg.Checkpoint < 0 {
@@ -39,25 +68,27 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *only != "" {
 		for _, n := range strings.Split(*only, ",") {
 			n = strings.TrimSpace(n)
-			if !contains(experiments.Benchmarks(), n) {
-				return usagef("-only: unknown benchmark %q (known: %s)", n, strings.Join(experiments.Benchmarks(), ", "))
+			if !contains(bench.Names(), n) {
+				return usagef("-only: unknown benchmark %q (known: %s)", n, strings.Join(bench.Names(), ", "))
 			}
 			names = append(names, n)
 		}
 	}
-	if err := needMemory(benchBytes(cfg)); err != nil {
+	largest := cfg
+	largest.Steps = slices.Max(steps)
+	if err := needMemory(benchBytes(largest)); err != nil {
 		return err
 	}
-	rs, err := experiments.RunBenchmarks(cfg, names)
+	rs, err := bench.Run(cfg, names, steps)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"results": rs, "backend": graph.BLASBackend(), "dtype": "float64"})
+		return json.NewEncoder(stdout).Encode(bench.NewReport(rs))
 	}
-	if err := experiments.WriteBenchTable(stdout, rs); err != nil {
+	if err := bench.WriteTable(stdout, rs); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "BLAS %s, float64\n", graph.BLASBackend())
+	_, err = fmt.Fprintf(stdout, "BLAS %s, %s\n", graph.BLASBackend(), bench.DType)
 	return err
 }

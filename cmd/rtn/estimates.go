@@ -7,7 +7,7 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"github.com/rtnlab/rtn/experiments"
+	"github.com/rtnlab/rtn/bench"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -56,14 +56,19 @@ func pcnnBytes(s runs.PCNNSpec) (string, float64, error) {
 	return what, total, nil
 }
 
-// benchBytes estimates rtn bench: per model the unrolled activations of
-// a chunk (batch x steps x the gate widths) and the weights, gradients
-// and optimizer state of an LSTM.
-func benchBytes(c experiments.BenchConfig) (string, float64) {
+// benchBytes estimates rtn bench at one sequence length for its largest
+// model, the LSTM: the next-frame data (T+1 frames of batch x in), the
+// stored states (h and c of every step, or of every k-th step and one
+// segment of k with -checkpoint k), and the weights with their gradients
+// and Adam moments, twice over: the step's garbage lets the Go heap grow to
+// about twice its live size (GOGC 100; a peak of 1.6 GB was measured at T = 10,000
+// where the count above is 0.74 GB).
+func benchBytes(c bench.Config) (string, float64) {
 	b, t, in, h := float64(c.Batch), float64(c.Steps), float64(c.In), float64(c.Hidden)
-	acts := b * t * (3*in + 12*h)
+	k := float64(max(c.Checkpoint, 1))
+	states := b * 2 * h * (t/k + k + 1)
 	weights := 4*h*(in+h+1) + h*in
-	return fmt.Sprintf("-batch %d -steps %d -in %d -hidden %d", c.Batch, c.Steps, c.In, c.Hidden), float64s(4*acts + 4*weights)
+	return fmt.Sprintf("-batch %d -steps %d -in %d -hidden %d", c.Batch, c.Steps, c.In, c.Hidden), 2 * float64s(b*(t+1)*in+states+4*weights)
 }
 
 // maxEvalSeconds bounds the estimated time of umps eval's sampling: a

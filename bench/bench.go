@@ -1,0 +1,315 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/graph"
+)
+
+// DType is the element type every benchmark runs in.
+const DType = "float64"
+
+// Config sets the sizes of a benchmark. The zero value is usable; each
+// field's comment gives its default.
+type Config struct {
+	// Batch is the minibatch size (sequences or strings). Default 32.
+	Batch int
+	// Hidden is the number of hidden units of rnn, lstm and gru. Default 100.
+	Hidden int
+	// In is the input and output width of rnn, lstm and gru. Default 88
+	// (piano rolls).
+	In int
+	// Steps is the sequence length T. Default 100.
+	Steps int
+	// Checkpoint, when positive, stores every Checkpoint-th state only and
+	// recomputes the rest in the backward pass (for very long sequences).
+	// The u-MPS benchmarks store no per-step state and ignore it.
+	Checkpoint int
+	// Generic runs rnn, lstm, gru and 2rnn through the compiled-graph
+	// executor (graph.Recurrence) instead of their plain-Go kernels
+	// (graph.FusedRecurrence): the cost of a cell with no kernel, such as
+	// one a user writes.
+	Generic bool
+	// Reps is how many timed repetitions are averaged. Default 5.
+	Reps int
+}
+
+func (c *Config) defaults() error {
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+	}{{"batch", &c.Batch, 32}, {"hidden", &c.Hidden, 100}, {"in", &c.In, 88}, {"steps", &c.Steps, 100}, {"reps", &c.Reps, 5}} {
+		if *f.v < 0 {
+			return errors.Errorf("bench: %s must be positive, got %d", f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	if c.Checkpoint < 0 {
+		return errors.Errorf("bench: checkpoint must not be negative, got %d", c.Checkpoint)
+	}
+	return nil
+}
+
+// Result is one benchmark's timing at one sequence length.
+type Result struct {
+	// Name is the benchmark (rnn-step, lstm-step, ...).
+	Name string `json:"name"`
+	// Model is the model it trains (rnn, lstm, gru, 2rnn, umps-d20, umps-d50).
+	Model string `json:"model"`
+	// Steps is the sequence length T and Batch the batch size.
+	Steps int `json:"steps"`
+	Batch int `json:"batch"`
+	// Setup is the one-off cost (model construction and compilation), in
+	// seconds.
+	Setup float64 `json:"setup_seconds"`
+	// PerStep is the mean time of one training step (forward, backward
+	// through time, optimizer update), in milliseconds.
+	PerStep float64 `json:"ms_per_step"`
+	// PerTimeStep is PerStep / Steps, in milliseconds.
+	PerTimeStep float64 `json:"ms_per_time_step"`
+	// CPUPerStep is the process's CPU time (user and system) per training
+	// step, in milliseconds: on a machine shared with other work it is
+	// steadier than the wall-clock PerStep (0 where the platform does not
+	// report it).
+	CPUPerStep float64 `json:"cpu_ms_per_step"`
+	// Allocs and Bytes are the heap allocations and allocated bytes of one
+	// training step (as testing's -benchmem reports them).
+	Allocs int64 `json:"allocs_per_step"`
+	Bytes  int64 `json:"bytes_per_step"`
+	// Reps is the number of timed steps averaged.
+	Reps int `json:"reps"`
+	// Backend is the BLAS the dense kernels ran on and DType the element
+	// type.
+	Backend string `json:"backend"`
+	DType   string `json:"dtype"`
+	// Note describes the sizes.
+	Note string `json:"note"`
+}
+
+// Report is what `rtn bench -json` prints.
+type Report struct {
+	Results    []Result `json:"results"`
+	Backend    string   `json:"backend"`
+	DType      string   `json:"dtype"`
+	GOMAXPROCS int      `json:"gomaxprocs"`
+}
+
+// NewReport wraps results with the backend, dtype and GOMAXPROCS of this
+// process.
+func NewReport(rs []Result) Report {
+	return Report{Results: rs, Backend: graph.BLASBackend(), DType: DType, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+}
+
+// Prepared is a compiled training step, ready to time.
+type Prepared struct {
+	// Step runs one training step.
+	Step func() error
+	// Setup is the time taken to build and compile the model (not to
+	// generate its data).
+	Setup time.Duration
+	// Model names the model and Note its sizes.
+	Model, Note string
+	close       func() error
+}
+
+// Close releases the step's compiled machines.
+func (p *Prepared) Close() error {
+	if p.close == nil {
+		return nil
+	}
+	return p.close()
+}
+
+// benchmark is one entry of rtn bench.
+type benchmark struct {
+	name  string
+	setup func(cfg Config) (*Prepared, error)
+}
+
+var benchmarks = []benchmark{
+	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }},
+	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }},
+	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }},
+	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }},
+	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }},
+	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }},
+}
+
+// Names lists the benchmarks in the order Run runs them.
+func Names() []string {
+	var n []string
+	for _, b := range benchmarks {
+		n = append(n, b.name)
+	}
+	return n
+}
+
+// Setup builds the named benchmark's data and model and compiles its
+// training step for cfg (defaults filled in). `rtn bench` (through Run) and
+// BenchmarkStep time the Step it returns.
+func Setup(name string, cfg Config) (*Prepared, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	for _, b := range benchmarks {
+		if b.name == name {
+			return b.setup(cfg)
+		}
+	}
+	return nil, errors.Errorf("bench: unknown benchmark %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Run runs the named benchmarks (all when only is empty) at each sequence
+// length of steps (cfg.Steps when steps is empty), benchmark by
+// benchmark, and returns one Result per benchmark and length.
+func Run(cfg Config, only []string, steps []int) ([]Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	for _, n := range only {
+		if !slices.Contains(Names(), n) {
+			return nil, errors.Errorf("bench: unknown benchmark %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+	}
+	if len(steps) == 0 {
+		steps = []int{cfg.Steps}
+	}
+	for _, t := range steps {
+		if t < 1 {
+			return nil, errors.Errorf("bench: sequence length %d, want >= 1", t)
+		}
+	}
+	var out []Result
+	for _, b := range benchmarks {
+		if len(only) > 0 && !slices.Contains(only, b.name) {
+			continue
+		}
+		for _, t := range steps {
+			c := cfg
+			c.Steps = t
+			r, err := runOne(b, c)
+			if err != nil {
+				return nil, errors.Wrapf(err, "benchmark %s, %d steps", b.name, t)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func runOne(b benchmark, cfg Config) (Result, error) {
+	p, err := Setup(b.name, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	tm, err := Measure(p.Step, cfg.Reps)
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	ms := float64(tm.PerStep.Nanoseconds()) / 1e6
+	return Result{
+		Name: b.name, Model: p.Model, Steps: cfg.Steps, Batch: cfg.Batch,
+		Setup: p.Setup.Seconds(), PerStep: ms, PerTimeStep: ms / float64(cfg.Steps),
+		CPUPerStep: float64(tm.CPUPerStep.Nanoseconds()) / 1e6,
+		Allocs:     tm.Allocs, Bytes: tm.Bytes, Reps: cfg.Reps,
+		Backend: graph.BLASBackend(), DType: DType, Note: p.Note,
+	}, nil
+}
+
+// Timing is the mean cost of one run of a step.
+type Timing struct {
+	// PerStep is the wall-clock time and CPUPerStep the process's CPU time
+	// (0 where the platform does not report it).
+	PerStep, CPUPerStep time.Duration
+	// Allocs and Bytes are the heap allocations and allocated bytes.
+	Allocs, Bytes int64
+}
+
+// Warm runs step once (its first-run allocations) and collects garbage,
+// so that timing starts from the same heap in Measure and BenchmarkStep.
+func Warm(step func() error) error {
+	if err := step(); err != nil {
+		return err
+	}
+	runtime.GC()
+	return nil
+}
+
+// Measure warms step (Warm), then times reps runs and returns the mean
+// cost of one run, measured as testing.B does with ReportAllocs.
+func Measure(step func() error, reps int) (Timing, error) {
+	if reps < 1 {
+		return Timing{}, errors.Errorf("bench: %d repetitions, want >= 1", reps)
+	}
+	if err := Warm(step); err != nil {
+		return Timing{}, err
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	c0, t0 := cpuTime(), time.Now()
+	for range reps {
+		if err := step(); err != nil {
+			return Timing{}, err
+		}
+	}
+	el, cpu := time.Since(t0), cpuTime()-c0
+	runtime.ReadMemStats(&m1)
+	n := int64(reps)
+	return Timing{
+		PerStep: el / time.Duration(n), CPUPerStep: cpu / time.Duration(n),
+		Allocs: int64(m1.Mallocs-m0.Mallocs) / n, Bytes: int64(m1.TotalAlloc-m0.TotalAlloc) / n,
+	}, nil
+}
+
+// ParseSteps parses a comma-separated list of sequence lengths
+// ("50,100,1000"); each must be an integer (range checks are the
+// caller's, so that they can name the flag).
+func ParseSteps(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, errors.Errorf("%q is not an integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// WriteTable prints results as an aligned table.
+func WriteTable(w io.Writer, rs []Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "benchmark\tT\tsetup (s)\tms/step\tms/time step\tCPU ms/step\tallocs/step\tMB/step\t")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.1f\t%.3f\t%.1f\t%d\t%.1f\t\n", r.Name, r.Steps, r.Setup, r.PerStep, r.PerTimeStep, r.CPUPerStep, r.Allocs, float64(r.Bytes)/1e6)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			if _, err := fmt.Fprintf(w, "%s: %s\n", r.Name, r.Note); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

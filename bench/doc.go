@@ -1,0 +1,25 @@
+// Package bench times one training step (forward, backpropagation through
+// time, Adam update) of rtn's built-in recurrent models at fixed sizes, for
+// `rtn bench` and `go test -bench` alike: both build the step with Setup
+// and run the same closure, so their figures agree.
+//
+// The models and their sizes (batch B, default 32, and the sequence length
+// T are set by Config):
+//
+//   - rnn-step, lstm-step, gru-step: an Elman tanh RNN, an LSTM and a GRU
+//     with Config.Hidden units (default 100) and a linear read-out, on
+//     random binary frames of Config.In notes (default 88, the piano-roll
+//     width), Bernoulli loss per note;
+//   - 2rnn-step: the bilinear second-order RNN cell of layers/twornn
+//     (tanh, 50 states, 10 Gaussian inputs) with a linear read-out of 10
+//     real outputs, squared-error loss;
+//   - umps-d20-step, umps-d50-step: the u-MPS Born machine of layers/umps
+//     with bond dimension 20 and 50 over 2 symbols, mean negative
+//     log-likelihood under P_T of B random strings of length T.
+//
+// The sequence models predict the next frame: inputs and targets are
+// views of one array of T+1 frames (no copies), so the data of a long run
+// (batch 32, 88 notes, T = 10,000: 225 MB) stays small beside the model's
+// stored states. bench/torch_step.py times the same models in PyTorch and
+// bench/compare.sh prints the ratios.
+package bench

@@ -1,0 +1,208 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/layers/activation"
+	"github.com/rtnlab/rtn/layers/rnn"
+	"github.com/rtnlab/rtn/layers/twornn"
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
+)
+
+// Sizes of the benchmarks that Config does not set.
+const (
+	twoRNNIn     = 10 // 2rnn input and output width
+	twoRNNStates = 50 // 2rnn states
+	umpsSymbols  = 2  // u-MPS alphabet size
+)
+
+// frames returns xs and ys for a next-frame task of T steps over a batch:
+// xs[t] and ys[t] = xs[t+1] ([batch, width] each, row-major) are views of
+// one array of T+1 frames, drawn by draw.
+func frames(T, batch, width int, draw func() float64) (xs, ys [][]float64) {
+	n := batch * width
+	data := make([]float64, (T+1)*n)
+	for i := range data {
+		data[i] = draw()
+	}
+	xs, ys = make([][]float64, T), make([][]float64, T)
+	for t := range T {
+		xs[t] = data[t*n : (t+1)*n : (t+1)*n]
+		ys[t] = data[(t+1)*n : (t+2)*n : (t+2)*n]
+	}
+	return xs, ys
+}
+
+// cell builds the recurrent cell of a sequence benchmark in p, drawn from
+// rng, with its input width.
+func cell(model string, cfg Config, p *params.Params, rng *rand.Rand) (graph.Cell, int, error) {
+	switch model {
+	case "rnn":
+		c, err := rnn.NewElman(p, "rnn", cfg.In, cfg.Hidden, activation.Tanh)
+		if err != nil {
+			return nil, 0, err
+		}
+		return c, cfg.In, c.Init(rng)
+	case "lstm":
+		c, err := rnn.NewLSTM(p, "lstm", cfg.In, cfg.Hidden)
+		if err != nil {
+			return nil, 0, err
+		}
+		return c, cfg.In, c.Init(rng)
+	case "gru":
+		c, err := rnn.NewGRU(p, "gru", cfg.In, cfg.Hidden)
+		if err != nil {
+			return nil, 0, err
+		}
+		return c, cfg.In, c.Init(rng)
+	case "2rnn":
+		c, err := twornn.NewCell(p, "tworn", twoRNNIn, twoRNNStates, activation.Tanh)
+		if err != nil {
+			return nil, 0, err
+		}
+		return c, twoRNNIn, c.Init(rng)
+	}
+	return nil, 0, errors.Errorf("bench: unknown sequence model %q", model)
+}
+
+// sequenceStep is one Adam step of a recurrent model with a linear
+// read-out predicting the next frame of a batch of sequences, full BPTT
+// (or checkpointed), through the cell's kernel or graph.Recurrence (see
+// recurrence): the loss is the mean per step and sequence, as
+// layers.Problem computes it.
+func sequenceStep(model string, cfg Config) (*Prepared, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	kind, draw := datasets.Binary, func() float64 { return float64(rng.IntN(2)) }
+	if model == "2rnn" {
+		kind, draw = datasets.Real, rng.NormFloat64
+	}
+	width := cfg.In
+	if model == "2rnn" {
+		width = twoRNNIn
+	}
+	xs, ys := frames(cfg.Steps, cfg.Batch, width, draw)
+	mask := make([]float64, cfg.Batch)
+	for i := range mask {
+		mask[i] = 1
+	}
+	aux := make([][][]float64, cfg.Steps)
+	for t := range aux {
+		aux[t] = [][]float64{ys[t], mask}
+	}
+
+	t0 := time.Now()
+	p := params.New()
+	c, in, err := cell(model, cfg, p, rng)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := layers.NewSequence(p, c, in, kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := seq.InitHead(rng); err != nil {
+		return nil, err
+	}
+	rec, err := recurrence(seq, cfg)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{})
+	if err != nil {
+		return nil, err
+	}
+	setup := time.Since(t0)
+
+	g := p.Like()
+	scale := 1 / float64(cfg.Batch*cfg.Steps)
+	step := func() error {
+		g.Zero()
+		if _, err := rec.Run(xs, aux, g); err != nil {
+			return err
+		}
+		for _, name := range g.Names() {
+			d := g.Data(name)
+			for i := range d {
+				d[i] *= scale
+			}
+		}
+		return opt.Step(p, g)
+	}
+	var note string
+	switch model {
+	case "2rnn":
+		note = fmt.Sprintf("batch %d, in/out %d (Gaussian), states %d, tanh, squared error", cfg.Batch, twoRNNIn, twoRNNStates)
+	default:
+		note = fmt.Sprintf("batch %d, in/out %d (binary), hidden %d, Bernoulli NLL", cfg.Batch, cfg.In, cfg.Hidden)
+	}
+	if cfg.Checkpoint > 0 {
+		note += fmt.Sprintf(", states kept every %d", cfg.Checkpoint)
+	}
+	if cfg.Generic {
+		note += ", compiled-graph executor"
+	}
+	return &Prepared{Step: step, Setup: setup, Model: model, Note: note + ", full BPTT, Adam", close: rec.Close}, nil
+}
+
+// recurrence is the executor of seq for cfg: the plain-Go kernels when
+// the cell has them and cfg.Generic is not set, else the compiled graphs.
+func recurrence(seq *layers.Sequence, cfg Config) (interface {
+	Run(xs [][]float64, aux [][][]float64, grads *params.Params) (float64, error)
+	Close() error
+}, error) {
+	rc := graph.RecurrenceConfig{Checkpoint: cfg.Checkpoint}
+	if !cfg.Generic {
+		if r, ok, err := seq.FusedRecurrence(cfg.Batch, rc); ok || err != nil {
+			return r, err
+		}
+	}
+	return seq.Recurrence(cfg.Batch, rc)
+}
+
+// umpsStep is one Adam step of a u-MPS Born machine of bond dimension D on
+// the mean NLL (under P_T) of a batch of random strings of length T.
+func umpsStep(D int, cfg Config) (*Prepared, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seqs := make([][]int, cfg.Batch)
+	for b := range seqs {
+		seqs[b] = make([]int, cfg.Steps)
+		for t := range seqs[b] {
+			seqs[b][t] = rng.IntN(umpsSymbols)
+		}
+	}
+	t0 := time.Now()
+	p, err := umps.NewParams(D, umpsSymbols, umps.NearIdentity, rng)
+	if err != nil {
+		return nil, err
+	}
+	nll, err := umps.NewNLL(p, cfg.Batch, cfg.Steps, umps.PerLength)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{})
+	if err != nil {
+		return nil, err
+	}
+	setup := time.Since(t0)
+	g := p.Like()
+	step := func() error {
+		g.Zero()
+		if _, err := nll.Run(seqs, g); err != nil {
+			return err
+		}
+		return opt.Step(p, g)
+	}
+	return &Prepared{
+		Step: step, Setup: setup, Model: fmt.Sprintf("umps-d%d", D),
+		Note: fmt.Sprintf("batch %d strings, bond %d, %d symbols, NLL under P_T, Adam", cfg.Batch, D, umpsSymbols),
+	}, nil
+}
