@@ -5,11 +5,12 @@
 # prints the ratio table as Markdown.
 #
 #   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES]
-#   bench/compare.sh -readme README.md      # also writes the table into README.md
+#   bench/compare.sh -readme README.md -doc docs/speed.md
 #   RTN_TAGS=openblas bench/compare.sh      # rtn built with the system OpenBLAS
 #
-# -readme replaces the lines between <!-- speed:begin --> and
-# <!-- speed:end --> of the file (<!-- speed-openblas:begin --> ... with
+# -doc writes the full table, -readme a short one (the ratios per model and
+# length), each between the lines <!-- speed:begin --> and
+# <!-- speed:end --> of its file (<!-- speed-openblas:begin --> ... with
 # RTN_TAGS=openblas). PyTorch is optional (apt-get install
 # python3-torch libopenblas0-pthread): without it only rtn's figures are
 # printed, the file is left alone, and the exit status is 0.
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme=""
+batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme="" doc=""
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || { echo "compare.sh: flag $1 needs a value" >&2; exit 2; }
 	case "$1" in
@@ -29,15 +30,18 @@ while [ $# -gt 0 ]; do
 	-reps) reps=$2 ;;
 	-only) only=$2 ;;
 	-readme) readme=$2 ;;
+	-doc) doc=$2 ;;
 	*) echo "compare.sh: unknown flag $1" >&2; exit 2 ;;
 	esac
 	shift 2
 done
 marker=speed${RTN_TAGS:+-$RTN_TAGS}
-if [ -n "$readme" ] && ! { grep -q "^<!-- $marker:begin" "$readme" && grep -q "^<!-- $marker:end" "$readme"; }; then
-	echo "compare.sh: -readme $readme has no <!-- $marker:begin --> and <!-- $marker:end --> lines" >&2
-	exit 2
-fi
+for f in "$readme" "$doc"; do
+	if [ -n "$f" ] && ! { grep -q "^<!-- $marker:begin" "$f" && grep -q "^<!-- $marker:end" "$f"; }; then
+		echo "compare.sh: $f has no <!-- $marker:begin --> and <!-- $marker:end --> lines" >&2
+		exit 2
+	fi
+done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -98,17 +102,34 @@ print("Wall-clock ratios of runs taken back to back; on a machine shared with ot
 print()
 for n in notes:
     print("- " + n)
+if have_torch:
+    steps = sorted({r["steps"] for r in rows})
+    with open(os.path.join(tmp, "short.md"), "w") as f:
+        f.write("`%s`: rtn / PyTorch time per training step, wall clock (CPU time), %s, one thread, rtn BLAS %s.\n\n"
+                % (cmd, b["dtype"], b["backend"]))
+        f.write("| model | " + " | ".join("T = %d" % t for t in steps) + " |\n")
+        f.write("|---|" + "---:|" * len(steps) + "\n")
+        for m in dict.fromkeys(r["model"] for r in rows):
+            cells = []
+            for t in steps:
+                r = next((r for r in rows if r["model"] == m and r["steps"] == t), None)
+                p = ref.get((r["name"], t)) if r else None
+                cells.append("%s (%s)" % (ratio(r["ms_per_step"], p["ms_per_step"]), ratio(r["cpu_ms_per_step"], p["cpu_ms_per_step"])) if p else "-")
+            f.write("| %s | %s |\n" % (m, " | ".join(cells)))
 PY
 cat "$tmp/table.md"
-if [ -n "$readme" ]; then
-	if [ "$torch" != yes ]; then
-		echo "compare.sh: PyTorch is not installed: $readme left unchanged" >&2
-		exit 0
-	fi
-	awk -v table="$tmp/table.md" -v begin="^<!-- $marker:begin" -v end="^<!-- $marker:end" '
+# put FILE TABLE: replaces the lines between the markers of FILE by TABLE.
+put() {
+	awk -v table="$2" -v begin="^<!-- $marker:begin" -v end="^<!-- $marker:end" '
 		$0 ~ begin { print; print ""; while ((getline l < table) > 0) print l; print ""; skip = 1; next }
 		$0 ~ end { skip = 0 }
-		!skip { print }' "$readme" >"$tmp/readme"
-	cat "$tmp/readme" >"$readme"
-	echo "compare.sh: wrote the table into $readme" >&2
+		!skip { print }' "$1" >"$tmp/out"
+	cat "$tmp/out" >"$1"
+	echo "compare.sh: wrote the table into $1" >&2
+}
+if [ -n "$readme$doc" ] && [ "$torch" != yes ]; then
+	echo "compare.sh: PyTorch is not installed: $readme $doc left unchanged" >&2
+	exit 0
 fi
+[ -z "$doc" ] || put "$doc" "$tmp/table.md"
+[ -z "$readme" ] || put "$readme" "$tmp/short.md"

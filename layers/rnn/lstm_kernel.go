@@ -16,7 +16,8 @@ func (c *LSTM) StepKernel(batch int) graph.StepKernel {
 }
 
 // lstmKernel caches the activated gates [batch, 4H] (i, f, g, o blocks of
-// each row) and tanh(c_t) [batch, H] of each step.
+// each row) of each step; Backward recomputes c_t and tanh(c_t) from them
+// and c_{t-1}, by the same expressions and so to the same bits.
 type lstmKernel struct {
 	c     *LSTM
 	batch int
@@ -27,7 +28,7 @@ func (k *lstmKernel) Params() []string {
 	return []string{k.c.Name("W"), k.c.Name("U"), k.c.Name("b"), k.c.Name("h0"), k.c.Name("c0")}
 }
 
-func (k *lstmKernel) CacheSize() int { return k.batch * 5 * k.c.hidden }
+func (k *lstmKernel) CacheSize() int { return k.batch * 4 * k.c.hidden }
 
 func (k *lstmKernel) ProjectionSize() int { return 4 * k.c.hidden }
 
@@ -50,34 +51,33 @@ func (k *lstmKernel) InitialStateBack(g [][]float64, grads *params.Params) {
 
 func (k *lstmKernel) Forward(_, proj []float64, in, out [][]float64, cache []float64) {
 	c, H := k.c, k.c.hidden
-	gates, tc := cache[:k.batch*4*H], cache[k.batch*4*H:]
+	gates := cache
 	copy(gates, proj)
 	graph.Gemm(false, false, k.batch, 4*H, H, 1, in[0], H, c.params.Data(c.Name("U")), 4*H, 1, gates, 4*H)
 	for r := range k.batch {
 		row := gates[r*4*H : (r+1)*4*H]
 		cPrev, cNext, hNext := in[1][r*H:(r+1)*H], out[1][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
-		tcr := tc[r*H : (r+1)*H]
 		for j := range H {
 			i, f := sigmoid(row[j]), sigmoid(row[H+j])
 			g, o := math.Tanh(row[2*H+j]), sigmoid(row[3*H+j])
 			row[j], row[H+j], row[2*H+j], row[3*H+j] = i, f, g, o
 			cn := f*cPrev[j] + i*g
 			t := math.Tanh(cn)
-			cNext[j], tcr[j], hNext[j] = cn, t, o*t
+			cNext[j], hNext[j] = cn, o*t
 		}
 	}
 }
 
 func (k *lstmKernel) Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
 	c, p, H := k.c, k.c.params, k.c.hidden
-	gates, tc := cache[:k.batch*4*H], cache[k.batch*4*H:]
+	gates := cache
 	for r := range k.batch {
 		row, dz := gates[r*4*H:(r+1)*4*H], k.dz[r*4*H:(r+1)*4*H]
 		gh, gc := gout[0][r*H:(r+1)*H], gout[1][r*H:(r+1)*H]
 		cPrev, gcPrev := in[1][r*H:(r+1)*H], gin[1][r*H:(r+1)*H]
-		tcr := tc[r*H : (r+1)*H]
 		for j := range H {
-			i, f, g, o, t := row[j], row[H+j], row[2*H+j], row[3*H+j], tcr[j]
+			i, f, g, o := row[j], row[H+j], row[2*H+j], row[3*H+j]
+			t := math.Tanh(f*cPrev[j] + i*g)
 			dc := gc[j] + gh[j]*o*(1-t*t)
 			gcPrev[j] = dc * f
 			dz[j] = dc * g * i * (1 - i)
