@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // TrainUMPS trains spec.Restarts u-MPS initialisations with the paper's
@@ -47,6 +48,12 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	}
 	if spec.Warmup == 0 {
 		spec.Warmup = 5
+	}
+	if spec.BatchSize == 0 {
+		spec.BatchSize = 50
+	}
+	if spec.Patience == 0 {
+		spec.Patience = 5
 	}
 	if spec.BalanceEpochs < 0 {
 		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
@@ -158,6 +165,9 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 	if err != nil {
 		return nil, err
 	}
+	if spec.InitNoise > 0 && spec.Init == umps.NearIdentity {
+		initNoise(p, spec.InitNoise, rng)
+	}
 	var balanced *umps.Problem
 	if spec.Norm == umps.AllLengths {
 		// The contracted core (umps.ContractCore) keeps Z_* finite; its
@@ -192,8 +202,8 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta UMPSMeta, rng *rand.Ran
 		return nil, err
 	}
 	cfg := optim.TrainConfig{
-		Epochs: spec.Epochs, BatchSize: 50, Seed: spec.Seed,
-		Patience: 5, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true,
+		Epochs: spec.Epochs, BatchSize: spec.BatchSize, Seed: spec.Seed,
+		Patience: spec.Patience, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true, RestoreOnDrop: spec.RestoreOnDrop,
 		Progress: spec.Progress, Meta: meta,
 	}
 	if dir != "" {
@@ -248,7 +258,7 @@ func balancedStart(spec UMPSSpec, prob *umps.Problem, meta UMPSMeta, dir string)
 	if err != nil {
 		return nil, err
 	}
-	cfg := optim.TrainConfig{Epochs: spec.BalanceEpochs, BatchSize: 50, Seed: spec.Seed, Progress: spec.Progress, Meta: meta}
+	cfg := optim.TrainConfig{Epochs: spec.BalanceEpochs, BatchSize: spec.BatchSize, Seed: spec.Seed, Progress: spec.Progress, Meta: meta}
 	if dir != "" {
 		cfg.MetricsPath = filepath.Join(dir, "balanced.jsonl")
 	}
@@ -257,4 +267,23 @@ func balancedStart(spec UMPSSpec, prob *umps.Problem, meta UMPSMeta, dir string)
 		return nil, err
 	}
 	return tr.Run()
+}
+
+// initNoise redraws the core as the identity plus N(0, sd^2) entries in
+// every slice A(c).
+func initNoise(p *params.Params, sd float64, rng *rand.Rand) {
+	A := p.Data(umps.ParamA)
+	sh := p.Shape(umps.ParamA)
+	D, d := sh[0], sh[1]
+	for i := 0; i < D; i++ {
+		for c := 0; c < d; c++ {
+			for j := 0; j < D; j++ {
+				v := sd * rng.NormFloat64()
+				if i == j {
+					v++
+				}
+				A[(i*d+c)*D+j] = v
+			}
+		}
+	}
 }
