@@ -77,7 +77,7 @@ var sections = []Section{
 	{Name: "pretrain", Title: "Linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti 2014, Table 1 and Figure 1)", Run: runPretrainSection},
 	{Name: "spectral", Title: "linear 2-RNNs learned from Hankel tensors (Rabusseau et al. 2019, Figures 3-5)", Run: runSpectralSection},
 	{Name: "umps", Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)", Run: runUMPS},
-	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum, the spectral WFA and scikit-splearn", Run: runUMPSPAutomaC},
+	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn", Run: runUMPSPAutomaC},
 	{Name: "wfa", Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1", Run: runWFASection},
 }
 

@@ -10,13 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/params"
-	"github.com/rtnlab/rtn/wfa"
 )
 
 // PAutomaCReference is what the data folder's README gives for a problem:
@@ -72,18 +70,18 @@ var umpsPAutomaCQuick = []int{24, 42}
 
 // umpsPAutomaCResult is one problem of the umps-pautomac section.
 type umpsPAutomaCResult struct {
-	problem                 int
-	ref                     PAutomaCReference
-	umps, wfa               float64 // test perplexities
-	validNLL                float64
-	epochs, bestEpoch       int
-	umpsSeconds, wfaSeconds float64
+	problem           int
+	ref               PAutomaCReference
+	umps              float64 // test perplexity
+	validNLL          float64
+	epochs, bestEpoch int
+	seconds           float64
 }
 
 // runUMPSPAutomaC trains a u-MPS on each problem's training strings and
 // scores it on the test strings against the solution, beside the
-// spectral WFA (wfa.Fit's defaults) and the README's optimum and
-// scikit-splearn figure. Full mode: every problem with a training file,
+// README's optimum and scikit-splearn figure (the spectral WFA's are the
+// wfa section's). Full mode: every problem with a training file,
 // rtn umps train's default flags (DefaultUMPSFileSpec). Quick mode: two
 // problems, D = 4, 2 epochs. ctx.Jobs problems train at once; each uses
 // its own seeded generators, so the numbers do not depend on it.
@@ -134,8 +132,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 				r.ref = refs[r.problem]
 				results[i] = r
 				mu.Lock()
-				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: perplexity %.4f = %.4fx the optimum %.4f (wfa %.4f, splearn %.6g), %.0f s\n",
-					r.problem, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.wfa, r.ref.Splearn, r.umpsSeconds)
+				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: perplexity %.4f = %.4fx the optimum %.4f (splearn %.6g), %.0f s\n",
+					r.problem, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.ref.Splearn, r.seconds)
 				mu.Unlock()
 			}
 		}()
@@ -166,8 +164,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", r.problem),
 			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", r.ref.Optimum, r.ref.Splearn),
 			Measured: r.umps, Headline: true,
-			Note: fmt.Sprintf("%.4fx the optimum; wfa %.4f; D=%d, %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
-				ratio, r.wfa, spec.Bond, r.epochs, r.bestEpoch, r.validNLL, r.umpsSeconds)})
+			Note: fmt.Sprintf("%.4fx the optimum; D=%d, %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
+				ratio, spec.Bond, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
 	}
 	rows = append(rows, Row{Section: "umps-pautomac", Metric: "problems within 1.05x the optimum",
 		Paper: fmt.Sprintf("%d problems", len(results)), Measured: float64(within), Headline: true,
@@ -175,8 +173,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 	return rows, nil
 }
 
-// umpsPAutomaCProblem trains and scores the u-MPS of spec and the spectral
-// WFA on problem p; outDir, if not empty, receives the u-MPS run.
+// umpsPAutomaCProblem trains and scores the u-MPS of spec on problem p;
+// outDir, if not empty, receives the u-MPS run.
 func umpsPAutomaCProblem(dir string, p int, spec UMPSSpec, outDir string) (*umpsPAutomaCResult, error) {
 	format := datasets.PAutomaC
 	base := filepath.Join(dir, fmt.Sprintf("%d.pautomac", p))
@@ -206,28 +204,7 @@ func umpsPAutomaCProblem(dir string, p int, spec UMPSSpec, outDir string) (*umps
 		return nil, err
 	}
 	r := &umpsPAutomaCResult{problem: p, umps: *sc.Perplexity, validNLL: rep.ValidNLLAll,
-		epochs: rep.Epochs, bestEpoch: rep.BestEpoch, umpsSeconds: rep.Seconds}
-	train, err := datasets.ReadStringsFile(base+".train", datasets.PAutomaC, nil)
-	if err != nil {
-		return nil, err
-	}
-	test, err := datasets.ReadStringsFile(base+".test", datasets.PAutomaC, nil)
-	if err != nil {
-		return nil, err
-	}
-	sol, err := datasets.ReadSolutionFile(solution)
-	if err != nil {
-		return nil, err
-	}
-	t0 := time.Now()
-	w, _, err := wfa.Fit(train, wfa.Config{Seed: spec.Seed})
-	if err != nil {
-		return nil, err
-	}
-	if r.wfa, err = wfa.Score(w, test.Seqs, sol); err != nil {
-		return nil, err
-	}
-	r.wfaSeconds = time.Since(t0).Seconds()
+		epochs: rep.Epochs, bestEpoch: rep.BestEpoch, seconds: rep.Seconds}
 	return r, nil
 }
 
@@ -236,12 +213,12 @@ func writeUMPSPAutomaCTable(path string, results []*umpsPAutomaCResult, spec UMP
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "u-MPS: D = %d, batch %d, norm %s, at most %d epochs, seed %d.\n\n", spec.Bond, spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
-		b.WriteString("| problem | optimum | u-MPS | ratio | spectral WFA | ratio | splearn (README) | ratio | u-MPS epochs (best) | u-MPS s | WFA s |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| problem | optimum | u-MPS | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			o := r.ref.Optimum
-			fmt.Fprintf(&b, "| %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f | %.1f |\n",
-				r.problem, o, r.umps, r.umps/o, r.wfa, r.wfa/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.umpsSeconds, r.wfaSeconds)
+			fmt.Fprintf(&b, "| %d | %.4f | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
+				r.problem, o, r.umps, r.umps/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

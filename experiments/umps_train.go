@@ -13,14 +13,15 @@ import (
 	"github.com/rtnlab/rtn/params"
 )
 
-// TrainUMPS trains spec.Restarts u-MPS initialisations with the paper's
-// settings (each twice, without and with a length-balanced start, when
-// spec.BalanceEpochs > 0) and keeps the best by validation NLL: NLL (per
-// length, log P_n, unless spec.Norm says P_*), Adam lr 1e-2 (1e-1 from an
-// N(0, 1/D) core; see UMPSSpec.LR), batch 50, early stopping with warm-up
-// 5 and patience 5, the learning rate divided by 10 at each plateau with the
-// optimizer re-initialised, stop at the third plateau, best parameters by
-// validation NLL.
+// TrainUMPS trains spec.Restarts u-MPS initialisations (each twice,
+// without and with a length-balanced start, when spec.BalanceEpochs > 0)
+// and keeps the best by validation NLL. Unset fields take the paper's
+// settings: NLL (per length, log P_n, unless spec.Norm says P_*), Adam lr
+// 1e-2 (1e-1 from an N(0, 1/D) core; see UMPSSpec.LR), batch 50, early
+// stopping with warm-up 5 and patience 5, the learning rate divided by 10
+// at each plateau with the optimizer re-initialised, stop at the third
+// plateau, best parameters by validation NLL. DefaultUMPSFileSpec holds
+// the settings for string files.
 func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if spec.Bond == 0 {
 		spec.Bond = 20
