@@ -54,6 +54,9 @@ type Context struct {
 	Log io.Writer
 	// Progress receives progress bars (nil: none).
 	Progress io.Writer
+	// Jobs is how many independent runs a section may train at once
+	// (sections that support it; each run's numbers do not depend on it).
+	Jobs int
 }
 
 // Section is one experiment of rtn reproduce.
@@ -94,6 +97,7 @@ type ReproduceConfig struct {
 	Only     []string // section names; empty means all
 	Out      string   // output directory; summary.csv and summary.json go there
 	Seed     uint64   // default 1
+	Jobs     int      // independent runs a section may train at once; default 1
 	Log      io.Writer
 	Progress io.Writer
 }
@@ -121,7 +125,7 @@ func Reproduce(cfg ReproduceConfig) (*Summary, error) {
 	start := time.Now()
 	sum := &Summary{Quick: cfg.Quick, Seed: cfg.Seed}
 	for _, s := range run {
-		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress}
+		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress, Jobs: max(cfg.Jobs, 1)}
 		if cfg.Out != "" {
 			ctx.Dir = filepath.Join(cfg.Out, s.Name)
 			if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {

@@ -90,10 +90,24 @@ type UMPSSpec struct {
 	// seeds. Under P_* the balanced epochs train the same core on P_n,
 	// which does not depend on its scale, before the P_* training.
 	BalanceEpochs int
+	// InitNoise, if above 0, replaces the 1e-6 noise of the near-identity
+	// start by N(0, InitNoise^2) entries: the near-identity core starts at
+	// the uniform model, which small noise leaves only slowly.
+	InitNoise float64
 	// Warmup is the number of initial epochs that never count towards
 	// the patience of early stopping. If Warmup is 0, it will be
 	// defaulted to 5 (the paper's).
 	Warmup int
+	// BatchSize is the number of strings per minibatch. If BatchSize is
+	// 0, it will be defaulted to 50 (the paper's).
+	BatchSize int
+	// Patience is the number of epochs without a better validation NLL
+	// after which the learning rate drops (the third plateau stops). If
+	// Patience is 0, it will be defaulted to 5 (the paper's).
+	Patience int
+	// RestoreOnDrop restarts each lower learning rate from the best
+	// parameters so far rather than the current ones.
+	RestoreOnDrop bool
 	// Out, if not empty, is a directory that receives model.npz,
 	// checkpoint.npz and metrics.jsonl.
 	Out string
@@ -373,4 +387,11 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 		out = append(out, k)
 	}
 	return out, nil
+}
+
+// DefaultUMPSFileSpec is what rtn umps train uses, with no flags, on a
+// string file (-format): see docs/umps.md for the reasoning.
+func DefaultUMPSFileSpec() UMPSSpec {
+	return UMPSSpec{Bond: 20, Norm: umps.AllLengths, BatchSize: 250, LR: 0.03, InitNoise: 0.1,
+		Patience: 3, RestoreOnDrop: true, Epochs: 30}
 }

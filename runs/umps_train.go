@@ -10,16 +10,18 @@ import (
 
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
-// TrainUMPS trains spec.Restarts u-MPS initialisations with the paper's
-// settings (each twice, without and with a length-balanced start, when
-// spec.BalanceEpochs > 0) and keeps the best by validation NLL: NLL (per
-// length, log P_n, unless spec.Norm says P_*), Adam lr 1e-2 (1e-1 from an
-// N(0, 1/D) core; see UMPSSpec.LR), batch 50, early stopping with warm-up
-// 5 and patience 5, the learning rate divided by 10 at each plateau with the
-// optimizer re-initialised, stop at the third plateau, best parameters by
-// validation NLL.
+// TrainUMPS trains spec.Restarts u-MPS initialisations (each twice,
+// without and with a length-balanced start, when spec.BalanceEpochs > 0)
+// and keeps the best by validation NLL. Unset fields take the paper's
+// settings: NLL (per length, log P_n, unless spec.Norm says P_*), Adam lr
+// 1e-2 (1e-1 from an N(0, 1/D) core; see UMPSSpec.LR), batch 50, early
+// stopping with warm-up 5 and patience 5, the learning rate divided by 10
+// at each plateau with the optimizer re-initialised, stop at the third
+// plateau, best parameters by validation NLL. DefaultUMPSFileSpec holds
+// the settings for string files.
 func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if spec.Bond == 0 {
 		spec.Bond = 20
@@ -47,6 +49,12 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	}
 	if spec.Warmup == 0 {
 		spec.Warmup = 5
+	}
+	if spec.BatchSize == 0 {
+		spec.BatchSize = 50
+	}
+	if spec.Patience == 0 {
+		spec.Patience = 5
 	}
 	if spec.BalanceEpochs < 0 {
 		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
@@ -158,6 +166,9 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	if err != nil {
 		return nil, err
 	}
+	if spec.InitNoise > 0 && spec.Init == umps.NearIdentity {
+		initNoise(p, spec.InitNoise, rng)
+	}
 	var balanced *umps.Problem
 	if spec.Norm == umps.AllLengths {
 		// The contracted core (umps.ContractCore) keeps Z_* finite; its
@@ -192,8 +203,8 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 		return nil, err
 	}
 	cfg := optim.TrainConfig{
-		Epochs: spec.Epochs, BatchSize: 50, Seed: spec.Seed,
-		Patience: 5, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true,
+		Epochs: spec.Epochs, BatchSize: spec.BatchSize, Seed: spec.Seed,
+		Patience: spec.Patience, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true, RestoreOnDrop: spec.RestoreOnDrop,
 		Progress: spec.Progress, Meta: meta,
 	}
 	if dir != "" {
@@ -248,7 +259,7 @@ func balancedStart(spec UMPSSpec, prob *umps.Problem, meta umps.ModelMeta, dir s
 	if err != nil {
 		return nil, err
 	}
-	cfg := optim.TrainConfig{Epochs: spec.BalanceEpochs, BatchSize: 50, Seed: spec.Seed, Progress: spec.Progress, Meta: meta}
+	cfg := optim.TrainConfig{Epochs: spec.BalanceEpochs, BatchSize: spec.BatchSize, Seed: spec.Seed, Progress: spec.Progress, Meta: meta}
 	if dir != "" {
 		cfg.MetricsPath = filepath.Join(dir, "balanced.jsonl")
 	}
@@ -257,4 +268,23 @@ func balancedStart(spec UMPSSpec, prob *umps.Problem, meta umps.ModelMeta, dir s
 		return nil, err
 	}
 	return tr.Run()
+}
+
+// initNoise redraws the core as the identity plus N(0, sd^2) entries in
+// every slice A(c).
+func initNoise(p *params.Params, sd float64, rng *rand.Rand) {
+	A := p.Data(umps.ParamA)
+	sh := p.Shape(umps.ParamA)
+	D, d := sh[0], sh[1]
+	for i := 0; i < D; i++ {
+		for c := 0; c < d; c++ {
+			for j := 0; j < D; j++ {
+				v := sd * rng.NormFloat64()
+				if i == j {
+					v++
+				}
+				A[(i*d+c)*D+j] = v
+			}
+		}
+	}
 }

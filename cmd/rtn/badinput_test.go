@@ -24,8 +24,8 @@ var numericFlags = map[string][]string{
 	"pcnn":        {"size", "units", "minutes", "passes", "restarts", "generate", "ctw-depth", "hmm-states", "hmm-iterations", "seed"},
 	"spectral":    {"n", "noise", "L", "rank", "seed", "d", "p", "states", "epochs", "seeds"},
 	"bench":       {"batch", "hidden", "in", "steps", "reps"},
-	"reproduce":   {"seed"},
-	"umps train":  {"bond", "balance", "train", "valid", "epochs", "restarts", "seed"},
+	"reproduce":   {"seed", "jobs"},
+	"umps train":  {"bond", "balance", "train", "valid", "epochs", "batch", "lr", "init-noise", "patience", "restarts", "seed"},
 	"umps sample": {"n", "seed"},
 	"umps eval":   {"len", "samples", "seed"},
 }
@@ -165,6 +165,7 @@ func badCases(model, file, dir string) []badCase {
 	// reproduce.
 	c(2, `-only: unknown section "nope"`, "reproduce", "-only", "nope")
 	c(2, "-seed must be >= 1", "reproduce", "-seed", "0")
+	c(2, "-jobs must be >= 1", "reproduce", "-jobs", "0")
 	// umps train.
 	c(2, "-bond must be in [1, 512]", "umps", "train", "-bond", "0")
 	c(2, "-bond must be in [1, 512]", "umps", "train", "-bond", "600")
@@ -172,6 +173,10 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-train and -valid must be >= 1", "umps", "train", "-valid", "-5")
 	c(2, "-epochs must be >= 1", "umps", "train", "-epochs", "0")
 	c(2, "-balance must be >= 0", "umps", "train", "-balance", "-1")
+	c(2, "-batch must be >= 1", "umps", "train", "-batch", "0")
+	c(2, "-lr must be a finite number >= 0", "umps", "train", "-lr", "-1")
+	c(2, "-init-noise must be a finite number >= 0", "umps", "train", "-init-noise", "-0.5")
+	c(2, "-patience must be >= 1", "umps", "train", "-patience", "0")
 	c(2, "-restarts must be >= 1", "umps", "train", "-restarts", "0")
 	c(2, "-seed must be >= 1", "umps", "train", "-seed", "0")
 	c(2, `-norm must be n or star, got "all"`, "umps", "train", "-norm", "all")

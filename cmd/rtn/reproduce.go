@@ -18,6 +18,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(reproduce.Sections(), ", ")+")")
 	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	jobs := fs.Int("jobs", 1, "independent runs trained at once by the sections that allow it (umps-pautomac); results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	markdown := fs.String("markdown", "", "also write the summary as a Markdown page to this file (docs/results.md is made this way)")
@@ -27,6 +28,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if *seed == 0 {
 		return usagef("-seed must be >= 1")
+	}
+	if *jobs < 1 {
+		return usagef("-jobs must be >= 1, got %d", *jobs)
 	}
 	if err := checkOutDir("-out", *out); err != nil {
 		return err
@@ -45,7 +49,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			return usagef("-readme: %s has no headline markers", *readme)
 		}
 	}
-	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed}
+	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed, Jobs: *jobs}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			s = strings.TrimSpace(s)

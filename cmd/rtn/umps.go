@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"text/tabwriter"
 	"time"
@@ -53,13 +54,18 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
+	fd := runs.DefaultUMPSFileSpec()
 	fs.IntVar(&spec.Bond, "bond", 20, "bond dimension D")
-	fs.StringVar(&norm, "norm", "n", "normalisation: n (per length, P_n) or star (all lengths, P_*)")
+	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
-	fs.IntVar(&spec.BalanceEpochs, "balance", 5, "also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only)")
+	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
 	fs.IntVar(&spec.NTrain, "train", 1000, "training strings (built-in languages)")
 	fs.IntVar(&spec.NValid, "valid", 1000, "validation strings (built-in languages)")
-	fs.IntVar(&spec.Epochs, "epochs", 300, "maximum epochs (early stopping usually ends sooner)")
+	fs.IntVar(&spec.Epochs, "epochs", 300, fmt.Sprintf("maximum epochs (early stopping may end sooner; with -format the default is %d)", fd.Epochs))
+	fs.IntVar(&spec.BatchSize, "batch", 50, fmt.Sprintf("strings per minibatch (with -format the default is %d)", fd.BatchSize))
+	fs.Float64Var(&spec.LR, "lr", 0, fmt.Sprintf("Adam's learning rate (0: 1e-2, or 1e-1 with -init normal; with -format the default is %g)", fd.LR))
+	fs.Float64Var(&spec.InitNoise, "init-noise", 0, fmt.Sprintf("with -init identity: standard deviation of the noise added to the identity (0: 1e-6; with -format the default is %g)", fd.InitNoise))
+	fs.IntVar(&spec.Patience, "patience", 5, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
 	fs.IntVar(&spec.Restarts, "restarts", 1, "initialisations trained on the same data, the best by validation NLL kept")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (model.npz, checkpoint.npz, metrics.jsonl)")
@@ -72,6 +78,24 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
 		return err
 	}
+	if spec.Format != nil {
+		// A string file gets the defaults chosen for it (docs/umps.md).
+		for name, set := range map[string]func(){
+			"bond":       func() { spec.Bond = fd.Bond },
+			"norm":       func() { norm = fd.Norm.String() },
+			"balance":    func() { spec.BalanceEpochs = fd.BalanceEpochs },
+			"epochs":     func() { spec.Epochs = fd.Epochs },
+			"batch":      func() { spec.BatchSize = fd.BatchSize },
+			"lr":         func() { spec.LR = fd.LR },
+			"init-noise": func() { spec.InitNoise = fd.InitNoise },
+			"patience":   func() { spec.Patience = fd.Patience },
+		} {
+			if !flagSet(fs, name) {
+				set()
+			}
+		}
+		spec.RestoreOnDrop = fd.RestoreOnDrop
+	}
 	switch {
 	case spec.Bond < 1 || spec.Bond > 512:
 		return usagef("-bond must be in [1, 512], got %d", spec.Bond)
@@ -79,6 +103,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("-train and -valid must be >= 1")
 	case spec.Epochs < 1:
 		return usagef("-epochs must be >= 1, got %d", spec.Epochs)
+	case spec.BatchSize < 1:
+		return usagef("-batch must be >= 1, got %d", spec.BatchSize)
+	case !(spec.LR >= 0) || math.IsInf(spec.LR, 1):
+		return usagef("-lr must be a finite number >= 0, got %v", spec.LR)
+	case !(spec.InitNoise >= 0) || math.IsInf(spec.InitNoise, 1):
+		return usagef("-init-noise must be a finite number >= 0, got %v", spec.InitNoise)
+	case spec.Patience < 1:
+		return usagef("-patience must be >= 1, got %d", spec.Patience)
 	case spec.BalanceEpochs < 0:
 		return usagef("-balance must be >= 0, got %d", spec.BalanceEpochs)
 	case spec.Restarts < 1:

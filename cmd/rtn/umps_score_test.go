@@ -41,8 +41,13 @@ func TestUMPSScore(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("train: exit %d, %q, %q", code, out, errs)
 	}
-	if rep["train"] != 32.0 || rep["valid"] != 8.0 || rep["length_model"] != "fitted" {
+	// A string file trains P_* by default (its own length distribution).
+	if rep["train"] != 32.0 || rep["valid"] != 8.0 || rep["length_model"] != "star" {
 		t.Errorf("train -json: %v", rep)
+	}
+	out, errs, code = invoke("umps", "train", "-data", train, "-format", "pautomac", "-norm", "n", "-bond", "2", "-epochs", "2", "-quiet", "-json")
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep["length_model"] != "fitted" {
+		t.Fatalf("train -norm n: exit %d, %q, %q", code, out, errs)
 	}
 	out, errs, code = invoke("umps", "score", "-model", run, "-test", test, "-solution", sol, "-json")
 	var sc map[string]any

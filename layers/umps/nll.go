@@ -151,14 +151,18 @@ func (n *NLL) Run(seqs [][]int, grads *params.Params) (float64, error) {
 // Problem is the mean NLL (nats per string, under P_n or P_*) of a u-MPS
 // on a training set, as an optim.Problem for optim.Trainer, with a
 // validation set (optim.Validator) and loss-only evaluation
-// (optim.Evaluator). One NLL graph is compiled per batch size in use.
+// (optim.Evaluator). One NLL graph is compiled per batch size and length
+// bound in use.
 type Problem struct {
 	p            *params.Params
 	train, valid [][]int
 	maxLen       int
 	norm         Norm
-	graphs       map[int]*NLL
+	graphs       map[[2]int]*NLL // by batch size and length bound
 }
+
+// lengthBucket is the step of the length bounds of a Problem's P_n graphs.
+const lengthBucket = 16
 
 // NewProblem checks that every string uses the model's symbols and
 // returns the problem. valid may be empty (no validation loss then).
@@ -177,7 +181,7 @@ func NewProblem(p *params.Params, train, valid [][]int, norm Norm) (*Problem, er
 		}
 		maxLen = max(maxLen, len(s))
 	}
-	return &Problem{p: p, train: train, valid: valid, maxLen: maxLen, norm: norm, graphs: map[int]*NLL{}}, nil
+	return &Problem{p: p, train: train, valid: valid, maxLen: maxLen, norm: norm, graphs: map[[2]int]*NLL{}}, nil
 }
 
 // Params returns the model's parameters (updated in place by the trainer).
@@ -194,13 +198,26 @@ func (pr *Problem) batch(idx []int) ([][]int, *NLL, error) {
 		}
 		seqs[i] = pr.train[k]
 	}
-	g, ok := pr.graphs[len(idx)]
+	// Under P_n the graph's Z_n sweep runs up to its length bound, so a
+	// batch of short strings gets a graph bounded by a multiple of
+	// lengthBucket above its longest string; Z_n of the lengths in the
+	// batch, and so the loss and its gradient, do not depend on it.
+	T := pr.maxLen
+	if pr.norm == PerLength {
+		n := 0
+		for _, s := range seqs {
+			n = max(n, len(s))
+		}
+		T = min(T, (n/lengthBucket+1)*lengthBucket)
+	}
+	key := [2]int{len(idx), T}
+	g, ok := pr.graphs[key]
 	if !ok {
 		var err error
-		if g, err = NewNLL(pr.p, len(idx), pr.maxLen, pr.norm); err != nil {
+		if g, err = NewNLL(pr.p, len(idx), T, pr.norm); err != nil {
 			return nil, nil, err
 		}
-		pr.graphs[len(idx)] = g
+		pr.graphs[key] = g
 	}
 	return seqs, g, nil
 }

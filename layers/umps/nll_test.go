@@ -227,3 +227,49 @@ func TestNLLStar(t *testing.T) {
 		t.Errorf("divergent Z_*: got %v", err)
 	}
 }
+
+// A Problem's P_n batches of short strings run on graphs with a shorter
+// length bound; the loss and gradient are bit for bit those of the graph
+// bounded by the longest string of the problem.
+func TestProblemLengthBoundExact(t *testing.T) {
+	p := nllParams(t, RandomNormal)
+	long := make([]int, 3*lengthBucket)
+	train := append([][]int{long}, nllBatch...)
+	pr, err := NewProblem(p, train, nil, PerLength)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{1, 2, 3, 4, 5}
+	g := p.Like()
+	loss, err := pr.LossGrad(idx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.graphs) != 1 {
+		t.Fatalf("%d graphs, want 1", len(pr.graphs))
+	}
+	for key := range pr.graphs {
+		if key[1] != lengthBucket {
+			t.Fatalf("length bound %d, want %d", key[1], lengthBucket)
+		}
+	}
+	full, err := NewNLL(p, len(idx), len(long), PerLength)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf := p.Like()
+	lf, err := full.Run(nllBatch, gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loss != lf {
+		t.Errorf("loss %.17g, full bound %.17g", loss, lf)
+	}
+	for _, name := range p.Names() {
+		for i, v := range g.Data(name) {
+			if w := gf.Data(name)[i]; v != w {
+				t.Errorf("d%s[%d]: %.17g, full bound %.17g", name, i, v, w)
+			}
+		}
+	}
+}

@@ -94,13 +94,14 @@ func LogZStar(b *graph.Builder, A, alpha, omega *G.Node) *G.Node {
 	if !ok {
 		return nil
 	}
+	cache := &zStarCache{D: D, d: d}
 	return b.Fused(normKernel("umps.LogZStar", "",
 		func(in [][]float64) (float64, error) {
-			lz, _, err := zStarKernel(in[0], in[1], in[2], D, d, false)
+			lz, _, err := zStarKernel(cache, in[0], in[1], in[2], false)
 			return lz, err
 		},
 		func(in [][]float64) ([]float64, error) {
-			_, g, err := zStarKernel(in[0], in[1], in[2], D, d, true)
+			_, g, err := zStarKernel(cache, in[0], in[1], in[2], true)
 			return g, err
 		}), A, alpha, omega)
 }

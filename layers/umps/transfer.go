@@ -251,7 +251,11 @@ func (t *Transfer) spectralRadius(n *node) (float64, error) {
 }
 
 // starSystem returns the cached factorisation of I - M_S for the closure
-// n = S*, after checking that the sum converges.
+// n = S*, after checking that the sum converges: first by the bound
+// rho(E_S) <= ||E_S(I)|| of a completely positive map (X <= ||X|| I gives
+// E_S(X) <= ||X|| E_S(I)), which holds for every contracted core
+// (ContractCore), then, when the bound is not below one, by the power
+// method.
 func (t *Transfer) starSystem(n *node) (*starSys, error) {
 	if sys, ok := t.stars[n]; ok {
 		return sys, nil
@@ -260,9 +264,14 @@ func (t *Transfer) starSystem(n *node) (*starSys, error) {
 	if s.nullable() {
 		return nil, errors.New("umps: a Kleene closure S* whose S matches the empty string diverges (S* is ambiguous)")
 	}
-	rho, err := t.spectralRadius(s)
+	rho, err := t.radiusBound(s)
 	if err != nil {
 		return nil, err
+	}
+	if rho >= rhoLimit {
+		if rho, err = t.spectralRadius(s); err != nil {
+			return nil, err
+		}
 	}
 	if rho >= rhoLimit {
 		return nil, errors.Errorf("umps: a Kleene closure diverges: the spectral radius of its transfer operator is %.6g >= 1", rho)
@@ -270,24 +279,79 @@ func (t *Transfer) starSystem(n *node) (*starSys, error) {
 	D := t.m.Bond
 	dd := D * D
 	a := mat.NewDense(dd, dd, nil)
+	if s.kind == kindSym {
+		// M_S[(i,j),(k,l)] = sum_{c in S} A_c[i,k] A_c[j,l].
+		row := a.RawMatrix().Data
+		for _, c := range s.syms {
+			m := t.mats[c]
+			for i := 0; i < D; i++ {
+				for j := 0; j < D; j++ {
+					r := row[(i*D+j)*dd : (i*D+j+1)*dd]
+					aj := m[j*D : (j+1)*D]
+					for k := 0; k < D; k++ {
+						f := m[i*D+k]
+						if f == 0 {
+							continue
+						}
+						rk := r[k*D : (k+1)*D]
+						for l, v := range aj {
+							rk[l] += f * v
+						}
+					}
+				}
+			}
+		}
+		for i := range row {
+			row[i] = -row[i]
+		}
+	} else {
+		for k := 0; k < dd; k++ {
+			basis := make([]float64, dd)
+			basis[k] = 1
+			col, err := t.apply(s, Mat{Data: basis}, true)
+			if err != nil {
+				return nil, err
+			}
+			sc := 0.0
+			if !col.Zero {
+				sc = math.Ldexp(1, col.Exp)
+			}
+			for i := 0; i < dd; i++ {
+				a.Set(i, k, -sc*col.Data[i])
+			}
+		}
+	}
 	for k := 0; k < dd; k++ {
-		basis := make([]float64, dd)
-		basis[k] = 1
-		col, err := t.apply(s, Mat{Data: basis}, true)
-		if err != nil {
-			return nil, err
-		}
-		sc := 0.0
-		if !col.Zero {
-			sc = math.Ldexp(1, col.Exp)
-		}
-		for i := 0; i < dd; i++ {
-			a.Set(i, k, -sc*col.Data[i])
-		}
 		a.Set(k, k, a.At(k, k)+1)
 	}
 	sys := &starSys{rho: rho}
 	sys.lu.Factorize(a)
 	t.stars[n] = sys
 	return sys, nil
+}
+
+// radiusBound is ||E^r_S(I)||, the largest eigenvalue of the positive
+// semidefinite E^r_S(I), an upper bound on the spectral radius of E^r_S.
+func (t *Transfer) radiusBound(s *node) (float64, error) {
+	D := t.m.Bond
+	id := make([]float64, D*D)
+	for i := 0; i < D; i++ {
+		id[i*D+i] = 1
+	}
+	q, err := t.apply(s, Mat{Data: id}, true)
+	if err != nil || q.Zero {
+		return 0, err
+	}
+	sym := mat.NewSymDense(D, nil)
+	for i := 0; i < D; i++ {
+		for j := i; j < D; j++ {
+			sym.SetSym(i, j, (q.Data[i*D+j]+q.Data[j*D+i])/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, false) {
+		return math.Inf(1), nil
+	}
+	vals := eig.Values(nil)
+	return math.Ldexp(vals[len(vals)-1], q.Exp), nil
 }

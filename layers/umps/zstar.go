@@ -2,6 +2,7 @@ package umps
 
 import (
 	"math"
+	"sync"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
@@ -46,14 +47,56 @@ func ParseNorm(s string) (Norm, error) {
 	return 0, errors.Errorf("umps: unknown normalisation %q (want n or star)", s)
 }
 
+// zStarCache keeps the Transfer (and so the factorised Kleene system) of
+// the last parameters seen by a LogZStar op, so that the backward pass
+// after a forward pass on the same parameters factorises nothing again.
+type zStarCache struct {
+	mu   sync.Mutex
+	in   []float64 // A, alpha, omega of t, concatenated
+	t    *Transfer
+	D, d int
+}
+
+// transfer returns a Transfer of a copy of (A, alpha, omega), the cached
+// one when they are unchanged.
+func (c *zStarCache) transfer(A, alpha, omega []float64) (*Transfer, error) {
+	same := c.t != nil && len(c.in) == len(A)+len(alpha)+len(omega)
+	if same {
+		off := 0
+		for _, part := range [][]float64{A, alpha, omega} {
+			for i, v := range part {
+				if c.in[off+i] != v {
+					same = false
+					break
+				}
+			}
+			off += len(part)
+		}
+	}
+	if same {
+		return c.t, nil
+	}
+	in := append(append(append([]float64(nil), A...), alpha...), omega...)
+	n := c.D * c.d * c.D
+	t, err := NewTransfer(&MPS{Bond: c.D, Symbols: c.d, A: in[:n], Alpha: in[n : n+c.D], Omega: in[n+c.D:]})
+	if err != nil {
+		return nil, err
+	}
+	c.in, c.t = in, t
+	return t, nil
+}
+
 // zStarKernel returns log Z_* and, when grad is true, the gradient of
-// log Z_* packed as [A | alpha | omega].
-func zStarKernel(A, alpha, omega []float64, D, d int, grad bool) (float64, []float64, error) {
-	m := &MPS{Bond: D, Symbols: d, A: A, Alpha: alpha, Omega: omega}
-	t, err := NewTransfer(m)
+// log Z_* packed as [A | alpha | omega], with the Transfer from zc.
+func zStarKernel(zc *zStarCache, A, alpha, omega []float64, grad bool) (float64, []float64, error) {
+	zc.mu.Lock()
+	defer zc.mu.Unlock()
+	t, err := zc.transfer(A, alpha, omega)
 	if err != nil {
 		return 0, nil, err
 	}
+	D, d := zc.D, zc.d
+	alpha, omega = t.m.Alpha, t.m.Omega
 	ql, qr := t.Boundaries()
 	x, err := t.apply(t.sigmaStar(), qr, true)
 	if err != nil {
