@@ -85,8 +85,9 @@ type umpsPAutomaCResult struct {
 // README's optimum and scikit-splearn figure (the spectral WFA's are the
 // wfa section's). Full mode: every problem with a training file,
 // rtn umps train's default flags (DefaultUMPSFileSpec). Quick mode: two
-// problems, D = 4, 2 epochs. ctx.Jobs problems train at once; each uses
-// its own seeded generators, so the numbers do not depend on it.
+// problems, the same defaults for 6 epochs. ctx.Jobs problems train at
+// once; each uses its own seeded generators, so the numbers do not depend
+// on it.
 func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 	dir := datasets.PAutomaCDir()
 	if dir == "" {
@@ -107,7 +108,7 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 	spec.Seed = ctx.Seed
 	if ctx.Quick {
 		problems = umpsPAutomaCQuick
-		spec.Bond, spec.Epochs, spec.BalanceEpochs = 4, 2, 0
+		spec.Epochs = 6
 	}
 	jobs := max(ctx.Jobs, 1)
 	progress := ctx.Progress
