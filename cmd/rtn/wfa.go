@@ -126,7 +126,8 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, all four when selecting)")
 	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 5} when selecting)")
 	lcols := fs.Int("lcolumns", 0, "longest basis suffix (default: -lrows)")
-	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection")
+	folds := fs.Int("folds", 5, "cross-validation folds of the selection (1: hold out -valid once)")
+	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed (validation split, randomized SVD)")
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
@@ -135,7 +136,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg, err := wfaConfig(*rank, *hankel, *lrows, *lcols, *valid, *seed)
+	cfg, err := wfaConfig(*rank, *hankel, *lrows, *lcols, *folds, *valid, *seed)
 	if err != nil {
 		return err
 	}
@@ -149,7 +150,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	m, rep, err := wfa.Fit(s, cfg)
 	if *verbose && rep != nil {
 		for _, c := range rep.Candidates {
-			fmt.Fprintf(stderr, "%-40v nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
+			fmt.Fprintf(stderr, "%-40v zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
 		}
 	}
 	var re *spectral.HankelRankError
@@ -191,8 +192,11 @@ type wfaLearnResult struct {
 }
 
 // wfaConfig turns the learn flags into a Config.
-func wfaConfig(rank int, hankel string, lrows, lcols int, valid float64, seed uint64) (wfa.Config, error) {
-	cfg := wfa.Config{ValidFraction: valid, Seed: seed}
+func wfaConfig(rank int, hankel string, lrows, lcols, folds int, valid float64, seed uint64) (wfa.Config, error) {
+	cfg := wfa.Config{Folds: folds, ValidFraction: valid, Seed: seed}
+	if folds < 1 {
+		return cfg, usagef("-folds must be >= 1, got %d", folds)
+	}
 	if rank < 0 {
 		return cfg, usagef("-rank must be >= 0, got %d", rank)
 	}

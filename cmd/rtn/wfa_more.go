@@ -226,20 +226,21 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	hankel := fs.String("hankel", "", "Hankel variant (default: classic and factor)")
 	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3 and 5)")
 	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
-	valid := fs.Float64("valid", 0.2, "share of the training strings held out")
+	folds := fs.Int("folds", 5, "cross-validation folds (1: hold out -valid once)")
+	valid := fs.Float64("valid", 0.2, "share of the training strings held out with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
-	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity (an oracle view; the selection never sees it)")
+	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity as fitted on the first fold's training part (an oracle view; the selection never sees it)")
 	solPath := fs.String("solution", "", "PAutomaC solution file of -test")
 	maxRuled := fs.Float64("max-ruled-out", 0, "largest share of validation strings a candidate may give a value <= 0 (0: the default)")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg, err := wfaConfig(0, *hankel, *lrows, 0, *valid, *seed)
+	cfg, err := wfaConfig(0, *hankel, *lrows, 0, *folds, *valid, *seed)
 	if err != nil {
 		return err
 	}
-	cfg.MaxFloored = *maxRuled
+	cfg.MaxFloored, cfg.AllFigures = *maxRuled, true
 	testScore := map[string]float64{}
 	if *testPath != "" && *solPath != "" {
 		test, err := in.read(*testPath, "-test")
@@ -251,6 +252,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg.OnCandidate = func(c wfa.Candidate, w spectral.WFA) {
+			if _, done := testScore[c.Spec.String()]; done {
+				return
+			}
 			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
 			if err == nil {
 				testScore[c.Spec.String()] = p
