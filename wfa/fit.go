@@ -77,15 +77,17 @@ type Config struct {
 	// matrix's usable rank are skipped). If empty, it will be defaulted to
 	// scikit-splearn's reference grid 2..30, 35, 40, 50.
 	Ranks []int
-	// Folds is the number of cross-validation folds of the selection: the
-	// strings are shuffled by the seed and cut into Folds parts, every
-	// candidate is fitted on all parts but one and scored on that one, and
-	// its figure is the mean over the parts, so every string validates.
-	// If 0, it will be defaulted to 5. With 1, ValidFraction of the
-	// strings is held out once.
+	// Folds is the number of cross-validation folds of the selection. If
+	// 0, it will be defaulted to 1: ValidFraction of the strings is held
+	// out once. With Folds >= 2 the strings are shuffled by the seed and
+	// cut into Folds parts, every candidate is fitted on all parts but one
+	// and scored on that one, and its figure is the mean over the parts
+	// (on PAutomaC, 5 folds cost five times the selection and did not
+	// select better: see docs/wfa.md).
 	Folds int
 	// ValidFraction is the share of the strings held out when Folds is 1.
-	// If 0, it will be defaulted to 0.2.
+	// If 0, it will be defaulted to 0.2 (on PAutomaC, 0.1 let noise pick
+	// the rank: see docs/wfa.md).
 	ValidFraction float64
 	// AllFigures makes the selection compute every criterion's figure for
 	// every candidate, not only its own (for inspection; ValidNLL costs
@@ -127,7 +129,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Ranks = append(c.Ranks, 35, 40, 50)
 	}
 	if c.Folds == 0 {
-		c.Folds = 5
+		c.Folds = 1
 	}
 	if c.ValidFraction == 0 {
 		c.ValidFraction = 0.2
@@ -185,9 +187,9 @@ type Report struct {
 
 // Fit learns a spectral WFA from the strings of s. With cfg.Spec.Rank > 0
 // it fits that configuration on all strings (a rank above the Hankel
-// matrix's is a *spectral.HankelRankError). Otherwise it cross-validates
-// every candidate (cfg.Folds), keeps those that are not rejected on any
-// fold (spectral radius of sum_s A_s >= 1, a mass outside
+// matrix's is a *spectral.HankelRankError). Otherwise it scores every
+// candidate on held-out strings (one split, or cfg.Folds folds), keeps
+// those that are not rejected on any fold (spectral radius of sum_s A_s >= 1, a mass outside
 // [MinMass, MaxMass], or a value <= 0 on more than MaxFloored of the
 // validation strings), and refits the one with the best mean validation
 // figure (cfg.Criterion) on all strings; a refit that fails the same

@@ -126,7 +126,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, all four when selecting)")
 	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 5} when selecting)")
 	lcols := fs.Int("lcolumns", 0, "longest basis suffix (default: -lrows)")
-	folds := fs.Int("folds", 5, "cross-validation folds of the selection (1: hold out -valid once)")
+	folds := fs.Int("folds", 1, "cross-validation folds of the selection (1: hold out -valid once)")
 	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed (validation split, randomized SVD)")
 	out := fs.String("out", "", "model file to write (JSON)")

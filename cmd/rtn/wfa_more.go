@@ -226,7 +226,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	hankel := fs.String("hankel", "", "Hankel variant (default: classic and factor)")
 	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3 and 5)")
 	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
-	folds := fs.Int("folds", 5, "cross-validation folds (1: hold out -valid once)")
+	folds := fs.Int("folds", 1, "cross-validation folds (1: hold out -valid once)")
 	valid := fs.Float64("valid", 0.2, "share of the training strings held out with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
