@@ -1,12 +1,12 @@
 package reproduce
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,26 +21,52 @@ import (
 
 // PAutomaCReference is what the data folder's README gives for a problem:
 // the optimal score (the perplexity of the true model) and scikit-splearn's
-// validation-selected spectral automaton refitted on all training strings
-// (NaN when the README has none).
+// validation-selected spectral automaton refitted on all training strings.
+// The splearn fields are NaN or empty when the README has none.
 type PAutomaCReference struct {
 	Optimum, Splearn float64
+	// SplearnConfig is the configuration of Splearn ("factor, 5, 40":
+	// version, lrows, rank), SplearnOracle the best score over splearn's
+	// grid (it looks at the test set), SplearnSeconds splearn's fit time.
+	SplearnConfig                 string
+	SplearnOracle, SplearnSeconds float64
+	// DivergentConfig and DivergentScore are splearn's own validation pick
+	// and its refit score when the README says that pick diverges; Splearn
+	// and SplearnConfig are then the README's non-divergent pick.
+	DivergentConfig string
+	DivergentScore  float64
 }
 
-// ReadPAutomaCReferences parses the two tables of the README: problem,
-// type, states, alphabet, train, optimal score; and problem, optimal
-// score, splearn configuration, its score fitted on 90%, refitted on 100%,
-// ...
+// nonDivergentPick matches the README's sentence giving splearn's
+// non-divergent pick of a problem: "(factor, 5, 26) on problem 5, scoring
+// 33.2878 fitted on 90 % and 33.3924 refitted ...".
+var nonDivergentPick = regexp.MustCompile(`\((\w+, \d+, \d+)\) on problem (\d+), scoring ([0-9]+\.[0-9]+)(?: fitted on 90 %)? and ([0-9]+\.[0-9]+)`)
+
+// ReadPAutomaCReferences parses the README's two tables (problem, type,
+// states, alphabet, train, optimal score; and problem, optimal score,
+// splearn configuration, its score fitted on 90 %, refitted on 100 %,
+// oracle-best score (config), fit time) and the sentence naming splearn's
+// non-divergent pick where its validation pick diverges.
 func ReadPAutomaCReferences(readme string) (map[int]PAutomaCReference, error) {
-	f, err := os.Open(readme)
+	text, err := os.ReadFile(readme)
 	if err != nil {
 		return nil, errors.Wrap(err, "reproduce")
 	}
-	defer f.Close()
 	refs := map[int]PAutomaCReference{}
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		cells := strings.Split(strings.Trim(strings.TrimSpace(sc.Text()), "|"), "|")
+	num := func(line int, what, cell string) (float64, error) {
+		f := strings.Fields(cell)
+		if len(f) == 0 {
+			return 0, errors.Errorf("%s:%d: empty %s", readme, line, what)
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return 0, errors.Errorf("%s:%d: %s %q", readme, line, what, cell)
+		}
+		return v, nil
+	}
+	for i, row := range strings.Split(string(text), "\n") {
+		line := i + 1
+		cells := strings.Split(strings.Trim(strings.TrimSpace(row), "|"), "|")
 		if len(cells) < 6 {
 			continue
 		}
@@ -53,18 +79,41 @@ func ReadPAutomaCReferences(readme string) (map[int]PAutomaCReference, error) {
 		}
 		r, seen := refs[p]
 		if !seen {
-			r.Splearn = math.NaN()
+			r = PAutomaCReference{Splearn: math.NaN(), SplearnOracle: math.NaN(), SplearnSeconds: math.NaN(), DivergentScore: math.NaN()}
 		}
-		if len(cells) == 6 { // problem table: the optimum is the last cell
-			if r.Optimum, err = strconv.ParseFloat(cells[5], 64); err != nil {
-				return nil, errors.Errorf("%s:%d: optimal score %q", readme, line, cells[5])
+		switch len(cells) {
+		case 6: // problem table: the optimum is the last cell
+			if r.Optimum, err = num(line, "optimal score", cells[5]); err != nil {
+				return nil, err
 			}
-		} else if r.Splearn, err = strconv.ParseFloat(cells[4], 64); err != nil {
-			return nil, errors.Errorf("%s:%d: splearn score %q", readme, line, cells[4])
+		case 7: // splearn table
+			r.SplearnConfig = cells[2]
+			if r.Splearn, err = num(line, "splearn score", cells[4]); err != nil {
+				return nil, err
+			}
+			if r.SplearnOracle, err = num(line, "splearn oracle score", cells[5]); err != nil {
+				return nil, err
+			}
+			if r.SplearnSeconds, err = num(line, "splearn fit time", cells[6]); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errors.Errorf("%s:%d: %d cells, want 6 or 7", readme, line, len(cells))
 		}
 		refs[p] = r
 	}
-	return refs, errors.Wrap(sc.Err(), "reproduce")
+	for _, m := range nonDivergentPick.FindAllStringSubmatch(strings.Join(strings.Fields(string(text)), " "), -1) {
+		p, _ := strconv.Atoi(m[2])
+		r, ok := refs[p]
+		score, err := strconv.ParseFloat(m[4], 64)
+		if !ok || err != nil || r.SplearnConfig == "" {
+			return nil, errors.Errorf("%s: non-divergent pick of problem %s (%s) has no splearn row", readme, m[2], m[4])
+		}
+		r.DivergentConfig, r.DivergentScore = r.SplearnConfig, r.Splearn
+		r.SplearnConfig, r.Splearn = m[1], score
+		refs[p] = r
+	}
+	return refs, nil
 }
 
 // umpsPAutomaCQuick are the problems of the quick run: small alphabets.

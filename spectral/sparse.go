@@ -3,7 +3,6 @@ package spectral
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/mat"
@@ -37,33 +36,54 @@ func (t *triplets) add(r, c int, v float64) {
 	t.v = append(t.v, v)
 }
 
-// csr compresses the triplets, summing duplicates.
+// csr compresses the triplets, summing duplicates: two stable counting
+// sorts, by column and then by row, so duplicates are summed in insertion
+// order.
 func (t *triplets) csr() *Sparse {
-	order := make([]int, len(t.r))
-	for i := range order {
-		order[i] = i
+	idx := make([]int, len(t.r))
+	for i := range idx {
+		idx[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if t.r[a] != t.r[b] {
-			return t.r[a] - t.r[b]
-		}
-		return t.c[a] - t.c[b]
-	})
-	m := &Sparse{Rows: t.rows, Cols: t.cols, RowPtr: make([]int, t.rows+1)}
-	for _, i := range order {
-		n := len(m.Col)
-		if n > 0 && m.Col[n-1] == t.c[i] && m.RowPtr[t.r[i]+1] > 0 {
-			m.Val[n-1] += t.v[i]
-			continue
-		}
-		m.Col = append(m.Col, t.c[i])
-		m.Val = append(m.Val, t.v[i])
-		m.RowPtr[t.r[i]+1] = len(m.Col)
+	byCol := countingSort(idx, t.c, t.cols)
+	start := make([]int, t.rows+1)
+	for _, r := range t.r {
+		start[r+1]++
 	}
-	for i := 1; i <= t.rows; i++ {
-		m.RowPtr[i] = max(m.RowPtr[i], m.RowPtr[i-1])
+	for i := range t.rows {
+		start[i+1] += start[i]
+	}
+	order := countingSort(byCol, t.r, t.rows)
+	m := &Sparse{Rows: t.rows, Cols: t.cols, RowPtr: make([]int, t.rows+1), Col: make([]int, 0, len(t.r)), Val: make([]float64, 0, len(t.r))}
+	for r := range t.rows {
+		first := len(m.Col)
+		for _, i := range order[start[r]:start[r+1]] {
+			if n := len(m.Col); n > first && m.Col[n-1] == t.c[i] {
+				m.Val[n-1] += t.v[i]
+				continue
+			}
+			m.Col = append(m.Col, t.c[i])
+			m.Val = append(m.Val, t.v[i])
+		}
+		m.RowPtr[r+1] = len(m.Col)
 	}
 	return m
+}
+
+// countingSort returns idx ordered by key[i] in [0, n), stably.
+func countingSort(idx, key []int, n int) []int {
+	next := make([]int, n+1)
+	for _, i := range idx {
+		next[key[i]+1]++
+	}
+	for k := range n {
+		next[k+1] += next[k]
+	}
+	out := make([]int, len(idx))
+	for _, i := range idx {
+		out[next[key[i]]] = i
+		next[key[i]]++
+	}
+	return out
 }
 
 // NNZ is the number of stored entries.

@@ -279,3 +279,28 @@ func TestMinimize(t *testing.T) {
 		}
 	}
 }
+
+// Compression sorts every row by column and sums duplicates: the CSR
+// matrix of shuffled triplets with repeats equals their dense sum.
+func TestTripletsCSR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const rows, cols = 7, 5
+	want := mat.NewDense(rows, cols, nil)
+	tr := newTriplets(rows, cols)
+	for range 60 {
+		i, j, v := rng.IntN(rows), rng.IntN(cols), rng.NormFloat64()
+		tr.add(i, j, v)
+		want.Set(i, j, want.At(i, j)+v)
+	}
+	m := tr.csr()
+	if !mat.EqualApprox(m.Dense(), want, 1e-14) {
+		t.Fatalf("CSR\n%v\nwant\n%v", mat.Formatted(m.Dense()), mat.Formatted(want))
+	}
+	for i := range rows {
+		for k := m.RowPtr[i] + 1; k < m.RowPtr[i+1]; k++ {
+			if m.Col[k-1] >= m.Col[k] {
+				t.Fatalf("row %d: columns %v not strictly increasing", i, m.Col[m.RowPtr[i]:m.RowPtr[i+1]])
+			}
+		}
+	}
+}

@@ -51,6 +51,22 @@ func NewEvalSet(seqs [][]int) *EvalSet {
 // positive values are legitimate for long strings and are not counted,
 // although the floor applies to them as well.
 func (e *EvalSet) Perplexity(w spectral.WFA) (perp, floored float64) {
+	perp, floored, _ = e.scores(w)
+	return perp, floored
+}
+
+// ZLL is -sum_x p(x) log(max(f(x), Floor) / Z) over the distinct strings
+// with their frequencies, Z = w.Mass(); +Inf when Z is not positive and
+// finite.
+func (e *EvalSet) ZLL(w spectral.WFA) float64 {
+	_, _, zll := e.scores(w)
+	return zll
+}
+
+// scores computes Perplexity and ZLL in one pass over the strings.
+func (e *EvalSet) scores(w spectral.WFA) (perp, floored, zll float64) {
+	z, err := w.Mass()
+	normal := err == nil && z > 0 && !math.IsInf(z, 0)
 	q := make([]float64, len(e.Seqs))
 	sum := 0.0
 	for i, s := range e.Seqs {
@@ -58,30 +74,21 @@ func (e *EvalSet) Perplexity(w spectral.WFA) (perp, floored float64) {
 		if !(v > 0) {
 			floored += e.Weights[i]
 		}
-		if !(v > Floor) || math.IsInf(v, 0) {
-			v = max(Floor, min(v, math.MaxFloat64))
+		if !(v > Floor) {
+			v = Floor
+		} else if v > math.MaxFloat64 {
+			v = math.MaxFloat64
 		}
 		q[i] = v
 		sum += v
+		zll -= e.Weights[i] * math.Log(v/z)
+	}
+	if !normal {
+		zll = math.Inf(1)
 	}
 	h := 0.0
 	for i, v := range q {
 		h -= e.Weights[i] * math.Log2(v/sum)
 	}
-	return math.Exp2(h), floored
-}
-
-// ZLL is -sum_x p(x) log(max(f(x), Floor) / Z) over the distinct strings
-// with their frequencies, Z = w.Mass(); +Inf when Z is not positive and
-// finite.
-func (e *EvalSet) ZLL(w spectral.WFA) float64 {
-	z, err := w.Mass()
-	if err != nil || !(z > 0) || math.IsInf(z, 0) {
-		return math.Inf(1)
-	}
-	s := 0.0
-	for i, x := range e.Seqs {
-		s -= e.Weights[i] * math.Log(max(w.Value(x), Floor)/z)
-	}
-	return s
+	return math.Exp2(h), floored, zll
 }

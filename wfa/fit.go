@@ -1,6 +1,7 @@
 package wfa
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -76,9 +77,22 @@ type Config struct {
 	// matrix's usable rank are skipped). If empty, it will be defaulted to
 	// scikit-splearn's reference grid 2..30, 35, 40, 50.
 	Ranks []int
-	// ValidFraction is the share of the training strings held out for the
-	// selection. If 0, it will be defaulted to 0.2 (on PAutomaC, 0.1 let noise pick the rank: see docs/wfa.md).
+	// Folds is the number of cross-validation folds of the selection. If
+	// 0, it will be defaulted to 1: ValidFraction of the strings is held
+	// out once. With Folds >= 2 the strings are shuffled by the seed and
+	// cut into Folds parts, every candidate is fitted on all parts but one
+	// and scored on that one, and its figure is the mean over the parts
+	// (on PAutomaC, 5 folds cost five times the selection and did not
+	// select better: see docs/wfa.md).
+	Folds int
+	// ValidFraction is the share of the strings held out when Folds is 1.
+	// If 0, it will be defaulted to 0.2 (on PAutomaC, 0.1 let noise pick
+	// the rank: see docs/wfa.md).
 	ValidFraction float64
+	// AllFigures makes the selection compute every criterion's figure for
+	// every candidate, not only its own (for inspection; ValidNLL costs
+	// more than the others together).
+	AllFigures bool
 	// MaxFloored is the largest share of validation strings (by count) an
 	// automaton may give a value <= 0 and still be selected. If 0, it will
 	// be defaulted to 0.5: good spectral automata of some PAutomaC problems
@@ -114,6 +128,9 @@ func (c Config) withDefaults() (Config, error) {
 		}
 		c.Ranks = append(c.Ranks, 35, 40, 50)
 	}
+	if c.Folds == 0 {
+		c.Folds = 1
+	}
 	if c.ValidFraction == 0 {
 		c.ValidFraction = 0.2
 	}
@@ -125,6 +142,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Spec.Rank < 0 {
 		return c, errors.Errorf("wfa: rank %d, want >= 1 (or 0 to select it)", c.Spec.Rank)
+	}
+	if c.Folds < 1 {
+		return c, errors.Errorf("wfa: %d folds, want >= 1", c.Folds)
 	}
 	for _, r := range c.Ranks {
 		if r < 1 {
@@ -142,10 +162,12 @@ type Candidate struct {
 	Spec Spec
 	// Perplexity is the normalised validation perplexity
 	// (EvalSet.Perplexity), NLL and ZLL the validation figures of ValidNLL
-	// and ValidZLL (nats per string).
+	// and ValidZLL (nats per string), each the mean over the folds
+	// weighted by their sizes. NLL is NaN unless it is the criterion or
+	// Config.AllFigures is set.
 	Perplexity, NLL, ZLL float64
 	// Radius is the spectral radius of sum_s A_s; Floored the share of
-	// validation strings given a value <= 0.
+	// validation strings given a value <= 0 (the largest over the folds).
 	Radius, Floored float64
 	// Rejected says why the candidate cannot be selected ("" if it can).
 	Rejected string
@@ -165,13 +187,14 @@ type Report struct {
 
 // Fit learns a spectral WFA from the strings of s. With cfg.Spec.Rank > 0
 // it fits that configuration on all strings (a rank above the Hankel
-// matrix's is a *spectral.HankelRankError). Otherwise it splits the strings by
-// cfg.Seed, fits every candidate on the training part, keeps the one with
-// the best validation figure (cfg.Criterion) among those that are not
-// rejected (spectral radius of sum_s A_s >= 1, a mass outside
+// matrix's is a *spectral.HankelRankError). Otherwise it scores every
+// candidate on held-out strings (one split, or cfg.Folds folds), keeps
+// those that are not rejected on any fold (spectral radius of sum_s A_s >= 1, a mass outside
 // [MinMass, MaxMass], or a value <= 0 on more than MaxFloored of the
-// validation strings), and refits it on all strings. When the
-// selection fails the report still lists the candidates.
+// validation strings), and refits the one with the best mean validation
+// figure (cfg.Criterion) on all strings; a refit that fails the same
+// checks (on all the strings) is rejected and the next best is refitted.
+// When the selection fails the report still lists the candidates.
 func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -181,22 +204,67 @@ func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 		return nil, nil, err
 	}
 	rep := &Report{}
-	spec := cfg.Spec
-	if spec.Rank == 0 {
+	if cfg.Spec.Rank > 0 {
 		start := time.Now()
-		if rep.Candidates, spec, err = selectSpec(s, cfg); err != nil {
-			return nil, rep, err
+		w, err := FitSpec(s.Seqs, len(s.Alphabet), cfg.Spec, rand.New(rand.NewPCG(cfg.Seed, 2)))
+		if err != nil {
+			return nil, nil, err
 		}
-		rep.SelectSeconds = time.Since(start).Seconds()
+		rep.FitSeconds, rep.Chosen = time.Since(start).Seconds(), cfg.Spec
+		return &Model{WFA: w, Alphabet: slices.Clone(s.Alphabet), Spec: cfg.Spec}, rep, nil
 	}
 	start := time.Now()
-	w, err := FitSpec(s.Seqs, len(s.Alphabet), spec, rand.New(rand.NewPCG(cfg.Seed, 2)))
-	if err != nil {
-		return nil, nil, err
+	if rep.Candidates, err = selectSpec(s, cfg); err != nil {
+		return nil, rep, err
 	}
-	rep.FitSeconds = time.Since(start).Seconds()
-	rep.Chosen = spec
-	return &Model{WFA: w, Alphabet: slices.Clone(s.Alphabet), Spec: spec}, rep, nil
+	rep.SelectSeconds = time.Since(start).Seconds()
+	order := make([]int, 0, len(rep.Candidates))
+	for i, c := range rep.Candidates {
+		if c.Rejected == "" {
+			order = append(order, i)
+		}
+	}
+	// Stable: ties go to the first candidate in grid order.
+	slices.SortStableFunc(order, func(i, j int) int {
+		return cmp.Compare(rep.Candidates[i].value(cfg.Criterion), rep.Candidates[j].value(cfg.Criterion))
+	})
+	var all *EvalSet
+	for _, i := range order {
+		spec := rep.Candidates[i].Spec
+		start := time.Now()
+		w, err := FitSpec(s.Seqs, len(s.Alphabet), spec, rand.New(rand.NewPCG(cfg.Seed, 2)))
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.FitSeconds = time.Since(start).Seconds()
+		if all == nil {
+			all = NewEvalSet(s.Seqs)
+		}
+		if why := refitRejected(w, all, cfg); why != "" {
+			rep.Candidates[i].Rejected = why
+			continue
+		}
+		rep.Chosen = spec
+		return &Model{WFA: w, Alphabet: slices.Clone(s.Alphabet), Spec: spec}, rep, nil
+	}
+	return nil, rep, errors.Errorf("wfa: all %d candidate automata diverge, have a mass outside [%g, %g] or give a value <= 0 to more than %g of the validation strings, on a fold or refitted on all strings", len(rep.Candidates), MinMass, MaxMass, cfg.MaxFloored)
+}
+
+// refitRejected applies judge's checks to an automaton refitted on all the
+// strings (all): why it cannot be returned, or "".
+func refitRejected(w spectral.WFA, all *EvalSet, cfg Config) string {
+	rad, err := w.SpectralRadius()
+	z, zerr := w.Mass()
+	switch {
+	case err != nil || !(rad < 1):
+		return "refit diverges"
+	case zerr != nil || !(z >= MinMass && z <= MaxMass):
+		return "refit mass out of range"
+	}
+	if _, floored, _ := all.scores(w); floored > cfg.MaxFloored {
+		return "refit rules out too many strings"
+	}
+	return ""
 }
 
 // FitSpec learns the spectral WFA of one configuration from seqs over
@@ -213,60 +281,121 @@ func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA
 	return f.WFA(spec.Rank)
 }
 
-// selectSpec runs the validation selection.
-func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
-	tr, va, _, err := datasets.Split(len(s.Seqs), cfg.ValidFraction, 0, rand.New(rand.NewPCG(cfg.Seed, 1)))
+// folds returns the validation indices of each fold: with cfg.Folds = 1 a
+// ValidFraction split, else the parts of a shuffle.
+func folds(n int, cfg Config) ([][]int, error) {
+	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	if cfg.Folds == 1 {
+		_, va, _, err := datasets.Split(n, cfg.ValidFraction, 0, rng)
+		if err != nil {
+			return nil, err
+		}
+		if len(va) == 0 {
+			return nil, errors.Errorf("wfa: %d strings leave no validation strings at fraction %g", n, cfg.ValidFraction)
+		}
+		return [][]int{va}, nil
+	}
+	if n < 2*cfg.Folds {
+		return nil, errors.Errorf("wfa: %d strings are too few for %d folds", n, cfg.Folds)
+	}
+	out := make([][]int, cfg.Folds)
+	for i, j := range datasets.Shuffle(rng, n) {
+		out[i%cfg.Folds] = append(out[i%cfg.Folds], j)
+	}
+	return out, nil
+}
+
+// selectSpec scores every candidate on every fold and returns them in
+// grid order (variant, basis, rank), their figures the size-weighted means
+// over the folds.
+func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, error) {
+	parts, err := folds(len(s.Seqs), cfg)
 	if err != nil {
-		return nil, Spec{}, err
+		return nil, err
 	}
-	if len(va) == 0 {
-		return nil, Spec{}, errors.Errorf("wfa: %d strings leave no validation strings at fraction %g", len(s.Seqs), cfg.ValidFraction)
-	}
-	train := pick(s.Seqs, tr)
-	valid := NewEvalSet(pick(s.Seqs, va))
 	var cands []Candidate
-	for _, v := range cfg.Variants {
-		for _, b := range cfg.Bases {
-			h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
-			if err != nil {
-				return nil, Spec{}, err
+	index := map[Spec]int{}
+	for k, va := range parts {
+		held := make([]bool, len(s.Seqs))
+		for _, j := range va {
+			held[j] = true
+		}
+		var train [][]int
+		for j, x := range s.Seqs {
+			if !held[j] {
+				train = append(train, x)
 			}
-			var ranks []int
-			for _, r := range cfg.Ranks {
-				if r < h.MaxRank() {
-					ranks = append(ranks, r)
-				}
-			}
-			if len(ranks) == 0 {
-				continue
-			}
-			f, err := h.Factorize(slices.Max(ranks), rand.New(rand.NewPCG(cfg.Seed, 3)))
-			if err != nil {
-				return nil, Spec{}, err
-			}
-			for _, r := range ranks {
-				w, err := f.WFA(r)
+		}
+		valid := NewEvalSet(pick(s.Seqs, va))
+		share := float64(len(va)) / float64(len(s.Seqs))
+		if cfg.Folds == 1 {
+			share = 1
+		}
+		seen := map[Spec]bool{}
+		for _, v := range cfg.Variants {
+			for _, b := range cfg.Bases {
+				h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
 				if err != nil {
-					return nil, Spec{}, err
+					return nil, err
 				}
-				c := judge(w, Spec{Variant: v, Rows: b, Cols: b, Rank: r}, valid, cfg)
-				if cfg.OnCandidate != nil {
-					cfg.OnCandidate(c, w)
+				var ranks []int
+				for _, r := range cfg.Ranks {
+					if r < h.MaxRank() {
+						ranks = append(ranks, r)
+					}
 				}
-				cands = append(cands, c)
+				if len(ranks) == 0 {
+					continue
+				}
+				f, err := h.Factorize(slices.Max(ranks), rand.New(rand.NewPCG(cfg.Seed, uint64(3+k))))
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range ranks {
+					w, err := f.WFA(r)
+					if err != nil {
+						return nil, err
+					}
+					spec := Spec{Variant: v, Rows: b, Cols: b, Rank: r}
+					c := judge(w, spec, valid, cfg)
+					if cfg.OnCandidate != nil {
+						cfg.OnCandidate(c, w)
+					}
+					seen[spec] = true
+					i, ok := index[spec]
+					if !ok {
+						if k > 0 {
+							continue // above the Hankel rank of an earlier fold
+						}
+						i = len(cands)
+						index[spec] = i
+						cands = append(cands, Candidate{Spec: spec})
+					}
+					cands[i].add(c, share, k)
+				}
+			}
+		}
+		for spec, i := range index {
+			if !seen[spec] && cands[i].Rejected == "" {
+				cands[i].Rejected = fmt.Sprintf("above the Hankel matrix's rank on fold %d", k+1)
 			}
 		}
 	}
-	best := -1
-	for i, c := range cands {
-		if c.Rejected == "" && (best < 0 || c.value(cfg.Criterion) < cands[best].value(cfg.Criterion)) {
-			best = i
+	return cands, nil
+}
+
+// add accumulates fold k's judgement c with weight share.
+func (c *Candidate) add(f Candidate, share float64, k int) {
+	c.Perplexity += share * f.Perplexity
+	c.NLL += share * f.NLL
+	c.ZLL += share * f.ZLL
+	c.Radius, c.Floored = max(c.Radius, f.Radius), max(c.Floored, f.Floored)
+	if c.Rejected == "" && f.Rejected != "" {
+		c.Rejected = f.Rejected
+		if k > 0 {
+			c.Rejected += fmt.Sprintf(" on fold %d", k+1)
 		}
 	}
-	if best < 0 {
-		return cands, Spec{}, errors.Errorf("wfa: all %d candidate automata diverge, have a mass outside [0.5, 2] or give a value <= 0 to more than %g of the validation strings", len(cands), cfg.MaxFloored)
-	}
-	return cands, cands[best].Spec, nil
 }
 
 // MinMass and MaxMass bound the mass sum_x f(x) = alpha^T (I - S)^-1 omega
@@ -276,8 +405,8 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, Spec, error) {
 // values floored, Z = 5e-17 on problem 5), one whose mass is large wastes
 // it on strings never seen.
 const (
-	MinMass = 0.5
-	MaxMass = 2
+	MinMass float64 = 0.5
+	MaxMass float64 = 2
 )
 
 // value is the candidate's figure under the criterion.
@@ -296,9 +425,11 @@ func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
 	c := Candidate{Spec: spec}
 	rad, err := w.SpectralRadius()
 	c.Radius = rad
-	c.Perplexity, c.Floored = valid.Perplexity(w)
-	c.NLL = NLL(w, valid)
-	c.ZLL = valid.ZLL(w)
+	c.Perplexity, c.Floored, c.ZLL = valid.scores(w)
+	c.NLL = math.NaN()
+	if cfg.Criterion == ValidNLL || cfg.AllFigures {
+		c.NLL = NLL(w, valid)
+	}
 	z, zerr := w.Mass()
 	switch v := c.value(cfg.Criterion); {
 	case err != nil || !(rad < 1):

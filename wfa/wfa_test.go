@@ -164,3 +164,65 @@ func TestNDCG5(t *testing.T) {
 		t.Fatalf("malformed targets: %v", err)
 	}
 }
+
+// Cross-validation: every string validates exactly once, a candidate's
+// figures are the size-weighted means (ZLL, perplexity) and maxima
+// (floored share, radius) of its folds' judgements, and the returned
+// configuration is the unrejected candidate of lowest mean ZLL.
+func TestFitCrossValidation(t *testing.T) {
+	const n, k = 1003, 3
+	parts, err := folds(n, Config{Folds: k, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]int, n)
+	for _, p := range parts {
+		if len(p) < n/k {
+			t.Fatalf("fold of %d strings, want >= %d", len(p), n/k)
+		}
+		for _, j := range p {
+			seen[j]++
+		}
+	}
+	if slices.ContainsFunc(seen, func(c int) bool { return c != 1 }) {
+		t.Fatal("a string is validated more or less than once")
+	}
+	target := randomPFA(rand.New(rand.NewPCG(21, 22)), 3, 3)
+	z, _ := target.Mass()
+	for i := range target.Omega {
+		target.Omega[i] /= z
+	}
+	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 3000, 5)}
+	perFold := map[Spec][]Candidate{}
+	cfg := Config{Variants: []spectral.HankelVariant{spectral.Classic}, Bases: []int{2}, Ranks: []int{1, 2, 3, 4}, Folds: k, Seed: 4,
+		OnCandidate: func(c Candidate, _ spectral.WFA) { perFold[c.Spec] = append(perFold[c.Spec], c) }}
+	_, rep, err := Fit(s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, _ = folds(len(s.Seqs), Config{Folds: k, Seed: 4})
+	const tol = 1e-12
+	best := -1
+	for i, c := range rep.Candidates {
+		fs := perFold[c.Spec]
+		if len(fs) != k {
+			t.Fatalf("%v: judged on %d folds, want %d", c.Spec, len(fs), k)
+		}
+		var zll, perp, fl, rad float64
+		for f, j := range fs {
+			share := float64(len(parts[f])) / float64(len(s.Seqs))
+			zll += share * j.ZLL
+			perp += share * j.Perplexity
+			fl, rad = max(fl, j.Floored), max(rad, j.Radius)
+		}
+		if math.Abs(c.ZLL-zll) > tol*math.Abs(zll) || math.Abs(c.Perplexity-perp) > tol*perp || c.Floored != fl || c.Radius != rad {
+			t.Fatalf("%v: %+v, want zll %g perplexity %g floored %g radius %g", c.Spec, c, zll, perp, fl, rad)
+		}
+		if c.Rejected == "" && (best < 0 || c.ZLL < rep.Candidates[best].ZLL) {
+			best = i
+		}
+	}
+	if best < 0 || rep.Chosen != rep.Candidates[best].Spec {
+		t.Fatalf("chose %v, want the lowest mean zll", rep.Chosen)
+	}
+}

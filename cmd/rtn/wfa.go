@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -43,77 +44,113 @@ func runWFA(args []string, stdout, stderr io.Writer) error {
 	return f(args[1:], stdout, stderr)
 }
 
-// stringsFlags are the flags that read a string sample.
-type stringsFlags struct{ format string }
-
-func (f *stringsFlags) add(fs interface {
-	StringVar(p *string, name, value, usage string)
-}) {
-	fs.StringVar(&f.format, "format", "pautomac", "string file format: pautomac, spice or lines")
+// wfaInputs are the input flags the wfa subcommands share: -format, the
+// format of the string files they read, and -model, the automaton they
+// start from.
+type wfaInputs struct {
+	format, model string
+	hasModel      bool
+	fm            datasets.StringFormat
+	m             *wfa.Model
 }
 
-func (f *stringsFlags) parse() (datasets.StringFormat, error) {
-	fm, err := datasets.ParseStringFormat(f.format)
+// newWFAFlags returns the flag set of a wfa subcommand with -format and,
+// when modelUsage is not empty, a required -model.
+func newWFAFlags(name, modelUsage string) (*flag.FlagSet, *wfaInputs) {
+	fs := newFlags(name)
+	in := &wfaInputs{hasModel: modelUsage != ""}
+	fs.StringVar(&in.format, "format", "pautomac", "string file format: pautomac, spice or lines")
+	if in.hasModel {
+		fs.StringVar(&in.model, "model", "", modelUsage)
+	}
+	return fs, in
+}
+
+// parse parses args and checks -format and that -model is given.
+func (in *wfaInputs) parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	fm, err := datasets.ParseStringFormat(in.format)
 	if err != nil {
-		return 0, usagef("-format: %v", err)
+		return usagef("-format: %v", err)
 	}
-	return fm, nil
-}
-
-// readSample reads a string file; alphabet fixes the symbols of a lines
-// file (nil: learn them).
-func readSample(path, flag string, format datasets.StringFormat, alphabet []string) (datasets.Symbols, error) {
-	if path == "" {
-		return datasets.Symbols{}, usagef("%s is required", flag)
-	}
-	return datasets.ReadStringsFile(path, format, alphabet)
-}
-
-// checkAlphabet makes sure a test file fits the model's alphabet.
-func checkAlphabet(m *wfa.Model, s datasets.Symbols, path string) error {
-	if len(s.Alphabet) > len(m.Alphabet) {
-		return errors.Errorf("%s: %d symbols, the model knows %d", path, len(s.Alphabet), len(m.Alphabet))
+	in.fm = fm
+	if in.hasModel && in.model == "" {
+		return usagef("-model is required")
 	}
 	return nil
 }
 
+// load loads -model; call it after the command's own flag checks.
+func (in *wfaInputs) load() (*wfa.Model, error) {
+	m, err := wfa.Load(in.model)
+	in.m = m
+	return m, err
+}
+
+// read reads the string file path named by flag (required). With a
+// loaded model, a lines file is read with the model's alphabet and a
+// counted file must not use more symbols than the model knows.
+func (in *wfaInputs) read(path, flag string) (datasets.Symbols, error) {
+	if path == "" {
+		return datasets.Symbols{}, usagef("%s is required", flag)
+	}
+	var alphabet []string
+	if in.m != nil && in.fm == datasets.Lines {
+		alphabet = in.m.Alphabet
+	}
+	s, err := datasets.ReadStringsFile(path, in.fm, alphabet)
+	if err != nil {
+		return s, err
+	}
+	if in.m != nil && len(s.Alphabet) > len(in.m.Alphabet) {
+		return s, errors.Errorf("%s: %d symbols, the model knows %d", path, len(s.Alphabet), len(in.m.Alphabet))
+	}
+	return s, nil
+}
+
+// loadWFAModel loads the required -model of a subcommand that reads no
+// strings.
+func loadWFAModel(path string) (*wfa.Model, error) {
+	if path == "" {
+		return nil, usagef("-model is required")
+	}
+	return wfa.Load(path)
+}
+
 func runWFALearn(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("wfa learn")
-	var sf stringsFlags
-	sf.add(fs)
+	fs, in := newWFAFlags("wfa learn", "")
 	train := fs.String("train", "", "training strings")
 	rank := fs.Int("rank", 0, "number of states (0: choose rank, variant and basis on a validation split)")
 	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, all four when selecting)")
 	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 5} when selecting)")
 	lcols := fs.Int("lcolumns", 0, "longest basis suffix (default: -lrows)")
-	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection")
+	folds := fs.Int("folds", 1, "cross-validation folds of the selection (1: hold out -valid once)")
+	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed (validation split, randomized SVD)")
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
 	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (clipped next-symbol likelihood) or perplexity (floored, normalised over the validation strings)")
-	if err := parse(fs, args, stderr); err != nil {
+	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg, err := wfaConfig(*rank, *hankel, *lrows, *lcols, *valid, *seed)
+	cfg, err := wfaConfig(*rank, *hankel, *lrows, *lcols, *folds, *valid, *seed)
 	if err != nil {
 		return err
 	}
 	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
 		return usagef("-select: %v", err)
 	}
-	format, err := sf.parse()
-	if err != nil {
-		return err
-	}
-	s, err := readSample(*train, "-train", format, nil)
+	s, err := in.read(*train, "-train")
 	if err != nil {
 		return err
 	}
 	m, rep, err := wfa.Fit(s, cfg)
 	if *verbose && rep != nil {
 		for _, c := range rep.Candidates {
-			fmt.Fprintf(stderr, "%-40v nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
+			fmt.Fprintf(stderr, "%-40v zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
 		}
 	}
 	var re *spectral.HankelRankError
@@ -155,8 +192,11 @@ type wfaLearnResult struct {
 }
 
 // wfaConfig turns the learn flags into a Config.
-func wfaConfig(rank int, hankel string, lrows, lcols int, valid float64, seed uint64) (wfa.Config, error) {
-	cfg := wfa.Config{ValidFraction: valid, Seed: seed}
+func wfaConfig(rank int, hankel string, lrows, lcols, folds int, valid float64, seed uint64) (wfa.Config, error) {
+	cfg := wfa.Config{Folds: folds, ValidFraction: valid, Seed: seed}
+	if folds < 1 {
+		return cfg, usagef("-folds must be >= 1, got %d", folds)
+	}
 	if rank < 0 {
 		return cfg, usagef("-rank must be >= 0, got %d", rank)
 	}
@@ -185,32 +225,19 @@ func wfaConfig(rank int, hankel string, lrows, lcols int, valid float64, seed ui
 }
 
 func runWFAScore(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("wfa score")
-	var sf stringsFlags
-	sf.add(fs)
-	model := fs.String("model", "", "model file")
+	fs, in := newWFAFlags("wfa score", "model file")
 	test := fs.String("test", "", "test strings")
 	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	if err := parse(fs, args, stderr); err != nil {
+	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *model == "" {
-		return usagef("-model is required")
-	}
-	format, err := sf.parse()
+	m, err := in.load()
 	if err != nil {
 		return err
 	}
-	m, err := wfa.Load(*model)
+	s, err := in.read(*test, "-test")
 	if err != nil {
-		return err
-	}
-	s, err := readSample(*test, "-test", format, lineAlphabet(format, m))
-	if err != nil {
-		return err
-	}
-	if err := checkAlphabet(m, s, *test); err != nil {
 		return err
 	}
 	res := map[string]any{"strings": len(s.Seqs)}
@@ -243,23 +270,6 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%v\n", k, res[k])
 	}
 	return tw.Flush()
-}
-
-// lineAlphabet is the alphabet a lines file must use with model m (nil for
-// the counted formats, whose header fixes it).
-func lineAlphabet(format datasets.StringFormat, m *wfa.Model) []string {
-	if format == datasets.Lines {
-		return m.Alphabet
-	}
-	return nil
-}
-
-// loadModelFlag loads -model, which is required.
-func loadModelFlag(path string) (*wfa.Model, error) {
-	if path == "" {
-		return nil, usagef("-model is required")
-	}
-	return wfa.Load(path)
 }
 
 // writeOut writes through fn to path atomically, or to stdout when path is

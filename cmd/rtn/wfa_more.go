@@ -16,10 +16,7 @@ import (
 )
 
 func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("wfa finetune")
-	var sf stringsFlags
-	sf.add(fs)
-	model := fs.String("model", "", "model file to start from (rtn wfa learn -out)")
+	fs, in := newWFAFlags("wfa finetune", "model file to start from (rtn wfa learn -out)")
 	train := fs.String("train", "", "training strings")
 	out := fs.String("out", "", "fine-tuned model file to write")
 	var cfg wfa.FinetuneConfig
@@ -35,7 +32,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	if err := parse(fs, args, stderr); err != nil {
+	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if cfg.Epochs < 1 || cfg.BatchSize < 1 || cfg.Patience < 1 {
@@ -47,15 +44,11 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if _, err := optim.New(cfg.Optimizer, cfg.Optim); err != nil {
 		return usagef("-optimizer: %v", err)
 	}
-	format, err := sf.parse()
+	m, err := in.load()
 	if err != nil {
 		return err
 	}
-	m, err := loadModelFlag(*model)
-	if err != nil {
-		return err
-	}
-	s, err := readSample(*train, "-train", format, lineAlphabet(format, m))
+	s, err := in.read(*train, "-train")
 	if err != nil {
 		return err
 	}
@@ -90,34 +83,24 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 }
 
 func runWFARank(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("wfa rank")
-	var sf stringsFlags
-	sf.add(fs)
-	model := fs.String("model", "", "model file")
+	fs, in := newWFAFlags("wfa rank", "model file")
 	prefixes := fs.String("prefixes", "", "prefixes to complete (SPiCe prefix file)")
 	targets := fs.String("targets", "", "SPiCe target file: with it, print NDCG@5")
 	k := fs.Int("k", 5, "symbols ranked per prefix")
 	out := fs.String("out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
 	asJSON := fs.Bool("json", false, "print the score as one JSON object")
-	if err := parse(fs, args, stderr); err != nil {
+	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if *k < 1 {
 		return usagef("-k must be >= 1")
 	}
-	format, err := sf.parse()
+	m, err := in.load()
 	if err != nil {
 		return err
 	}
-	m, err := loadModelFlag(*model)
+	s, err := in.read(*prefixes, "-prefixes")
 	if err != nil {
-		return err
-	}
-	s, err := readSample(*prefixes, "-prefixes", format, lineAlphabet(format, m))
-	if err != nil {
-		return err
-	}
-	if err := checkAlphabet(m, s, *prefixes); err != nil {
 		return err
 	}
 	ranks, err := wfa.Rank(m, s.Seqs, *k)
@@ -175,7 +158,7 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
-	m, err := loadModelFlag(*model)
+	m, err := loadWFAModel(*model)
 	if err != nil {
 		return err
 	}
@@ -205,7 +188,7 @@ func runWFAMinimize(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
-	m, err := loadModelFlag(*model)
+	m, err := loadWFAModel(*model)
 	if err != nil {
 		return err
 	}
@@ -230,7 +213,7 @@ func runWFADot(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	m, err := loadModelFlag(*model)
+	m, err := loadWFAModel(*model)
 	if err != nil {
 		return err
 	}
@@ -238,30 +221,29 @@ func runWFADot(args []string, stdout, stderr io.Writer) error {
 }
 
 func runWFASweep(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("wfa sweep")
-	var sf stringsFlags
-	sf.add(fs)
+	fs, in := newWFAFlags("wfa sweep", "")
 	train := fs.String("train", "", "training strings")
 	hankel := fs.String("hankel", "", "Hankel variant (default: classic and factor)")
 	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3 and 5)")
 	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
-	valid := fs.Float64("valid", 0.2, "share of the training strings held out")
+	folds := fs.Int("folds", 1, "cross-validation folds (1: hold out -valid once)")
+	valid := fs.Float64("valid", 0.2, "share of the training strings held out with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed")
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
-	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity (an oracle view; the selection never sees it)")
+	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity as fitted on the first fold's training part (an oracle view; the selection never sees it)")
 	solPath := fs.String("solution", "", "PAutomaC solution file of -test")
 	maxRuled := fs.Float64("max-ruled-out", 0, "largest share of validation strings a candidate may give a value <= 0 (0: the default)")
-	if err := parse(fs, args, stderr); err != nil {
+	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg, err := wfaConfig(0, *hankel, *lrows, 0, *valid, *seed)
+	cfg, err := wfaConfig(0, *hankel, *lrows, 0, *folds, *valid, *seed)
 	if err != nil {
 		return err
 	}
-	cfg.MaxFloored = *maxRuled
+	cfg.MaxFloored, cfg.AllFigures = *maxRuled, true
 	testScore := map[string]float64{}
 	if *testPath != "" && *solPath != "" {
-		test, err := datasets.ReadStringsFile(*testPath, datasets.PAutomaC, nil)
+		test, err := in.read(*testPath, "-test")
 		if err != nil {
 			return err
 		}
@@ -270,6 +252,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg.OnCandidate = func(c wfa.Candidate, w spectral.WFA) {
+			if _, done := testScore[c.Spec.String()]; done {
+				return
+			}
 			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
 			if err == nil {
 				testScore[c.Spec.String()] = p
@@ -285,11 +270,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			cfg.Ranks = append(cfg.Ranks, r)
 		}
 	}
-	format, err := sf.parse()
-	if err != nil {
-		return err
-	}
-	s, err := readSample(*train, "-train", format, nil)
+	s, err := in.read(*train, "-train")
 	if err != nil {
 		return err
 	}
