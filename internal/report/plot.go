@@ -164,20 +164,29 @@ func LogXPlot(path, title, xLabel, yLabel string, series []Series) error {
 		if len(pts) == 0 {
 			continue
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return errors.Wrapf(err, "report: plot %s", s.Name)
+		if err := addLinePoints(p, i, s.Name, pts); err != nil {
+			return err
 		}
-		l.Color, sc.Color = palette[i%len(palette)], palette[i%len(palette)]
-		l.Width = vg.Points(1.5)
-		p.Add(l, sc)
-		p.Legend.Add(s.Name, l, sc)
 	}
 	if math.IsInf(xmin, 0) {
 		return nil
 	}
 	p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
 	return savePlot(p, path)
+}
+
+// addLinePoints adds series i, named name, to p as a line with points in
+// the i-th colour of the palette.
+func addLinePoints(p *plot.Plot, i int, name string, pts plotter.XYs) error {
+	l, sc, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return errors.Wrapf(err, "report: plot %s", name)
+	}
+	l.Color, sc.Color = palette[i%len(palette)], palette[i%len(palette)]
+	l.Width = vg.Points(1.5)
+	p.Add(l, sc)
+	p.Legend.Add(name, l, sc)
+	return nil
 }
 
 // LogLogPlot writes a PNG of lines with points on log-log axes,
@@ -207,14 +216,9 @@ func LogLogPlot(path, title, xLabel, yLabel string, series []Series) error {
 		if len(pts) == 0 {
 			continue
 		}
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return errors.Wrapf(err, "report: plot %s", s.Name)
+		if err := addLinePoints(p, i, s.Name, pts); err != nil {
+			return err
 		}
-		l.Color, sc.Color = palette[i%len(palette)], palette[i%len(palette)]
-		l.Width = vg.Points(1.5)
-		p.Add(l, sc)
-		p.Legend.Add(s.Name, l, sc)
 	}
 	if !math.IsInf(xmin, 0) {
 		// Explicit positive ranges: gonum widens a degenerate range
