@@ -395,6 +395,6 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 // DefaultUMPSFileSpec is what rtn umps train uses, with no flags, on a
 // string file (-format): see docs/umps.md for the reasoning.
 func DefaultUMPSFileSpec() UMPSSpec {
-	return UMPSSpec{Bond: 20, Norm: umps.AllLengths, BatchSize: 250, LR: 0.03, InitNoise: 0.1,
+	return UMPSSpec{Bond: 20, Norm: umps.AllLengths, BatchSize: 50, LR: 0.03, InitNoise: 0.1,
 		Patience: 3, RestoreOnDrop: true, Epochs: 30, ClipNorm: 0.3}
 }
