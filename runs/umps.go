@@ -108,6 +108,9 @@ type UMPSSpec struct {
 	// RestoreOnDrop restarts each lower learning rate from the best
 	// parameters so far rather than the current ones.
 	RestoreOnDrop bool
+	// ClipNorm scales each minibatch gradient down to this Euclidean norm
+	// when it is larger, before Adam sees it; 0 does not clip.
+	ClipNorm float64
 	// Out, if not empty, is a directory that receives model.npz,
 	// checkpoint.npz and metrics.jsonl.
 	Out string
@@ -392,6 +395,6 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 // DefaultUMPSFileSpec is what rtn umps train uses, with no flags, on a
 // string file (-format): see docs/umps.md for the reasoning.
 func DefaultUMPSFileSpec() UMPSSpec {
-	return UMPSSpec{Bond: 20, Norm: umps.AllLengths, BatchSize: 250, LR: 0.03, InitNoise: 0.1,
-		Patience: 3, RestoreOnDrop: true, Epochs: 30}
+	return UMPSSpec{Bond: 20, Norm: umps.AllLengths, BatchSize: 50, LR: 0.03, InitNoise: 0.1,
+		Patience: 3, RestoreOnDrop: true, Epochs: 30, ClipNorm: 0.3}
 }

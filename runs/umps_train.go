@@ -198,7 +198,7 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	if err != nil {
 		return nil, err
 	}
-	opt, err := optim.New("adam", optim.Config{LR: spec.LR})
+	opt, err := optim.New("adam", optim.Config{LR: spec.LR, ClipNorm: spec.ClipNorm})
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func balancedStart(spec UMPSSpec, prob *umps.Problem, meta umps.ModelMeta, dir s
 	if err != nil {
 		return nil, err
 	}
-	opt, err := optim.New("adam", optim.Config{LR: spec.LR})
+	opt, err := optim.New("adam", optim.Config{LR: spec.LR, ClipNorm: spec.ClipNorm})
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&spec.LR, "lr", 0, fmt.Sprintf("Adam's learning rate (0: 1e-2, or 1e-1 with -init normal; with -format the default is %g)", fd.LR))
 	fs.Float64Var(&spec.InitNoise, "init-noise", 0, fmt.Sprintf("with -init identity: standard deviation of the noise added to the identity (0: 1e-6; with -format the default is %g)", fd.InitNoise))
 	fs.IntVar(&spec.Patience, "patience", 5, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
+	fs.Float64Var(&spec.ClipNorm, "clip", 0, fmt.Sprintf("scale each minibatch gradient down to this norm when it is larger (0: no clipping; with -format the default is %g)", fd.ClipNorm))
 	fs.IntVar(&spec.Restarts, "restarts", 1, "initialisations trained on the same data, the best by validation NLL kept")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (model.npz, checkpoint.npz, metrics.jsonl)")
@@ -89,6 +90,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 			"lr":         func() { spec.LR = fd.LR },
 			"init-noise": func() { spec.InitNoise = fd.InitNoise },
 			"patience":   func() { spec.Patience = fd.Patience },
+			"clip":       func() { spec.ClipNorm = fd.ClipNorm },
 		} {
 			if !flagSet(fs, name) {
 				set()
@@ -111,6 +113,8 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("-init-noise must be a finite number >= 0, got %v", spec.InitNoise)
 	case spec.Patience < 1:
 		return usagef("-patience must be >= 1, got %d", spec.Patience)
+	case !(spec.ClipNorm >= 0) || math.IsInf(spec.ClipNorm, 1):
+		return usagef("-clip must be a finite number >= 0, got %v", spec.ClipNorm)
 	case spec.BalanceEpochs < 0:
 		return usagef("-balance must be >= 0, got %d", spec.BalanceEpochs)
 	case spec.Restarts < 1:

@@ -45,6 +45,17 @@ func TestUMPSScore(t *testing.T) {
 	if rep["train"] != 32.0 || rep["valid"] != 8.0 || rep["length_model"] != "star" {
 		t.Errorf("train -json: %v", rep)
 	}
+	// The string-file default clips the gradients at 0.3.
+	for clip, same := range map[string]bool{"0.3": true, "0": false} {
+		out, errs, code := invoke("umps", "train", "-data", train, "-format", "pautomac", "-bond", "2", "-epochs", "2", "-clip", clip, "-quiet", "-json")
+		var r map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("train -clip %s: exit %d, %q, %q", clip, code, out, errs)
+		}
+		if (r["valid_nll"] == rep["valid_nll"]) != same {
+			t.Errorf("valid NLL %v with -clip %s, %v by default", r["valid_nll"], clip, rep["valid_nll"])
+		}
+	}
 	out, errs, code = invoke("umps", "train", "-data", train, "-format", "pautomac", "-norm", "n", "-bond", "2", "-epochs", "2", "-quiet", "-json")
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep["length_model"] != "fitted" {
 		t.Fatalf("train -norm n: exit %d, %q, %q", code, out, errs)
