@@ -161,8 +161,12 @@ func recurrence(seq *layers.Sequence, cfg Config) (interface {
 }, error) {
 	rc := graph.RecurrenceConfig{Checkpoint: cfg.Checkpoint}
 	if !cfg.Generic {
-		if r, ok, err := seq.FusedRecurrence(cfg.Batch, rc); ok || err != nil {
-			return r, err
+		r, ok, err := seq.FusedRecurrence(cfg.Batch, rc)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return r, nil
 		}
 	}
 	return seq.Recurrence(cfg.Batch, rc)
