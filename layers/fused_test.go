@@ -332,7 +332,7 @@ func TestHeadKernelExtremeLogits(t *testing.T) {
 // TestFusedLongSequences runs sequences longer than the executor's blocks
 // of steps (lengths 150, 130 and 70) with checkpoint intervals that do not
 // divide them: checkpoints change no bit, the loss without gradients is
-// the same bits, and the generic executor agrees.
+// the same bits, and the generic executor agrees; so does the tape.
 func TestFusedLongSequences(t *testing.T) {
 	const in, hidden, out = 3, 4, 3
 	for _, c := range fusedCells()[3:5] { // lstm, gru
@@ -357,6 +357,16 @@ func TestFusedLongSequences(t *testing.T) {
 					t.Errorf("truncate %d: loss %.17g, generic %.17g", trunc, refL, wantL)
 				}
 				compareGrads(t, fmt.Sprintf("truncate %d against generic", trunc), seq.Params, ref, want, recurrenceTol)
+				tapeL, tape := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Executor: layers.ExecTape})
+				if math.Abs(tapeL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
+					t.Errorf("truncate %d: tape loss %.17g, generic %.17g", trunc, tapeL, wantL)
+				}
+				compareGrads(t, fmt.Sprintf("truncate %d: tape against generic", trunc), seq.Params, tape, want, recurrenceTol)
+				ckL, ck := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Checkpoint: 30, Executor: layers.ExecTape})
+				if ckL != tapeL {
+					t.Errorf("truncate %d: tape loss with checkpoints %v, without %v", trunc, ckL, tapeL)
+				}
+				compareGrads(t, fmt.Sprintf("truncate %d: tape with checkpoints", trunc), seq.Params, ck, tape, 0)
 				for _, ck := range []int{7, 30, 100, 200} {
 					l, g := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Checkpoint: ck})
 					if l != refL {
