@@ -73,7 +73,9 @@ func tapeOpCases() []tapeOpCase {
 			return b.Add(b.Sum(b.Cols(t, 2, 4)), b.Sum(b.Square(t)))
 		})},
 		{"concat-axis0", func(b *Builder, w func(string) *G.Node) *G.Node { return b.Concat(0, w("a"), b.Tanh(w("b"))) }},
-		{"concat-axis1", func(b *Builder, w func(string) *G.Node) *G.Node { return b.Concat(1, w("a"), b.Mul(w("a"), w("m")), w("a")) }},
+		{"concat-axis1", func(b *Builder, w func(string) *G.Node) *G.Node {
+			return b.Concat(1, w("a"), b.Mul(w("a"), w("m")), w("a"))
+		}},
 		{"concat-vectors", func(b *Builder, w func(string) *G.Node) *G.Node { return b.Concat(0, w("u"), w("r")) }},
 		{"logsumexp-axis0", unary(func(b *Builder, x *G.Node) *G.Node { return b.LogSumExp(x, 0) })},
 		{"logsumexp-axis1", unary(func(b *Builder, x *G.Node) *G.Node { return b.LogSumExp(x, 1) })},
