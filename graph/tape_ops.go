@@ -223,7 +223,7 @@ func unaryRows(op opKind, f float64, y []float64, ldy int, a []float64, lda, row
 			}
 		case opSigmoid:
 			for j, x := range ar {
-				yr[j] = sigmoid(x)
+				yr[j] = 1 / (1 + math.Exp(-x)) // no branch: 0 or 1 at the extremes, never NaN
 			}
 		case opExp:
 			for j, x := range ar {
