@@ -21,9 +21,9 @@ type anyCell struct {
 	make func(p *params.Params, in, hidden int, rng *rand.Rand) (graph.Cell, error)
 }
 
-// tapeCells lists every built-in cell (once per activation), the README's
-// DiagCell and gatedCell, a cell of less common ops with a learned initial
-// state.
+// tapeCells lists every built-in cell (once per activation), then the
+// cells without a kernel: the README's DiagCell, gatedCell (less common
+// ops, two learned initial states) and projCell (a long input projection).
 func tapeCells() []anyCell {
 	var cells []anyCell
 	for _, c := range fusedCells() {
@@ -54,7 +54,47 @@ func tapeCells() []anyCell {
 				}
 			}
 			return c, nil
+		}},
+		anyCell{"projected", func(p *params.Params, in, hidden int, rng *rand.Rand) (graph.Cell, error) {
+			for _, s := range []struct {
+				n     string
+				shape []int
+			}{{"p/W", []int{in, hidden}}, {"p/b", []int{hidden}}, {"p/U", []int{hidden, hidden}}, {"p/h0", []int{hidden}}} {
+				if _, err := p.Add(s.n, s.shape...); err != nil {
+					return nil, err
+				}
+				if err := p.InitNormal(s.n, rng, 0.5); err != nil {
+					return nil, err
+				}
+			}
+			return &projCell{p: p, in: in, hidden: hidden}, nil
 		}})
+}
+
+// projCell is a cell whose input part (x only, row by row: the tape's
+// input projection) chains many ops, some of whose values the backward
+// pass reads:
+//
+//	a = tanh(x W + b),  l = logsoftmax([a, x / 2]),  g = sigmoid(l[:, :H]),
+//	q = a * g / (1 + g^2),  h' = tanh(q * h + h U)
+type projCell struct {
+	p          *params.Params
+	in, hidden int
+}
+
+func (c *projCell) InputSize() int    { return c.in }
+func (c *projCell) StateSizes() []int { return []int{c.hidden} }
+
+func (c *projCell) InitialState(b *graph.Builder, batch int) []*G.Node {
+	return []*G.Node{b.LearnedState(c.p, "p/h0", batch)}
+}
+
+func (c *projCell) Step(b *graph.Builder, x *G.Node, s []*G.Node) []*G.Node {
+	a := b.Tanh(b.AddRow(b.Mul(x, b.Param(c.p, "p/W")), b.Param(c.p, "p/b")))
+	l := b.LogSoftmax(b.Concat(1, a, b.Scale(x, 0.5)), 1)
+	g := b.Sigmoid(b.Cols(l, 0, c.hidden))
+	q := b.Div(b.Hadamard(a, g), b.Shift(b.Square(g), 1))
+	return []*G.Node{b.Tanh(b.Add(b.Hadamard(q, s[0]), b.Mul(s[0], b.Param(c.p, "p/U"))))}
 }
 
 // gatedCell is a two-state cell of less common ops:
@@ -224,6 +264,43 @@ func TestTapeNoAllocations(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTapeLongSequences runs sequences longer than the executor's blocks of
+// steps (lengths 150, 130 and 70) through the tape and the compiled graphs,
+// with checkpoint intervals that do not divide them.
+func TestTapeLongSequences(t *testing.T) {
+	const in, hidden, out = 3, 4, 3
+	for _, c := range tapeCells()[len(fusedCells()):] {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(12, 1))
+			task := &datasets.Task{Name: "long", In: in, Out: out, Kind: datasets.Real}
+			for _, T := range []int{150, 130, 70} {
+				e := datasets.Example{T: T, X: make([]float64, T*in), Y: make([]float64, T*out)}
+				for j := range e.X {
+					e.X[j] = rng.NormFloat64()
+				}
+				for j := range e.Y {
+					e.Y[j] = rng.NormFloat64()
+				}
+				task.Train = append(task.Train, e)
+			}
+			seq := anyModel(t, c, task, hidden, 5)
+			wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Executor: layers.ExecGraph})
+			refL, ref := lossGrad(t, seq, task, layers.ProblemConfig{Executor: layers.ExecTape})
+			if math.Abs(refL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
+				t.Errorf("loss %.17g, graphs %.17g", refL, wantL)
+			}
+			compareGrads(t, "against the graphs", seq.Params, ref, want, recurrenceTol)
+			for _, ck := range []int{7, 100} {
+				l, g := lossGrad(t, seq, task, layers.ProblemConfig{Executor: layers.ExecTape, Checkpoint: ck})
+				if l != refL {
+					t.Errorf("checkpoint %d: loss %v, want %v", ck, l, refL)
+				}
+				compareGrads(t, fmt.Sprintf("checkpoint %d", ck), seq.Params, g, ref, 0)
+			}
+		})
 	}
 }
 
