@@ -34,10 +34,14 @@ type Config struct {
 	// recomputes the rest in the backward pass (for very long sequences).
 	// The u-MPS benchmarks store no per-step state and ignore it.
 	Checkpoint int
-	// Generic runs rnn, lstm, gru and 2rnn through the compiled-graph
-	// executor (graph.Recurrence) instead of their plain-Go kernels
-	// (graph.FusedRecurrence): the cost of a cell with no kernel, such as
-	// one a user writes.
+	// Executor is how the recurrent cells run: ExecFused (the default)
+	// runs each cell's hand-written kernel (graph.FusedRecurrence) where it
+	// has one and its recorded step compiled by the tape
+	// (graph.CompileTape) otherwise; ExecTape runs every cell on the tape,
+	// as a cell a user writes would run; ExecGraph runs them as gorgonia
+	// graphs (graph.Recurrence).
+	Executor string
+	// Generic is Executor ExecTape: the cells run without their kernels.
 	Generic bool
 	// Reps is how many timed repetitions are averaged. Default 5.
 	Reps int
@@ -59,8 +63,27 @@ func (c *Config) defaults() error {
 	if c.Checkpoint < 0 {
 		return errors.Errorf("bench: checkpoint must not be negative, got %d", c.Checkpoint)
 	}
+	if c.Executor == "" {
+		c.Executor = ExecFused
+		if c.Generic {
+			c.Executor = ExecTape
+		}
+	}
+	if !slices.Contains(Executors(), c.Executor) {
+		return errors.Errorf("bench: unknown executor %q (known: %s)", c.Executor, strings.Join(Executors(), ", "))
+	}
 	return nil
 }
+
+// Executors of Config.Executor.
+const (
+	ExecFused = "fused"
+	ExecTape  = "tape"
+	ExecGraph = "graph"
+)
+
+// Executors lists the values of Config.Executor.
+func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
 
 // Result is one benchmark's timing at one sequence length.
 type Result struct {
@@ -142,6 +165,7 @@ var benchmarks = []benchmark{
 	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }},
 	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }},
 	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }},
+	{"ugru-step", func(c Config) (*Prepared, error) { return sequenceStep("ugru", c) }},
 	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }},
 	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }},
 	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }},

@@ -10,6 +10,10 @@
 //     with Config.Hidden units (default 100) and a linear read-out, on
 //     random binary frames of Config.In notes (default 88, the piano-roll
 //     width), Bernoulli loss per note;
+//   - ugru-step: the same GRU written as a user's cell (InitialState and
+//     Step as graph.Builder ops, no hand-written kernel), so it runs on the
+//     tape executor (graph.CompileTape): its time beside gru-step's is the
+//     cost of a cell without a kernel;
 //   - 2rnn-step: the bilinear second-order RNN cell of layers/twornn
 //     (tanh, 50 states, 10 Gaussian inputs) with a linear read-out of 10
 //     real outputs, squared-error loss;

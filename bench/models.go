@@ -64,6 +64,12 @@ func cell(model string, cfg Config, p *params.Params, rng *rand.Rand) (graph.Cel
 			return nil, 0, err
 		}
 		return c, cfg.In, c.Init(rng)
+	case "ugru":
+		c, err := newUserGRU(p, "ugru", cfg.In, cfg.Hidden)
+		if err != nil {
+			return nil, 0, err
+		}
+		return c, cfg.In, c.init(rng)
 	case "2rnn":
 		c, err := twornn.NewCell(p, "tworn", twoRNNIn, twoRNNStates, activation.Tanh)
 		if err != nil {
@@ -147,20 +153,22 @@ func sequenceStep(model string, cfg Config) (*Prepared, error) {
 	if cfg.Checkpoint > 0 {
 		note += fmt.Sprintf(", states kept every %d", cfg.Checkpoint)
 	}
-	if cfg.Generic {
-		note += ", compiled-graph executor"
+	if _, ok := c.(graph.FusedCell); !ok || cfg.Executor != ExecFused {
+		note += ", " + map[string]string{ExecFused: "tape", ExecTape: "tape", ExecGraph: "compiled-graph"}[cfg.Executor] + " executor"
 	}
 	return &Prepared{Step: step, Setup: setup, Model: model, Note: note + ", full BPTT, Adam", close: rec.Close}, nil
 }
 
-// recurrence is the executor of seq for cfg: the plain-Go kernels when
-// the cell has them and cfg.Generic is not set, else the compiled graphs.
+// recurrence is the executor of seq that cfg.Executor names.
 func recurrence(seq *layers.Sequence, cfg Config) (interface {
 	Run(xs [][]float64, aux [][][]float64, grads *params.Params) (float64, error)
 	Close() error
 }, error) {
 	rc := graph.RecurrenceConfig{Checkpoint: cfg.Checkpoint}
-	if !cfg.Generic {
+	switch cfg.Executor {
+	case ExecGraph:
+		return seq.Recurrence(cfg.Batch, rc)
+	case ExecFused:
 		r, ok, err := seq.FusedRecurrence(cfg.Batch, rc)
 		if err != nil {
 			return nil, err
@@ -169,7 +177,7 @@ func recurrence(seq *layers.Sequence, cfg Config) (interface {
 			return r, nil
 		}
 	}
-	return seq.Recurrence(cfg.Batch, rc)
+	return seq.TapeRecurrence(cfg.Batch, rc)
 }
 
 // umpsStep is one Adam step of a u-MPS Born machine of bond dimension D on

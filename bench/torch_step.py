@@ -24,7 +24,7 @@ except ImportError:
 
 TWO_RNN_IN, TWO_RNN_STATES = 10, 50  # bench/models.go
 UMPS_SYMBOLS = 2
-NAMES = ["rnn-step", "lstm-step", "gru-step", "2rnn-step", "umps-d20-step", "umps-d50-step"]
+NAMES = ["rnn-step", "lstm-step", "gru-step", "ugru-step", "2rnn-step", "umps-d20-step", "umps-d50-step"]
 
 
 class Seq(torch.nn.Module):
@@ -32,7 +32,9 @@ class Seq(torch.nn.Module):
 
     def __init__(self, kind, n_in, hidden):
         super().__init__()
-        cls = {"rnn-step": torch.nn.RNN, "lstm-step": torch.nn.LSTM, "gru-step": torch.nn.GRU}[kind]
+        # ugru-step is rtn's GRU written as a user cell (no kernel): the same model
+        cls = {"rnn-step": torch.nn.RNN, "lstm-step": torch.nn.LSTM, "gru-step": torch.nn.GRU,
+               "ugru-step": torch.nn.GRU}[kind]
         self.rnn = cls(n_in, hidden)  # time-major [T, B, in]
         self.out = torch.nn.Linear(hidden, n_in)
 

@@ -24,6 +24,7 @@ type Builder struct {
 	bound  []boundParam
 	seq    int
 	watch  map[*G.Node]*G.Value
+	ir     map[*G.Node]*irInstr // what each recorded op computes (see tape.go)
 }
 
 type boundParam struct {
@@ -34,7 +35,7 @@ type boundParam struct {
 
 // NewBuilder returns a Builder over a new, empty graph.
 func NewBuilder() *Builder {
-	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}}
+	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}, ir: map[*G.Node]*irInstr{}}
 }
 
 // Watch marks n so that Machine.Value can read it after a run. Only
@@ -138,7 +139,7 @@ func (b *Builder) Param(p *params.Params, name string) *G.Node {
 	bp := boundParam{set: p, name: name, node: n}
 	b.params[name] = bp
 	b.bound = append(b.bound, bp)
-	return n
+	return b.record(n, irInstr{op: opParam, set: p, name: name})
 }
 
 // Input creates an input node of the given shape; its value is set with
@@ -155,8 +156,9 @@ func (b *Builder) Input(name string, shape ...int) *G.Node {
 	}
 	b.seq++
 	full := fmt.Sprintf("%s#%d", name, b.seq)
-	return G.NewTensor(b.g, tensor.Float64, len(shape), G.WithShape(shape...), G.WithName(full),
+	n := G.NewTensor(b.g, tensor.Float64, len(shape), G.WithShape(shape...), G.WithName(full),
 		G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))))
+	return b.record(n, irInstr{op: opInput})
 }
 
 // Const creates a constant scalar node.
@@ -164,29 +166,54 @@ func (b *Builder) Const(v float64) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	return G.NewConstant(v)
+	return b.record(G.NewConstant(v), irInstr{op: opConst, f: v})
+}
+
+// Constant creates a constant tensor node of the given shape holding a
+// copy of data (row-major).
+func (b *Builder) Constant(data []float64, shape ...int) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	if n := tensor.Shape(shape).TotalSize(); len(shape) == 0 || n != len(data) {
+		b.err = errors.Errorf("graph: Constant: %d values for shape %v", len(data), shape)
+		return nil
+	}
+	b.seq++
+	v := append([]float64(nil), data...)
+	t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))
+	n := G.NewConstant(t, G.WithName(fmt.Sprintf("const%v#%d", shape, b.seq)))
+	return b.record(n, irInstr{op: opConstant, data: v})
 }
 
 // Mul is a matrix product (or matrix-vector, vector-vector) as G.Mul.
-func (b *Builder) Mul(x, y *G.Node) *G.Node { return b.binary("Mul", G.Mul, x, y) }
+func (b *Builder) Mul(x, y *G.Node) *G.Node {
+	return b.record(b.binary("Mul", G.Mul, x, y), irInstr{op: opMul, args: []*G.Node{x, y}})
+}
 
 // Add adds two nodes of the same shape.
-func (b *Builder) Add(x, y *G.Node) *G.Node { return b.binary("Add", G.Add, x, y) }
+func (b *Builder) Add(x, y *G.Node) *G.Node {
+	return b.record(b.binary("Add", G.Add, x, y), irInstr{op: opAdd, args: []*G.Node{x, y}})
+}
 
 // Sub subtracts two nodes of the same shape.
-func (b *Builder) Sub(x, y *G.Node) *G.Node { return b.binary("Sub", G.Sub, x, y) }
+func (b *Builder) Sub(x, y *G.Node) *G.Node {
+	return b.record(b.binary("Sub", G.Sub, x, y), irInstr{op: opSub, args: []*G.Node{x, y}})
+}
 
 // Hadamard is the elementwise product of two nodes of the same shape.
 func (b *Builder) Hadamard(x, y *G.Node) *G.Node {
-	return b.binary("HadamardProd", G.HadamardProd, x, y)
+	return b.record(b.binary("HadamardProd", G.HadamardProd, x, y), irInstr{op: opHadamard, args: []*G.Node{x, y}})
 }
 
 // Div is the elementwise quotient of two nodes of the same shape.
-func (b *Builder) Div(x, y *G.Node) *G.Node { return b.binary("HadamardDiv", G.HadamardDiv, x, y) }
+func (b *Builder) Div(x, y *G.Node) *G.Node {
+	return b.record(b.binary("HadamardDiv", G.HadamardDiv, x, y), irInstr{op: opDiv, args: []*G.Node{x, y}})
+}
 
 // AddRow adds a row vector y of shape (n) to every row of x of shape (m, n).
 func (b *Builder) AddRow(x, y *G.Node) *G.Node {
-	return b.binary("AddRow", func(x, y *G.Node) (*G.Node, error) {
+	n := b.binary("AddRow", func(x, y *G.Node) (*G.Node, error) {
 		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[1] != y.Shape()[0] {
 			return nil, errors.Errorf("want (m, n) + (n), got %v + %v", x.Shape(), y.Shape())
 		}
@@ -196,11 +223,12 @@ func (b *Builder) AddRow(x, y *G.Node) *G.Node {
 		}
 		return G.BroadcastAdd(x, r, nil, []byte{0})
 	}, x, y)
+	return b.record(n, irInstr{op: opAddRow, args: []*G.Node{x, y}})
 }
 
 // MulRow multiplies every row of x of shape (m, n) elementwise by y of shape (n).
 func (b *Builder) MulRow(x, y *G.Node) *G.Node {
-	return b.binary("MulRow", func(x, y *G.Node) (*G.Node, error) {
+	n := b.binary("MulRow", func(x, y *G.Node) (*G.Node, error) {
 		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[1] != y.Shape()[0] {
 			return nil, errors.Errorf("want (m, n) * (n), got %v * %v", x.Shape(), y.Shape())
 		}
@@ -210,12 +238,13 @@ func (b *Builder) MulRow(x, y *G.Node) *G.Node {
 		}
 		return G.BroadcastHadamardProd(x, r, nil, []byte{0})
 	}, x, y)
+	return b.record(n, irInstr{op: opMulRow, args: []*G.Node{x, y}})
 }
 
 // MulCol multiplies every column of x of shape (m, n) elementwise by y of
 // shape (m): row i is scaled by y[i]. Masks over a batch use it.
 func (b *Builder) MulCol(x, y *G.Node) *G.Node {
-	return b.binary("MulCol", func(x, y *G.Node) (*G.Node, error) {
+	n := b.binary("MulCol", func(x, y *G.Node) (*G.Node, error) {
 		if x.Dims() != 2 || y.Dims() != 1 || x.Shape()[0] != y.Shape()[0] {
 			return nil, errors.Errorf("want (m, n) * (m), got %v * %v", x.Shape(), y.Shape())
 		}
@@ -225,74 +254,96 @@ func (b *Builder) MulCol(x, y *G.Node) *G.Node {
 		}
 		return G.BroadcastHadamardProd(x, r, nil, []byte{1})
 	}, x, y)
+	return b.record(n, irInstr{op: opMulCol, args: []*G.Node{x, y}})
 }
 
 // Scale multiplies x by the constant c.
 func (b *Builder) Scale(x *G.Node, c float64) *G.Node {
-	return b.unary("Scale", func(x *G.Node) (*G.Node, error) { return G.Mul(x, G.NewConstant(c)) }, x)
+	n := b.unary("Scale", func(x *G.Node) (*G.Node, error) { return G.Mul(x, G.NewConstant(c)) }, x)
+	return b.record(n, irInstr{op: opScale, args: []*G.Node{x}, f: c})
 }
 
 // Shift adds the constant c to every element of x.
 func (b *Builder) Shift(x *G.Node, c float64) *G.Node {
-	return b.unary("Shift", func(x *G.Node) (*G.Node, error) { return G.Add(x, G.NewConstant(c)) }, x)
+	n := b.unary("Shift", func(x *G.Node) (*G.Node, error) { return G.Add(x, G.NewConstant(c)) }, x)
+	return b.record(n, irInstr{op: opShift, args: []*G.Node{x}, f: c})
 }
 
 // Neg is -x.
-func (b *Builder) Neg(x *G.Node) *G.Node { return b.unary("Neg", G.Neg, x) }
+func (b *Builder) Neg(x *G.Node) *G.Node {
+	return b.record(b.unary("Neg", G.Neg, x), irInstr{op: opNeg, args: []*G.Node{x}})
+}
 
 // Tanh is the elementwise hyperbolic tangent.
-func (b *Builder) Tanh(x *G.Node) *G.Node { return b.unary("Tanh", G.Tanh, x) }
+func (b *Builder) Tanh(x *G.Node) *G.Node {
+	return b.record(b.unary("Tanh", G.Tanh, x), irInstr{op: opTanh, args: []*G.Node{x}})
+}
 
 // Sigmoid is the elementwise logistic function 1/(1+e^-x).
-func (b *Builder) Sigmoid(x *G.Node) *G.Node { return b.unary("Sigmoid", G.Sigmoid, x) }
+func (b *Builder) Sigmoid(x *G.Node) *G.Node {
+	return b.record(b.unary("Sigmoid", G.Sigmoid, x), irInstr{op: opSigmoid, args: []*G.Node{x}})
+}
 
 // Exp is the elementwise exponential.
-func (b *Builder) Exp(x *G.Node) *G.Node { return b.unary("Exp", G.Exp, x) }
+func (b *Builder) Exp(x *G.Node) *G.Node {
+	return b.record(b.unary("Exp", G.Exp, x), irInstr{op: opExp, args: []*G.Node{x}})
+}
 
 // Log is the elementwise natural logarithm.
-func (b *Builder) Log(x *G.Node) *G.Node { return b.unary("Log", G.Log, x) }
+func (b *Builder) Log(x *G.Node) *G.Node {
+	return b.record(b.unary("Log", G.Log, x), irInstr{op: opLog, args: []*G.Node{x}})
+}
 
 // Square is the elementwise square.
-func (b *Builder) Square(x *G.Node) *G.Node { return b.unary("Square", G.Square, x) }
+func (b *Builder) Square(x *G.Node) *G.Node {
+	return b.record(b.unary("Square", G.Square, x), irInstr{op: opSquare, args: []*G.Node{x}})
+}
 
 // Softplus is the elementwise log(1+e^x), computed exactly by Log1pExp
 // (gorgonia's Softplus returns x itself for x > 16).
 func (b *Builder) Softplus(x *G.Node) *G.Node { return b.Log1pExp(x) }
 
 // Abs is the elementwise absolute value.
-func (b *Builder) Abs(x *G.Node) *G.Node { return b.unary("Abs", G.Abs, x) }
+func (b *Builder) Abs(x *G.Node) *G.Node {
+	return b.record(b.unary("Abs", G.Abs, x), irInstr{op: opAbs, args: []*G.Node{x}})
+}
 
 // Sum sums x over the given axes, or over all axes when none are given
 // (giving a scalar).
 func (b *Builder) Sum(x *G.Node, axes ...int) *G.Node {
-	return b.unary("Sum", func(x *G.Node) (*G.Node, error) { return G.Sum(x, axes...) }, x)
+	n := b.unary("Sum", func(x *G.Node) (*G.Node, error) { return G.Sum(x, axes...) }, x)
+	return b.record(n, irInstr{op: opSum, args: []*G.Node{x}, ints: append([]int(nil), axes...)})
 }
 
 // Mean averages x over the given axes, or over all axes when none are given.
 func (b *Builder) Mean(x *G.Node, axes ...int) *G.Node {
-	return b.unary("Mean", func(x *G.Node) (*G.Node, error) { return G.Mean(x, axes...) }, x)
+	n := b.unary("Mean", func(x *G.Node) (*G.Node, error) { return G.Mean(x, axes...) }, x)
+	return b.record(n, irInstr{op: opMean, args: []*G.Node{x}, ints: append([]int(nil), axes...)})
 }
 
 // Reshape returns x with a new shape (same number of elements). Unlike
 // gorgonia's Reshape it copies, so in-place ops downstream cannot write
 // into x (see TestDefectReshapeWritesThrough).
 func (b *Builder) Reshape(x *G.Node, shape ...int) *G.Node {
-	return b.unary("Reshape", func(x *G.Node) (*G.Node, error) { return reshape(x, shape...) }, x)
+	n := b.unary("Reshape", func(x *G.Node) (*G.Node, error) { return reshape(x, shape...) }, x)
+	return b.record(n, irInstr{op: opReshape, args: []*G.Node{x}})
 }
 
 // Transpose swaps the axes of a matrix (or permutes them when given).
 func (b *Builder) Transpose(x *G.Node, axes ...int) *G.Node {
-	return b.unary("Transpose", func(x *G.Node) (*G.Node, error) { return G.Transpose(x, axes...) }, x)
+	n := b.unary("Transpose", func(x *G.Node) (*G.Node, error) { return G.Transpose(x, axes...) }, x)
+	return b.record(n, irInstr{op: opTranspose, args: []*G.Node{x}, ints: append([]int(nil), axes...)})
 }
 
 // Cols returns columns [from, to) of a matrix of shape (m, n).
 func (b *Builder) Cols(x *G.Node, from, to int) *G.Node {
-	return b.unary("Cols", func(x *G.Node) (*G.Node, error) {
+	n := b.unary("Cols", func(x *G.Node) (*G.Node, error) {
 		if x.Dims() != 2 || from < 0 || to > x.Shape()[1] || from >= to {
 			return nil, errors.Errorf("columns [%d, %d) of %v", from, to, x.Shape())
 		}
 		return G.Slice(x, nil, G.S(from, to))
 	}, x)
+	return b.record(n, irInstr{op: opCols, args: []*G.Node{x}, ints: []int{from, to}})
 }
 
 // Concat joins nodes along axis.
@@ -300,5 +351,26 @@ func (b *Builder) Concat(axis int, xs ...*G.Node) *G.Node {
 	if b.nilArg("Concat", xs...) {
 		return nil
 	}
-	return b.Do("Concat", func() (*G.Node, error) { return G.Concat(axis, xs...) })
+	n := b.Do("Concat", func() (*G.Node, error) { return G.Concat(axis, xs...) })
+	return b.record(n, irInstr{op: opConcat, args: append([]*G.Node(nil), xs...), ints: []int{axis}})
+}
+
+// Rectify is the elementwise max(x, 0), with gradient 1 where x > 0 and 0
+// elsewhere.
+func (b *Builder) Rectify(x *G.Node) *G.Node {
+	return b.record(b.unary("Rectify", G.Rectify, x), irInstr{op: opRectify, args: []*G.Node{x}})
+}
+
+// record notes what node n computes, for the tape executor (see
+// CompileTape), and returns n. A node made another way (Do, Fused, or
+// gorgonia directly) has no record, and a step that uses one runs on the
+// compiled graphs only.
+func (b *Builder) record(n *G.Node, in irInstr) *G.Node {
+	if n == nil {
+		return nil
+	}
+	if _, ok := b.ir[n]; !ok {
+		b.ir[n] = &in
+	}
+	return n
 }

@@ -29,7 +29,13 @@
 //     plain Go, and FusedRecurrence, which runs them with Recurrence's
 //     semantics and no gorgonia machine on the hot path; Gemm, the matrix
 //     product the kernels share (gonum's BLAS, or OpenBLAS with -tags
-//     openblas).
+//     openblas);
+//   - the tape: every Builder method records what its node computes, and
+//     CompileTape compiles a cell's recorded InitialState and Step into a
+//     StepKernel, so FusedRecurrence runs a cell without a hand-written
+//     kernel too (NewTapeRecurrence). A cell that uses an op outside the
+//     record (Builder.Do, Builder.Fused, gorgonia directly) or a tensor of
+//     rank above 2 gets ErrNotRecorded and runs on Recurrence.
 //
 // All values are float64.
 package graph

@@ -29,7 +29,7 @@ func (b *Builder) LogSumExp(x *G.Node, axis int) *G.Node {
 	if !b.checkAxis("LogSumExp", x, axis) {
 		return nil
 	}
-	return b.Fused(lseKernel(x.Shape(), axis), x)
+	return b.record(b.Fused(lseKernel(x.Shape(), axis), x), irInstr{op: opLogSumExp, args: []*G.Node{x}, ints: []int{axis}})
 }
 
 // LogSoftmax is x - LogSumExp(x, axis) broadcast back along axis: the log
@@ -42,7 +42,7 @@ func (b *Builder) LogSoftmax(x *G.Node, axis int) *G.Node {
 	if !b.checkAxis("LogSoftmax", x, axis) {
 		return nil
 	}
-	return b.Fused(logSoftmaxKernel(x.Shape(), axis), x)
+	return b.record(b.Fused(logSoftmaxKernel(x.Shape(), axis), x), irInstr{op: opLogSoftmax, args: []*G.Node{x}, ints: []int{axis}})
 }
 
 // Softmax is exp(LogSoftmax(x, axis)): probabilities that sum to 1 along
@@ -70,7 +70,7 @@ func (b *Builder) Log1pExp(x *G.Node) *G.Node {
 		b.Fail(err, "graph: Log1pExp")
 		return nil
 	}
-	return b.Fused(log1pExpKernel(x.Shape()), x)
+	return b.record(b.Fused(log1pExpKernel(x.Shape()), x), irInstr{op: opLog1pExp, args: []*G.Node{x}})
 }
 
 // checkAxis validates the argument of an axis op and records an error.

@@ -10,7 +10,8 @@ import (
 // FusedCell is a Cell that also has its step written in plain Go. A cell
 // implements it to skip gorgonia's machinery on the hot path: when a cell
 // has a kernel, layers.Problem runs it with FusedRecurrence instead of the
-// compiled graphs of Recurrence (ProblemConfig.Generic forces the graphs).
+// compiled graphs of Recurrence (ProblemConfig.Executor chooses; a cell
+// without a kernel gets one from CompileTape).
 // The kernel must compute the same function as the cell's Step and
 // InitialState, with the same parameters; a test per cell checks values
 // and gradients of both executors against each other.

@@ -140,7 +140,7 @@ func lossGrad(t *testing.T, seq *layers.Sequence, task *datasets.Task, cfg layer
 
 // TestFusedMatchesGeneric runs every built-in cell and activation, with
 // every target kind, through the fused kernels and through the compiled
-// graphs (ProblemConfig.Generic) on a masked batch of three lengths, with
+// graphs (ExecGraph) on a masked batch of three lengths, with
 // full BPTT, truncation and checkpoints, and compares loss and gradients.
 // Checkpoints must not change a bit of the fused result, nor a second run.
 func TestFusedMatchesGeneric(t *testing.T) {
@@ -155,7 +155,7 @@ func TestFusedMatchesGeneric(t *testing.T) {
 				var plainLoss float64
 				for _, cfg := range cfgs {
 					gen := cfg
-					gen.Generic = true
+					gen.Executor = layers.ExecGraph
 					wantL, want := lossGrad(t, seq, task, gen)
 					gotL, got := lossGrad(t, seq, task, cfg)
 					if want.Norm() == 0 {
@@ -319,7 +319,7 @@ func TestHeadKernelExtremeLogits(t *testing.T) {
 			if err := seq.Params.Set(layers.OutB, logits); err != nil {
 				t.Fatal(err)
 			}
-			wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Generic: true})
+			wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Executor: layers.ExecGraph})
 			gotL, got := lossGrad(t, seq, task, layers.ProblemConfig{})
 			if math.IsNaN(gotL) || math.IsInf(gotL, 0) || math.Abs(gotL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
 				t.Errorf("loss %.17g, generic %.17g", gotL, wantL)
@@ -332,7 +332,7 @@ func TestHeadKernelExtremeLogits(t *testing.T) {
 // TestFusedLongSequences runs sequences longer than the executor's blocks
 // of steps (lengths 150, 130 and 70) with checkpoint intervals that do not
 // divide them: checkpoints change no bit, the loss without gradients is
-// the same bits, and the generic executor agrees.
+// the same bits, and the generic executor agrees; so does the tape.
 func TestFusedLongSequences(t *testing.T) {
 	const in, hidden, out = 3, 4, 3
 	for _, c := range fusedCells()[3:5] { // lstm, gru
@@ -351,12 +351,22 @@ func TestFusedLongSequences(t *testing.T) {
 			}
 			seq := fusedModel(t, c, task, hidden, 5)
 			for _, trunc := range []int{0, 40} {
-				wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Generic: true})
+				wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Executor: layers.ExecGraph})
 				refL, ref := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc})
 				if math.Abs(refL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
 					t.Errorf("truncate %d: loss %.17g, generic %.17g", trunc, refL, wantL)
 				}
 				compareGrads(t, fmt.Sprintf("truncate %d against generic", trunc), seq.Params, ref, want, recurrenceTol)
+				tapeL, tape := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Executor: layers.ExecTape})
+				if math.Abs(tapeL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
+					t.Errorf("truncate %d: tape loss %.17g, generic %.17g", trunc, tapeL, wantL)
+				}
+				compareGrads(t, fmt.Sprintf("truncate %d: tape against generic", trunc), seq.Params, tape, want, recurrenceTol)
+				ckL, ck := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Checkpoint: 30, Executor: layers.ExecTape})
+				if ckL != tapeL {
+					t.Errorf("truncate %d: tape loss with checkpoints %v, without %v", trunc, ckL, tapeL)
+				}
+				compareGrads(t, fmt.Sprintf("truncate %d: tape with checkpoints", trunc), seq.Params, ck, tape, 0)
 				for _, ck := range []int{7, 30, 100, 200} {
 					l, g := lossGrad(t, seq, task, layers.ProblemConfig{Chunk: trunc, Checkpoint: ck})
 					if l != refL {

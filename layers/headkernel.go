@@ -26,6 +26,14 @@ func (s *Sequence) FusedRecurrence(batch int, cfg graph.RecurrenceConfig) (r *gr
 	return r, true, err
 }
 
+// TapeRecurrence sets up the plain-Go executor for a batch size with the
+// cell's recorded step compiled into a kernel (graph.CompileTape); the
+// error wraps graph.ErrNotRecorded when the cell uses an op the tape cannot
+// run.
+func (s *Sequence) TapeRecurrence(batch int, cfg graph.RecurrenceConfig) (*graph.FusedRecurrence, error) {
+	return graph.NewTapeRecurrence(s.Cell, s.Params, batch, s.HeadKernel(batch), cfg)
+}
+
 // headKernel caches the gradient of a step's loss with respect to the
 // logits, [batch, Out], computed with the loss.
 type headKernel struct {

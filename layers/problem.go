@@ -2,6 +2,8 @@ package layers
 
 import (
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/pkg/errors"
 
@@ -17,8 +19,7 @@ type ProblemConfig struct {
 	// every Chunk steps while the state is carried on. If Chunk is 0 (the
 	// default), gradients flow through every step (full BPTT). Either way
 	// the cell's step is set up once per batch size and run over any
-	// length (graph.FusedRecurrence for a cell with a kernel,
-	// graph.Recurrence otherwise).
+	// length, by the executor Executor names.
 	Chunk int
 	// Checkpoint, when positive, stores the state of every Checkpoint-th
 	// step only and recomputes the rest in the backward pass, for very
@@ -31,13 +32,29 @@ type ProblemConfig struct {
 	// Bucket makes training batches out of sequences of similar length
 	// (datasets.BucketBatches) instead of a plain shuffle.
 	Bucket bool
-	// Generic forces the generic compiled-graph executor
-	// (graph.Recurrence) even for cells with a fused kernel
-	// (graph.FusedCell), which otherwise run on graph.FusedRecurrence in
-	// plain Go. Both give the same results up to the order of additions;
-	// the generic one is there to compare them. Default false.
+	// Executor names how the cell's steps run: ExecFused, the cell's
+	// hand-written kernel (graph.FusedCell) on graph.FusedRecurrence;
+	// ExecTape, the cell's recorded step compiled into a kernel
+	// (graph.CompileTape) on the same executor; ExecGraph, the step as
+	// gorgonia graphs (graph.Recurrence). Empty (the default) picks the
+	// first of the three that the cell allows. All give the same results up
+	// to the order of additions.
+	Executor string
+	// Generic skips the cell's hand-written kernel when Executor is empty:
+	// the tape if the cell's ops allow it, else the graphs, as for a cell
+	// with no kernel. Default false.
 	Generic bool
 }
+
+// Executors of ProblemConfig.Executor.
+const (
+	ExecFused = "fused"
+	ExecTape  = "tape"
+	ExecGraph = "graph"
+)
+
+// Executors lists the values of ProblemConfig.Executor besides "".
+func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
 
 // runner is a recurrence set up for one batch size: graph.Recurrence or
 // graph.FusedRecurrence.
@@ -73,6 +90,9 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 	}
 	if cfg.Chunk < 0 || cfg.EvalBatch < 0 || cfg.Checkpoint < 0 {
 		return nil, errors.Errorf("layers: chunk, eval batch and checkpoint must not be negative, got %d, %d, %d", cfg.Chunk, cfg.EvalBatch, cfg.Checkpoint)
+	}
+	if cfg.Executor != "" && !slices.Contains(Executors(), cfg.Executor) {
+		return nil, errors.Errorf("layers: unknown executor %q (known: %s)", cfg.Executor, strings.Join(Executors(), ", "))
 	}
 	if cfg.EvalBatch == 0 {
 		cfg.EvalBatch = 64
@@ -200,9 +220,8 @@ func (p *Problem) Compile(batch int) error {
 	return err
 }
 
-// recurrence returns the executor for a batch size: the cell's fused
-// kernel unless it has none or ProblemConfig.Generic is set, the compiled
-// step otherwise.
+// recurrence returns the executor for a batch size (see
+// ProblemConfig.Executor), set up on first use.
 func (p *Problem) recurrence(batch int) (runner, error) {
 	if r, ok := p.recs[batch]; ok {
 		return r, nil
@@ -217,10 +236,26 @@ func (p *Problem) recurrence(batch int) (runner, error) {
 }
 
 func (p *Problem) newRunner(batch int, cfg graph.RecurrenceConfig) (runner, error) {
+	switch p.cfg.Executor {
+	case ExecFused:
+		r, ok, err := p.seq.FusedRecurrence(batch, cfg)
+		if !ok {
+			return nil, errors.Errorf("executor %q: the cell %T has no kernel", ExecFused, p.seq.Cell)
+		}
+		return r, err
+	case ExecTape:
+		return p.seq.TapeRecurrence(batch, cfg)
+	case ExecGraph:
+		return p.seq.Recurrence(batch, cfg)
+	}
 	if !p.cfg.Generic {
 		if r, ok, err := p.seq.FusedRecurrence(batch, cfg); ok {
 			return r, err
 		}
 	}
-	return p.seq.Recurrence(batch, cfg)
+	r, err := p.seq.TapeRecurrence(batch, cfg)
+	if errors.Is(err, graph.ErrNotRecorded) {
+		return p.seq.Recurrence(batch, cfg)
+	}
+	return r, err
 }

@@ -43,7 +43,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&steps, "steps", "comma-separated sequence lengths T")
 	fs.IntVar(&cfg.Reps, "reps", 5, "timed repetitions")
 	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")
-	fs.BoolVar(&cfg.Generic, "generic", false, "run rnn, lstm, gru and 2rnn through the compiled-graph executor, as a cell without a kernel would")
+	fs.StringVar(&cfg.Executor, "executor", bench.ExecFused, "how the recurrent cells run: "+strings.Join(bench.Executors(), ", ")+" (fused: each cell's kernel where it has one, the tape otherwise; tape: every cell's recorded step compiled, as a cell without a kernel runs; graph: gorgonia graphs)")
+	fs.BoolVar(&cfg.Generic, "generic", false, "run every cell without its kernel (-executor tape)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -63,6 +64,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.Checkpoint < 0 {
 		return usagef("-checkpoint must be >= 0, got %d", cfg.Checkpoint)
+	}
+	if !contains(bench.Executors(), cfg.Executor) {
+		return usagef("-executor: unknown executor %q (known: %s)", cfg.Executor, strings.Join(bench.Executors(), ", "))
+	}
+	if cfg.Generic {
+		cfg.Executor = bench.ExecTape
 	}
 	var names []string
 	if *only != "" {

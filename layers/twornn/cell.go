@@ -1,13 +1,11 @@
 package twornn
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
@@ -122,26 +120,18 @@ func (c *Cell) InitialState(b *graph.Builder, batch int) []*G.Node {
 func (c *Cell) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 	d, n := c.in, c.n
 	z := b.Mul(state[0], b.Param(c.params, c.Name("A")))
-	xs := b.Mul(x, constant(b, c.spread, d, d*n))
-	pre := b.Mul(b.Hadamard(z, xs), constant(b, c.blockSum, d*n, n))
+	xs := b.Mul(x, b.Constant(c.spread, d, d*n))
+	pre := b.Mul(b.Hadamard(z, xs), b.Constant(c.blockSum, d*n, n))
 	switch c.act {
 	case activation.Tanh:
 		return []*G.Node{b.Tanh(pre)}
 	case activation.LeakyReLU:
 		// relu(z) + s (z - relu(z)), with s a row of the fixed set.
-		r := b.Do("rectify", func() (*G.Node, error) { return G.Rectify(pre) })
+		r := b.Rectify(pre)
 		neg := b.Sub(pre, r)
 		return []*G.Node{b.Add(r, b.MulRow(neg, b.Param(c.fixed, c.slopeName)))}
 	}
 	return []*G.Node{pre}
-}
-
-// constant is a constant rows x cols matrix node.
-func constant(b *graph.Builder, data []float64, rows, cols int) *G.Node {
-	return b.Do("constant", func() (*G.Node, error) {
-		t := tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(append([]float64(nil), data...)))
-		return G.NewConstant(t, G.WithName(fmt.Sprintf("const%dx%d", rows, cols))), nil
-	})
 }
 
 // SetFromRNN copies the linear 2-RNN m's Alpha into h0 and A into A (the

@@ -1,0 +1,772 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pkg/errors"
+	G "gorgonia.org/gorgonia"
+
+	"github.com/rtnlab/rtn/params"
+)
+
+// The tape executor: every Builder method records what its node computes
+// (an irInstr), and CompileTape turns the recorded InitialState and Step
+// of a cell into a StepKernel in plain Go, so a cell without a
+// hand-written kernel runs on FusedRecurrence too.
+
+// opKind is an op of the Builder's record.
+type opKind uint8
+
+const (
+	opInput    opKind = iota // Builder.Input: bound by the executor, or zeros
+	opParam                  // Builder.Param
+	opConst                  // Builder.Const: a scalar
+	opConstant               // Builder.Constant: a tensor
+	opMul
+	opAdd
+	opSub
+	opHadamard
+	opDiv
+	opAddRow
+	opMulRow
+	opMulCol
+	opScale
+	opShift
+	opNeg
+	opTanh
+	opSigmoid
+	opExp
+	opLog
+	opSquare
+	opAbs
+	opRectify
+	opLog1pExp
+	opSum
+	opMean
+	opReshape
+	opTranspose
+	opCols
+	opConcat
+	opLogSumExp
+	opLogSoftmax
+)
+
+var opNames = [...]string{"Input", "Param", "Const", "Constant", "Mul", "Add", "Sub", "Hadamard", "Div",
+	"AddRow", "MulRow", "MulCol", "Scale", "Shift", "Neg", "Tanh", "Sigmoid", "Exp", "Log", "Square", "Abs",
+	"Rectify", "Log1pExp", "Sum", "Mean", "Reshape", "Transpose", "Cols", "Concat", "LogSumExp", "LogSoftmax"}
+
+func (o opKind) String() string { return opNames[o] }
+
+// irInstr is what one Builder method computed: the op, its argument
+// nodes and its constants.
+type irInstr struct {
+	op   opKind
+	args []*G.Node
+	f    float64   // Scale, Shift, Const: the constant
+	ints []int     // Sum, Mean, Transpose: axes; Cols: from, to; Concat, LogSumExp, LogSoftmax: the axis
+	data []float64 // Constant: the values
+	set  *params.Params
+	name string // Param: the parameter's name in set
+}
+
+// ErrNotRecorded is the error, tested with errors.Is, of CompileTape for a
+// cell that uses an op outside the Builder's record (Builder.Do,
+// Builder.Fused, gorgonia directly) or a shape the tape does not run (a
+// tensor of rank above 2, a broadcast the Builder does not name).
+var ErrNotRecorded = errors.New("graph: the cell uses an op the tape executor cannot run")
+
+// nodeClass says where a node of a program is computed.
+type nodeClass uint8
+
+const (
+	clsConst nodeClass = iota // parameter, constant or unbound (zero) input: read, never computed
+	clsX                      // the step input x
+	clsState                  // an input state
+	clsProj                   // depends on x only, row by row: computed by Project for a block of steps
+	clsStep                   // computed by every Forward
+)
+
+// Mul variants by argument ranks.
+const (
+	mulMM = iota // [m, k] x [k, n]
+	mulMV        // [m, k] x [k] -> [m]
+	mulVV        // [k] . [k] -> scalar
+	mulSA        // scalar x tensor
+	mulAS        // tensor x scalar
+)
+
+// Reductions of Sum and Mean, and the axis of Concat, LogSumExp and
+// LogSoftmax, in terms of a node's rows and columns.
+const (
+	alongAll  = iota // every entry
+	alongRows        // down each column (axis 0 of a matrix)
+	alongCols        // along each row (axis 1 of a matrix, axis 0 of a vector)
+)
+
+// Value locations, by phase.
+type locKind uint8
+
+const (
+	locNone    locKind = iota
+	locX               // the step input (the block's inputs in Project)
+	locState           // input state i
+	locParam           // a parameter's data
+	locData            // the node's own constant data (or zeros)
+	locScratch         // the node's scratch buffer
+	locCache           // a slot of the step's cache
+	locProj            // columns of the projection
+	locView            // columns of another node's value (Cols)
+)
+
+type loc struct {
+	kind locKind
+	i    int // locState: the state; locView: the node viewed
+	off  int // locCache: the slot's offset; locProj, locView: the first column
+	ld   int // row stride
+}
+
+// phases of a program.
+const (
+	phProj = iota
+	phFwd
+	phBwd
+)
+
+// tnode is one node of a program: a value of shape [rows, cols] (a
+// vector [n] is [1, n], a scalar [1, 1]).
+type tnode struct {
+	op         opKind
+	in         []int
+	rank       int
+	rows, cols int
+	f          float64
+	ints       []int
+	variant    int
+	data       []float64 // constants, zeros, scratch
+	set        *params.Params
+	name       string
+	diff       bool // a parameter of the differentiated set
+	class      nodeClass
+	grad       bool // a gradient reaches it
+	need       bool // backward reads its value
+	loc        [3]loc
+	gbuf       []float64 // its gradient (not for parameters and states)
+}
+
+func (n *tnode) size() int { return n.rows * n.cols }
+
+// bstep is one instruction of a backward pass.
+type bstep struct {
+	kind     uint8 // bSeed, bZero or bVJP
+	n, k     int   // bSeed: output k into node n; bZero: node n; bVJP: node n into its argument k
+	acc      bool  // add into the gradient instead of writing it
+	from, to int   // bZero: the columns
+}
+
+const (
+	bSeed = iota
+	bZero
+	bVJP
+)
+
+// tapeProgram is a recorded computation compiled for one batch size.
+type tapeProgram struct {
+	p        *params.Params
+	nodes    []*tnode
+	outs     []int
+	states   []int
+	projOps  []int // computed by Project, in order
+	fwdOps   []int // computed by Forward, in order
+	projSave []int // projected values backward reads, copied into the cache
+	bsteps   []bstep
+	inWidth  int
+	projSize int
+	cacheLen int
+	vals     [3][][]float64
+	grads    [][]float64
+}
+
+// newTapeProgram compiles the computation of outs recorded by b; x (may be
+// nil) is the step input and states the input states, both made by
+// b.Input; p is the differentiated set. With project set, the part that
+// depends on x only, row by row, is computed by project.
+func newTapeProgram(b *Builder, outs []*G.Node, x *G.Node, states []*G.Node, p *params.Params, project bool) (*tapeProgram, error) {
+	pr := &tapeProgram{p: p}
+	ids := map[*G.Node]int{}
+	var visit func(n *G.Node) error
+	visit = func(n *G.Node) error {
+		if _, ok := ids[n]; ok {
+			return nil
+		}
+		rec, ok := b.ir[n]
+		if !ok {
+			return errors.Wrapf(ErrNotRecorded, "node %s (%v) is not a Builder op", n.Name(), n.Op())
+		}
+		for _, a := range rec.args {
+			if err := visit(a); err != nil {
+				return err
+			}
+		}
+		t, err := newTnode(rec, n, ids, pr.nodes)
+		if err != nil {
+			return errors.Wrapf(err, "%v %v", rec.op, n.Shape())
+		}
+		if t.op == opParam {
+			t.diff = rec.set == p
+		}
+		switch {
+		case n == x:
+			t.class = clsX
+			pr.inWidth = t.cols
+		case slices.Contains(states, n):
+			t.class = clsState
+		}
+		ids[n] = len(pr.nodes)
+		pr.nodes = append(pr.nodes, t)
+		return nil
+	}
+	for _, o := range outs {
+		if err := visit(o); err != nil {
+			return nil, err
+		}
+		pr.outs = append(pr.outs, ids[o])
+	}
+	for _, s := range states {
+		id, ok := ids[s]
+		if !ok {
+			id = len(pr.nodes) // a state the step does not read: its gradient is zero
+			pr.nodes = append(pr.nodes, &tnode{op: opInput, rank: 2, rows: s.Shape()[0], cols: s.Shape()[1], class: clsState})
+		}
+		pr.states = append(pr.states, id)
+	}
+	pr.classify(project)
+	pr.planBackward()
+	pr.layout()
+	for ph := range pr.vals {
+		pr.vals[ph] = make([][]float64, len(pr.nodes))
+	}
+	pr.grads = make([][]float64, len(pr.nodes))
+	return pr, nil
+}
+
+// newTnode checks a recorded op's shapes and returns its node.
+func newTnode(rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode) (*tnode, error) {
+	t := &tnode{op: rec.op, f: rec.f, ints: rec.ints, set: rec.set, name: rec.name}
+	sh := n.Shape()
+	t.rank = sh.Dims()
+	switch t.rank {
+	case 0:
+		t.rows, t.cols = 1, 1
+	case 1:
+		t.rows, t.cols = 1, sh[0]
+	case 2:
+		t.rows, t.cols = sh[0], sh[1]
+	default:
+		return nil, errors.Wrapf(ErrNotRecorded, "rank %d", t.rank)
+	}
+	arg := make([]*tnode, len(rec.args))
+	for i, a := range rec.args {
+		t.in = append(t.in, ids[a])
+		arg[i] = nodes[ids[a]]
+	}
+	same := func() bool {
+		return arg[0].rank == arg[1].rank && arg[0].rows == arg[1].rows && arg[0].cols == arg[1].cols
+	}
+	bad := func() (*tnode, error) {
+		return nil, errors.Wrap(ErrNotRecorded, "argument shapes")
+	}
+	switch t.op {
+	case opInput:
+		t.data = make([]float64, t.size())
+	case opConst:
+		t.data = []float64{rec.f}
+	case opConstant:
+		t.data = rec.data
+	case opMul:
+		switch a, c := arg[0].rank, arg[1].rank; {
+		case a == 2 && c == 2:
+			t.variant = mulMM
+		case a == 2 && c == 1:
+			t.variant = mulMV
+		case a == 1 && c == 1:
+			t.variant = mulVV
+		case a == 0 && c > 0:
+			t.variant = mulSA
+		case a > 0 && c == 0:
+			t.variant = mulAS
+		default:
+			return bad()
+		}
+	case opAdd, opSub, opHadamard, opDiv:
+		if !same() {
+			return bad()
+		}
+	case opSum, opMean:
+		t.variant = alongAll
+		if arg[0].rank == 2 && len(t.ints) == 1 {
+			t.variant = alongRows + t.ints[0]
+		}
+	case opTranspose:
+		if arg[0].rank != 2 {
+			return bad()
+		}
+	case opConcat, opLogSumExp, opLogSoftmax:
+		t.variant = alongCols
+		if arg[0].rank == 2 && t.ints[0] == 0 {
+			t.variant = alongRows
+		}
+		for _, a := range arg {
+			if a.rank != arg[0].rank {
+				return bad()
+			}
+		}
+	}
+	return t, nil
+}
+
+// rowwise says whether node n computes each row of its value from the same
+// row of its arguments (x-like ones) and whole constants (the others).
+func (pr *tapeProgram) rowwise(n *tnode, xlike func(int) bool) bool {
+	if n.rank != 2 || len(n.in) == 0 {
+		return false
+	}
+	cst := func(i int) bool { return pr.nodes[n.in[i]].class == clsConst }
+	switch n.op {
+	case opMul:
+		return n.variant == mulMM && xlike(0) && cst(1) || n.variant == mulAS && xlike(0) && cst(1)
+	case opAdd, opSub, opHadamard, opDiv:
+		return xlike(0) && xlike(1)
+	case opAddRow, opMulRow:
+		return xlike(0) && cst(1)
+	case opScale, opShift, opNeg, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp, opCols:
+		return xlike(0)
+	case opConcat, opLogSoftmax:
+		if n.variant != alongCols {
+			return false
+		}
+		for i := range n.in {
+			if !xlike(i) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// classify sets each node's class and which nodes need gradients.
+func (pr *tapeProgram) classify(project bool) {
+	for _, n := range pr.nodes {
+		if n.class == clsX || n.class == clsState {
+			n.grad = n.class == clsState
+			continue
+		}
+		if len(n.in) == 0 {
+			n.class = clsConst
+			n.grad = n.diff
+			continue
+		}
+		xlike := func(i int) bool { c := pr.nodes[n.in[i]].class; return c == clsX || c == clsProj }
+		n.class = clsStep
+		if project && pr.rowwise(n, xlike) {
+			n.class = clsProj
+		}
+		for _, a := range n.in {
+			n.grad = n.grad || pr.nodes[a].grad
+		}
+	}
+}
+
+// needs marks the values that the vector-Jacobian product of node n with
+// respect to argument k reads.
+func (pr *tapeProgram) needs(id, k int) {
+	n := pr.nodes[id]
+	mark := func(i int) { pr.nodes[i].need = true }
+	switch n.op {
+	case opMul, opHadamard, opMulRow, opMulCol:
+		mark(n.in[1-k])
+	case opDiv:
+		mark(n.in[1])
+		if k == 1 {
+			mark(n.in[0])
+		}
+	case opTanh, opSigmoid, opExp, opLogSoftmax:
+		mark(id)
+	case opLog, opSquare, opAbs, opRectify, opLog1pExp:
+		mark(n.in[0])
+	case opLogSumExp:
+		mark(id)
+		mark(n.in[0])
+	}
+}
+
+// planBackward lists the backward pass's instructions: the output
+// gradients, then each node's vector-Jacobian product in reverse order.
+// Each gradient buffer is written by its first contribution and added
+// into by the next ones, and columns no op reaches are zeroed, so nothing
+// is cleared that is written anyway.
+func (pr *tapeProgram) planBackward() {
+	covered := make([][]bool, len(pr.nodes))
+	// contribute returns whether a contribution to columns [from, to) of
+	// node i's gradient adds (after zeroing the columns not yet written
+	// when some are).
+	contribute := func(i, from, to int) bool {
+		if pr.nodes[i].op == opParam {
+			return true // gradients add into the caller's set
+		}
+		if covered[i] == nil {
+			covered[i] = make([]bool, pr.nodes[i].cols)
+		}
+		c := covered[i][from:to]
+		all, none := !slices.Contains(c, false), !slices.Contains(c, true)
+		if !all && !none {
+			pr.zeroUncovered(i, covered[i], from, to)
+		}
+		for j := range c {
+			c[j] = true
+		}
+		return !none
+	}
+	complete := func(i int) {
+		if covered[i] == nil {
+			covered[i] = make([]bool, pr.nodes[i].cols)
+		}
+		pr.zeroUncovered(i, covered[i], 0, pr.nodes[i].cols)
+	}
+	for k, o := range pr.outs {
+		if n := pr.nodes[o]; n.grad {
+			pr.bsteps = append(pr.bsteps, bstep{kind: bSeed, n: o, k: k, acc: contribute(o, 0, n.cols)})
+		}
+	}
+	for id := len(pr.nodes) - 1; id >= 0; id-- {
+		n := pr.nodes[id]
+		if !n.grad || len(n.in) == 0 {
+			continue
+		}
+		complete(id)
+		for k, a := range n.in {
+			if !pr.nodes[a].grad {
+				continue
+			}
+			from, to := 0, pr.nodes[a].cols
+			if n.op == opCols {
+				from, to = n.ints[0], n.ints[1]
+			}
+			pr.needs(id, k)
+			pr.bsteps = append(pr.bsteps, bstep{kind: bVJP, n: id, k: k, acc: contribute(a, from, to)})
+		}
+	}
+	for _, s := range pr.states {
+		complete(s)
+	}
+}
+
+// zeroUncovered adds instructions zeroing the runs of columns of [from,
+// to) of node i's gradient that cov marks as not written, and marks them.
+func (pr *tapeProgram) zeroUncovered(i int, cov []bool, from, to int) {
+	for j := from; j < to; {
+		if cov[j] {
+			j++
+			continue
+		}
+		e := j
+		for e < to && !cov[e] {
+			cov[e] = true
+			e++
+		}
+		pr.bsteps = append(pr.bsteps, bstep{kind: bZero, n: i, from: j, to: e})
+		j = e
+	}
+}
+
+// layout places every node's value in each phase and sizes the buffers.
+func (pr *tapeProgram) layout() {
+	// A view's value is read where its base's is.
+	for id := len(pr.nodes) - 1; id >= 0; id-- {
+		if n := pr.nodes[id]; n.op == opCols && n.need {
+			pr.nodes[n.in[0]].need = true
+		}
+	}
+	for id, n := range pr.nodes {
+		if n.op == opCols {
+			b := pr.nodes[n.in[0]]
+			for ph := range n.loc {
+				n.loc[ph] = loc{kind: locView, i: n.in[0], off: n.ints[0], ld: b.loc[ph].ld}
+			}
+			if n.class == clsProj || b.class == clsX {
+				n.class = clsProj
+			}
+			if n.grad {
+				n.gbuf = make([]float64, n.size())
+			}
+			continue
+		}
+		var l loc
+		switch n.class {
+		case clsConst:
+			l = loc{kind: locData, ld: n.cols}
+			if n.op == opParam {
+				l.kind = locParam
+			}
+			n.loc = [3]loc{l, l, l}
+		case clsX:
+			l = loc{kind: locX, ld: n.cols}
+			n.loc = [3]loc{l, l, l}
+		case clsState:
+			l = loc{kind: locState, i: slices.Index(pr.states, id), ld: n.cols}
+			n.loc = [3]loc{{}, l, l}
+		case clsProj:
+			n.loc[phProj] = loc{kind: locProj, off: pr.projSize}
+			n.loc[phFwd] = loc{kind: locProj, off: pr.projSize}
+			pr.projOps = append(pr.projOps, id)
+			pr.projSize += n.cols
+			if n.need {
+				n.loc[phBwd] = loc{kind: locCache, off: pr.cacheLen, ld: n.cols}
+				pr.cacheLen += n.size()
+				pr.projSave = append(pr.projSave, id)
+			}
+		case clsStep:
+			pr.fwdOps = append(pr.fwdOps, id)
+			if n.need {
+				n.loc[phFwd] = loc{kind: locCache, off: pr.cacheLen, ld: n.cols}
+				n.loc[phBwd] = n.loc[phFwd]
+				pr.cacheLen += n.size()
+			} else {
+				n.data = make([]float64, n.size())
+				n.loc[phFwd] = loc{kind: locScratch, ld: n.cols}
+			}
+		}
+		if n.grad && n.op != opParam && n.class != clsState {
+			n.gbuf = make([]float64, n.size())
+		}
+	}
+	for _, n := range pr.nodes {
+		if n.class == clsProj && n.op != opCols {
+			n.loc[phProj].ld, n.loc[phFwd].ld = pr.projSize, pr.projSize
+		}
+	}
+	for _, n := range pr.nodes { // views of projected nodes, in order
+		if n.op == opCols {
+			for ph := range n.loc {
+				n.loc[ph].ld = pr.nodes[n.in[0]].loc[ph].ld
+			}
+		}
+	}
+}
+
+// resolve points vals[ph][id] at every node's value in phase ph.
+func (pr *tapeProgram) resolve(ph int, x, proj []float64, in [][]float64, cache []float64) [][]float64 {
+	v := pr.vals[ph]
+	for id, n := range pr.nodes {
+		l := n.loc[ph]
+		switch l.kind {
+		case locX:
+			v[id] = x
+		case locState:
+			v[id] = in[l.i]
+		case locParam:
+			v[id] = n.set.Data(n.name)
+		case locData, locScratch:
+			v[id] = n.data
+		case locCache:
+			v[id] = cache[l.off : l.off+n.size()]
+		case locProj:
+			v[id] = proj[l.off:]
+		case locView:
+			v[id] = nil
+			if b := v[l.i]; b != nil {
+				v[id] = b[l.off:]
+			}
+		default:
+			v[id] = nil
+		}
+	}
+	return v
+}
+
+// project computes the projected nodes of a block of steps (xs: [R,
+// inWidth]) into proj ([R, projSize]).
+func (pr *tapeProgram) project(xs, proj []float64) {
+	if len(pr.projOps) == 0 {
+		return
+	}
+	v := pr.resolve(phProj, xs, proj, nil, nil)
+	rows := len(xs) / pr.inWidth
+	for _, id := range pr.projOps {
+		pr.forwardOp(id, rows, v, phProj)
+	}
+}
+
+// forward runs one step: the outputs into out, what backward reads into
+// cache.
+func (pr *tapeProgram) forward(x, proj []float64, in, out [][]float64, cache []float64) {
+	v := pr.resolve(phFwd, x, proj, in, cache)
+	for _, id := range pr.fwdOps {
+		pr.forwardOp(id, pr.nodes[id].rows, v, phFwd)
+	}
+	for _, id := range pr.projSave {
+		n := pr.nodes[id]
+		copyRows(cache[n.loc[phBwd].off:], n.cols, v[id], n.loc[phFwd].ld, n.rows, n.cols)
+	}
+	for i, id := range pr.outs {
+		n := pr.nodes[id]
+		copyRows(out[i], n.cols, v[id], n.loc[phFwd].ld, n.rows, n.cols)
+	}
+}
+
+// backward runs the step's vector-Jacobian product from the gradients
+// gout reaching the outputs: parameters' gradients add into grads, the
+// input states' are written into gin.
+func (pr *tapeProgram) backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
+	v := pr.resolve(phBwd, x, nil, in, cache)
+	g := pr.grads
+	for id, n := range pr.nodes {
+		switch {
+		case !n.grad:
+			g[id] = nil
+		case n.op == opParam:
+			g[id] = grads.Data(n.name)
+		case n.class == clsState:
+			g[id] = gin[n.loc[phBwd].i]
+		default:
+			g[id] = n.gbuf
+		}
+	}
+	for _, s := range pr.bsteps {
+		switch s.kind {
+		case bSeed:
+			put(g[s.n], gout[s.k], s.acc)
+		case bZero:
+			n := pr.nodes[s.n]
+			for r := range n.rows {
+				clear(g[s.n][r*n.cols+s.from : r*n.cols+s.to])
+			}
+		case bVJP:
+			pr.vjp(s.n, s.k, s.acc, v, g)
+		}
+	}
+}
+
+// put writes src into dst, or adds it.
+func put(dst, src []float64, acc bool) {
+	if !acc {
+		copy(dst, src)
+		return
+	}
+	for i, s := range src[:len(dst)] {
+		dst[i] += s
+	}
+}
+
+// copyRows copies a [rows, cols] matrix stored with row stride lds into
+// dst with row stride ldd.
+func copyRows(dst []float64, ldd int, src []float64, lds, rows, cols int) {
+	for r := range rows {
+		copy(dst[r*ldd:r*ldd+cols], src[r*lds:r*lds+cols])
+	}
+}
+
+// tapeKernel is a cell's recorded InitialState and Step compiled into a
+// StepKernel.
+type tapeKernel struct {
+	step, init *tapeProgram
+	names      []string
+	initOut    [][]float64 // InitialStateBack's recomputed initial state
+	initCache  []float64
+}
+
+var _ StepKernel = (*tapeKernel)(nil)
+
+// CompileTape compiles cell c's InitialState and Step, as the Builder
+// recorded them, into a StepKernel for a batch size: one buffer per value,
+// the forward pass as loops and Gemm, the backward pass as each op's
+// vector-Jacobian product in reverse order, and no allocation per call.
+// The part of the step that depends on x only, row by row (x W + b,
+// typically), is the kernel's input projection, computed for a block of
+// steps at once. Parameters bound from p are differentiated; parameters
+// bound from another set are read as constants at every call.
+//
+// A cell that uses an op the Builder does not record (Builder.Do,
+// Builder.Fused, gorgonia directly) gets an error wrapping ErrNotRecorded:
+// it runs on the compiled graphs of Recurrence only.
+func CompileTape(c Cell, p *params.Params, batch int) (StepKernel, error) {
+	if batch <= 0 {
+		return nil, errors.Errorf("graph: tape needs a positive batch size, got %d", batch)
+	}
+	b := NewBuilder()
+	x := b.Input("x", batch, c.InputSize())
+	var hIn []*G.Node
+	for i, s := range c.StateSizes() {
+		hIn = append(hIn, b.Input(fmt.Sprintf("h%d", i), batch, s))
+	}
+	hOut := c.Step(b, x, hIn)
+	if err := checkState(b, c, hOut, batch); err != nil {
+		return nil, errors.Wrap(err, "graph: step")
+	}
+	step, err := newTapeProgram(b, hOut, x, hIn, p, true)
+	if err != nil {
+		return nil, errors.Wrap(err, "graph: tape: step")
+	}
+	bi := NewBuilder()
+	s0 := c.InitialState(bi, batch)
+	if err := checkState(bi, c, s0, batch); err != nil {
+		return nil, errors.Wrap(err, "graph: initial state")
+	}
+	init, err := newTapeProgram(bi, s0, nil, nil, p, false)
+	if err != nil {
+		return nil, errors.Wrap(err, "graph: tape: initial state")
+	}
+	k := &tapeKernel{step: step, init: init, initCache: make([]float64, init.cacheLen)}
+	for _, s := range c.StateSizes() {
+		k.initOut = append(k.initOut, make([]float64, batch*s))
+	}
+	for _, pr := range []*tapeProgram{step, init} {
+		for _, n := range pr.nodes {
+			if n.diff && !slices.Contains(k.names, n.name) {
+				k.names = append(k.names, n.name)
+			}
+		}
+	}
+	return k, nil
+}
+
+// NewTapeRecurrence is NewFusedRecurrence for any cell whose ops the
+// Builder records, with the StepKernel CompileTape makes of it.
+func NewTapeRecurrence(c Cell, p *params.Params, batch int, head HeadKernel, cfg RecurrenceConfig) (*FusedRecurrence, error) {
+	k, err := CompileTape(c, p, batch)
+	if err != nil {
+		return nil, err
+	}
+	return NewFusedRecurrence(tapeCell{Cell: c, k: k}, p, batch, head, cfg)
+}
+
+// tapeCell gives a cell the kernel CompileTape made for one batch size.
+type tapeCell struct {
+	Cell
+	k StepKernel
+}
+
+func (c tapeCell) StepKernel(int) StepKernel { return c.k }
+
+func (k *tapeKernel) Params() []string           { return k.names }
+func (k *tapeKernel) CacheSize() int             { return k.step.cacheLen }
+func (k *tapeKernel) ProjectionSize() int        { return k.step.projSize }
+func (k *tapeKernel) Project(xs, proj []float64) { k.step.project(xs, proj) }
+
+func (k *tapeKernel) InitialState(state [][]float64) {
+	k.init.forward(nil, nil, nil, state, k.initCache)
+}
+
+func (k *tapeKernel) InitialStateBack(g [][]float64, grads *params.Params) {
+	k.init.forward(nil, nil, nil, k.initOut, k.initCache)
+	k.init.backward(nil, nil, k.initCache, g, nil, grads)
+}
+
+func (k *tapeKernel) Forward(x, proj []float64, in, out [][]float64, cache []float64) {
+	k.step.forward(x, proj, in, out, cache)
+}
+
+func (k *tapeKernel) Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
+	k.step.backward(x, in, cache, gout, gin, grads)
+}
