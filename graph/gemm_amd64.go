@@ -184,15 +184,20 @@ func packA(dst []float64, transA bool, alpha float64, a []float64, lda, i, rows,
 // packB writes the panel of columns j..j+cols of op(b) over terms p..p+kc
 // into dst as [kc][gemmNR], zero past the last column.
 func packB(dst []float64, transB bool, b []float64, ldb, p, kc, j, cols int) {
-	for l := range kc {
-		d := dst[l*gemmNR : (l+1)*gemmNR]
-		if !transB {
-			copy(d, b[(p+l)*ldb+j:(p+l)*ldb+j+cols])
-		} else {
-			for q := range cols {
-				d[q] = b[(j+q)*ldb+p+l]
-			}
+	dst = dst[:kc*gemmNR]
+	if cols < gemmNR {
+		clear(dst)
+	}
+	if !transB {
+		for l := range kc {
+			copy(dst[l*gemmNR:], b[(p+l)*ldb+j:(p+l)*ldb+j+cols])
 		}
-		clear(d[cols:])
+		return
+	}
+	for q := range cols {
+		row := b[(j+q)*ldb+p : (j+q)*ldb+p+kc]
+		for l, v := range row {
+			dst[l*gemmNR+q] = v
+		}
 	}
 }
