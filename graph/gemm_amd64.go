@@ -162,21 +162,25 @@ func checkGemm(transA, transB bool, m, n, k int, a []float64, lda int, b []float
 // packA writes the panel of rows i..i+rows of alpha op(a) over terms
 // p..p+kc into dst as [kc][gemmMR], zero past the last row.
 func packA(dst []float64, transA bool, alpha float64, a []float64, lda, i, rows, p, kc int) {
-	for l := range kc {
-		d := dst[l*gemmMR : (l+1)*gemmMR]
-		for r := range gemmMR {
-			v := 0.0
-			if r < rows {
-				if transA {
-					v = a[(p+l)*lda+i+r]
-				} else {
-					v = a[(i+r)*lda+p+l]
-				}
-				if alpha != 1 {
-					v *= alpha
-				}
+	dst = dst[:kc*gemmMR]
+	if rows < gemmMR {
+		clear(dst)
+	}
+	if transA {
+		for l := range kc {
+			copy(dst[l*gemmMR:l*gemmMR+rows], a[(p+l)*lda+i:(p+l)*lda+i+rows])
+		}
+	} else {
+		for r := range rows {
+			row := a[(i+r)*lda+p : (i+r)*lda+p+kc]
+			for l, v := range row {
+				dst[l*gemmMR+r] = v
 			}
-			d[r] = v
+		}
+	}
+	if alpha != 1 {
+		for l := range dst {
+			dst[l] *= alpha
 		}
 	}
 }
