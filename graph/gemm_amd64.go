@@ -2,10 +2,7 @@
 
 package graph
 
-import (
-	"fmt"
-	"sync"
-)
+import "fmt"
 
 // On amd64 processors with AVX and FMA, Gemm runs on a register-blocked
 // kernel in Go assembly (kern4x12) instead of gonum's Dgemm, whose pure-Go
@@ -64,9 +61,27 @@ type gemmBuf struct {
 	edge [gemmMR * gemmNR]float64
 }
 
-var gemmBufs = sync.Pool{New: func() any {
-	return &gemmBuf{a: make([]float64, gemmMC*gemmKC), b: make([]float64, gemmKC*gemmNC)}
-}}
+// gemmBufs holds the buffers of finished calls for the next ones, so that
+// Gemm allocates only when more calls than ever before run at once. (A
+// sync.Pool would drop them at garbage collections, and at random under
+// the race detector.)
+var gemmBufs = make(chan *gemmBuf, 16)
+
+func getGemmBuf() *gemmBuf {
+	select {
+	case b := <-gemmBufs:
+		return b
+	default:
+		return &gemmBuf{a: make([]float64, gemmMC*gemmKC), b: make([]float64, gemmKC*gemmNC)}
+	}
+}
+
+func putGemmBuf(b *gemmBuf) {
+	select {
+	case gemmBufs <- b:
+	default:
+	}
+}
 
 // gemmFMA is Gemm on kern4x12.
 func gemmFMA(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
@@ -86,8 +101,8 @@ func gemmFMA(transA, transB bool, m, n, k int, alpha float64, a []float64, lda i
 	if k == 0 || alpha == 0 {
 		return
 	}
-	buf := gemmBufs.Get().(*gemmBuf)
-	defer gemmBufs.Put(buf)
+	buf := getGemmBuf()
+	defer putGemmBuf(buf)
 	directA := transA && alpha == 1 // alpha scales op(a) as it is packed
 	for p := 0; p < k; p += gemmKC {
 		kc := min(gemmKC, k-p)

@@ -125,6 +125,17 @@ func TestGemmRowsIndependent(t *testing.T) {
 	}
 }
 
+// TestGemmNoAllocations checks that Gemm allocates nothing once it has
+// run: the step kernels call it at every time step.
+func TestGemmNoAllocations(t *testing.T) {
+	g := newGemmCase(rand.New(rand.NewPCG(7, 8)), false, true, 37, 130, 300, 1)
+	run := func() { Gemm(g.transA, g.transB, g.m, g.n, g.k, 1, g.a, g.lda, g.b, g.ldb, 1, g.c, g.ldc) }
+	run()
+	if n := testing.AllocsPerRun(5, run); n != 0 {
+		t.Errorf("%v allocations per product, want 0", n)
+	}
+}
+
 // TestGemmRejectsShortMatrices checks that Gemm panics rather than read
 // past a slice too short for the shape it is given.
 func TestGemmRejectsShortMatrices(t *testing.T) {
