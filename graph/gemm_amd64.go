@@ -6,8 +6,8 @@ import "fmt"
 
 // On amd64 processors with AVX and FMA, Gemm runs on a register-blocked
 // kernel in Go assembly (kern4x12) instead of gonum's Dgemm, whose pure-Go
-// loops run at a third of the speed: op(a) and op(b) are read in panels of
-// 4 rows and 12 columns, each panel either straight from the matrix when
+// loops are three to five times slower: op(a) and op(b) are read in
+// panels of 4 rows and 12 columns, each panel either straight from the matrix when
 // its layout allows (the columns of a transposed a, the rows of b) or
 // copied into a packed buffer, and every 4x12 block of c is summed by
 // fused multiply-adds over chunks of gemmKC terms. The terms of each entry
@@ -36,7 +36,7 @@ func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc i
 // hasAVXFMA reports whether the processor has AVX and FMA and the
 // operating system saves the YMM registers.
 func hasAVXFMA() bool {
-	if max, _, _, _ := cpuid(0, 0); max < 1 {
+	if leaves, _, _, _ := cpuid(0, 0); leaves < 1 {
 		return false
 	}
 	_, _, ecx, _ := cpuid(1, 0)
@@ -61,12 +61,13 @@ type gemmBuf struct {
 	edge [gemmMR * gemmNR]float64
 }
 
-// gemmBufs holds the buffers of finished calls for the next ones, so that
-// Gemm allocates only when more calls than ever before run at once. (A
-// sync.Pool would drop them at garbage collections, and at random under
+// gemmBufs keeps the buffers of finished calls, up to 16, for the next
+// ones: once warm, Gemm allocates only when more than 16 calls run at once.
+// (A sync.Pool would drop them at garbage collections, and at random under
 // the race detector.)
 var gemmBufs = make(chan *gemmBuf, 16)
 
+// getGemmBuf takes a kept buffer, or makes one.
 func getGemmBuf() *gemmBuf {
 	select {
 	case b := <-gemmBufs:
@@ -76,6 +77,7 @@ func getGemmBuf() *gemmBuf {
 	}
 }
 
+// putGemmBuf keeps b unless 16 buffers are kept already.
 func putGemmBuf(b *gemmBuf) {
 	select {
 	case gemmBufs <- b:
