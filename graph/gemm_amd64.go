@@ -7,12 +7,13 @@ import "fmt"
 // On amd64 processors with AVX and FMA, Gemm runs on a register-blocked
 // kernel in Go assembly (kern4x12) instead of gonum's Dgemm, whose pure-Go
 // loops are three to five times slower: op(a) and op(b) are read in
-// panels of 4 rows and 12 columns, each panel either straight from the matrix when
-// its layout allows (the columns of a transposed a, the rows of b) or
-// copied into a packed buffer, and every 4x12 block of c is summed by
-// fused multiply-adds over chunks of gemmKC terms. The terms of each entry
-// are summed in the same order whatever m, n, the strides and the entry's
-// place, so a row's result does not depend on the rows computed with it.
+// panels of 4 rows and 12 columns, each panel either straight from the
+// matrix when its layout allows (the columns of a transposed a, the rows
+// of b) or copied into a packed buffer, and every 4x12 block of c is
+// summed by fused multiply-adds over chunks of gemmKC terms. The terms of
+// each entry are summed in the same order whatever m, n, the strides and
+// the entry's place, so a row's result does not depend on the rows
+// computed with it.
 func init() {
 	if hasAVXFMA() {
 		fastGemm = gemmFMA
