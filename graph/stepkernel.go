@@ -92,13 +92,21 @@ type HeadKernel interface {
 // Gemm sets c = alpha op(a) op(b) + beta c for row-major matrices, op(a)
 // [m, k], op(b) [k, n], c [m, n], where op transposes when its flag is set
 // (a is then stored [k, m], b [n, k]); lda, ldb, ldc are the row strides as
-// stored. It calls blas64's Dgemm, so -tags openblas runs it on OpenBLAS.
-// On gonum's pure-Go BLAS it cuts the product into tiles small enough
-// that gonum computes each on the calling goroutine: gonum would
-// otherwise start goroutines (and allocate) for every product above 4
-// blocks of 64. Each entry of c is summed in the same order either way.
+// stored. With -tags openblas it calls OpenBLAS. In the default build it
+// runs on a kernel in Go assembly where the processor has AVX and FMA
+// (amd64; see gemm_amd64.go), else on gonum's Dgemm, cutting the product
+// into tiles small enough that gonum computes each on the calling
+// goroutine: gonum would otherwise start goroutines (and allocate) for
+// every product above 4 blocks of 64. In the default build each entry of
+// c is summed in the same order however the product is cut, so a row's
+// result does not depend on the other rows of a (OpenBLAS does not promise
+// it).
 func Gemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if m == 0 || n == 0 {
+		return
+	}
+	if fastGemm != nil {
+		fastGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	ta, tb := blas.NoTrans, blas.NoTrans
@@ -130,3 +138,6 @@ func Gemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int,
 		}
 	}
 }
+
+// fastGemm, when set, is Gemm's implementation in place of blas64's.
+var fastGemm func(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)

@@ -1,0 +1,106 @@
+//go:build amd64 && !openblas && !purego
+
+#include "textflag.h"
+
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv0() (eax uint32)
+TEXT ·xgetbv0(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	RET
+
+// func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+//
+// Twelve accumulators Y4-Y15 hold the 4x12 block, row r in Y(4+3r),
+// Y(5+3r), Y(6+3r); each term broadcasts a[l*lda+r] and multiplies it into
+// the three vectors b[l*ldb : l*ldb+12] with fused multiply-adds.
+TEXT ·kern4x12(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R9
+	SHLQ $3, R9
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R10
+	SHLQ $3, R10
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
+	SHLQ $3, R8
+
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VBROADCASTSD (SI), Y3
+	VFMADD231PD Y0, Y3, Y4
+	VFMADD231PD Y1, Y3, Y5
+	VFMADD231PD Y2, Y3, Y6
+	VBROADCASTSD 8(SI), Y3
+	VFMADD231PD Y0, Y3, Y7
+	VFMADD231PD Y1, Y3, Y8
+	VFMADD231PD Y2, Y3, Y9
+	VBROADCASTSD 16(SI), Y3
+	VFMADD231PD Y0, Y3, Y10
+	VFMADD231PD Y1, Y3, Y11
+	VFMADD231PD Y2, Y3, Y12
+	VBROADCASTSD 24(SI), Y3
+	VFMADD231PD Y0, Y3, Y13
+	VFMADD231PD Y1, Y3, Y14
+	VFMADD231PD Y2, Y3, Y15
+	ADDQ R9, SI
+	ADDQ R10, DI
+	DECQ CX
+	JNZ  loop
+
+	VADDPD (DX), Y4, Y4
+	VMOVUPD Y4, (DX)
+	VADDPD 32(DX), Y5, Y5
+	VMOVUPD Y5, 32(DX)
+	VADDPD 64(DX), Y6, Y6
+	VMOVUPD Y6, 64(DX)
+	ADDQ R8, DX
+	VADDPD (DX), Y7, Y7
+	VMOVUPD Y7, (DX)
+	VADDPD 32(DX), Y8, Y8
+	VMOVUPD Y8, 32(DX)
+	VADDPD 64(DX), Y9, Y9
+	VMOVUPD Y9, 64(DX)
+	ADDQ R8, DX
+	VADDPD (DX), Y10, Y10
+	VMOVUPD Y10, (DX)
+	VADDPD 32(DX), Y11, Y11
+	VMOVUPD Y11, 32(DX)
+	VADDPD 64(DX), Y12, Y12
+	VMOVUPD Y12, 64(DX)
+	ADDQ R8, DX
+	VADDPD (DX), Y13, Y13
+	VMOVUPD Y13, (DX)
+	VADDPD 32(DX), Y14, Y14
+	VMOVUPD Y14, 32(DX)
+	VADDPD 64(DX), Y15, Y15
+	VMOVUPD Y15, 64(DX)
+	VZEROUPPER
+	RET
