@@ -45,7 +45,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")
 	fs.StringVar(&cfg.Executor, "executor", bench.ExecFused, "how the recurrent cells run: "+strings.Join(bench.Executors(), ", ")+" (fused: each cell's kernel where it has one, the tape otherwise; tape: every cell's recorded step compiled, as a cell without a kernel runs; graph: gorgonia graphs)")
 	fs.BoolVar(&cfg.Generic, "generic", false, "run every cell without its kernel (-executor tape)")
-	fs.StringVar(&cfg.DType, "dtype", graph.Float64, "float type of the recurrent steps: float64 or float32 (states, activations and products in float32; parameters, gradients and Adam in float64; not the u-MPS nor -executor graph)")
+	fs.StringVar(&cfg.DType, "dtype", graph.Float64, "float type of the recurrent steps: float64 or float32 (states, activations and products in float32; parameters, gradients and Adam in float64; not -executor graph; float64 only: "+strings.Join(bench.Float64Only(), ", ")+")")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
