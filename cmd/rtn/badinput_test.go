@@ -60,6 +60,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-patience must be >= 0", "train", "-patience", "-1")
 	c(2, `-dtype must be float64 or float32, got "float16"`, "train", "-dtype", "float16")
 	c(2, `-dtype: unknown dtype "half"`, "bench", "-dtype", "half")
+	c(2, `-dtype must be float64 or float32, got "f32"`, "pretrain", "-dtype", "f32")
 	c(2, "-executor graph runs float64 only", "bench", "-dtype", "float32", "-executor", "graph")
 	c(2, "umps-d20-step runs float64 only", "bench", "-dtype", "float32", "-only", "umps-d20-step")
 	c(2, "-lr must be a finite number", "train", "-lr", "NaN")
