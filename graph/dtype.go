@@ -127,8 +127,9 @@ func (g Grads[F]) Data(name string) []F {
 	return fromF32[F](g.g.Data(name))
 }
 
-// Weights reads parameters as []F: for float64 the sets' own data, for
-// float32 the copies a Mirror keeps. The zero value reads float64.
+// Weights reads parameters as []F: for float64 the sets' own data (the
+// zero Weights[float64]), for float32 the copies a Mirror keeps
+// (Mirror.Weights32).
 type Weights[F Float] struct {
 	m *Mirror
 }

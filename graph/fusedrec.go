@@ -25,6 +25,9 @@ const fusedBlock = 64
 // the longest sequence seen and are reused: a run over sequences no longer
 // than an earlier one allocates nothing.
 //
+// It runs in float64 (NewFusedRecurrence, NewTapeRecurrence) or float32
+// (NewFusedRecurrence32, NewTapeRecurrence32).
+//
 // A FusedRecurrence is for one batch size and is not safe for concurrent
 // use.
 type FusedRecurrence struct {
