@@ -15,9 +15,6 @@ import (
 	"github.com/rtnlab/rtn/graph"
 )
 
-// DType is the element type every benchmark runs in.
-const DType = "float64"
-
 // Config sets the sizes of a benchmark. The zero value is usable; each
 // field's comment gives its default.
 type Config struct {
@@ -43,6 +40,12 @@ type Config struct {
 	Executor string
 	// Generic is Executor ExecTape: the cells run without their kernels.
 	Generic bool
+	// DType is the float type of the recurrent models' steps:
+	// graph.Float64 (the default) or graph.Float32 (states, caches,
+	// activations and matrix products in float32, parameters, gradients
+	// and Adam in float64; see layers.ProblemConfig.DType). The u-MPS
+	// benchmarks and the graph executor run float64 only.
+	DType string
 	// Reps is how many timed repetitions are averaged. Default 5.
 	Reps int
 }
@@ -71,6 +74,15 @@ func (c *Config) defaults() error {
 	}
 	if !slices.Contains(Executors(), c.Executor) {
 		return errors.Errorf("bench: unknown executor %q (known: %s)", c.Executor, strings.Join(Executors(), ", "))
+	}
+	if err := graph.CheckDType(c.DType); err != nil {
+		return errors.Wrap(err, "bench")
+	}
+	if c.DType == "" {
+		c.DType = graph.Float64
+	}
+	if c.DType == graph.Float32 && c.Executor == ExecGraph {
+		return errors.Errorf("bench: executor %q runs float64 only, not dtype %s", ExecGraph, graph.Float32)
 	}
 	return nil
 }
@@ -121,7 +133,8 @@ type Result struct {
 	Note string `json:"note"`
 }
 
-// Report is what `rtn bench -json` prints.
+// Report is what `rtn bench -json` prints; DType lists the results'
+// dtypes, comma-separated.
 type Report struct {
 	Results    []Result `json:"results"`
 	Backend    string   `json:"backend"`
@@ -129,10 +142,16 @@ type Report struct {
 	GOMAXPROCS int      `json:"gomaxprocs"`
 }
 
-// NewReport wraps results with the backend, dtype and GOMAXPROCS of this
-// process.
+// NewReport wraps results with the backend, their dtypes and the
+// GOMAXPROCS of this process.
 func NewReport(rs []Result) Report {
-	return Report{Results: rs, Backend: graph.BLASBackend(), DType: DType, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	var dt []string
+	for _, r := range rs {
+		if !slices.Contains(dt, r.DType) {
+			dt = append(dt, r.DType)
+		}
+	}
+	return Report{Results: rs, Backend: graph.BLASBackend(), DType: strings.Join(dt, ","), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 }
 
 // Prepared is a compiled training step, ready to time.
@@ -159,16 +178,28 @@ func (p *Prepared) Close() error {
 type benchmark struct {
 	name  string
 	setup func(cfg Config) (*Prepared, error)
+	f64   bool // runs float64 only
 }
 
 var benchmarks = []benchmark{
-	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }},
-	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }},
-	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }},
-	{"ugru-step", func(c Config) (*Prepared, error) { return sequenceStep("ugru", c) }},
-	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }},
-	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }},
-	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }},
+	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }, false},
+	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }, false},
+	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }, false},
+	{"ugru-step", func(c Config) (*Prepared, error) { return sequenceStep("ugru", c) }, false},
+	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }, false},
+	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }, true},
+	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }, true},
+}
+
+// Float64Only lists the benchmarks that run in float64 only.
+func Float64Only() []string {
+	var n []string
+	for _, b := range benchmarks {
+		if b.f64 {
+			n = append(n, b.name)
+		}
+	}
+	return n
 }
 
 // Names lists the benchmarks in the order Run runs them.
@@ -181,23 +212,27 @@ func Names() []string {
 }
 
 // Setup builds the named benchmark's data and model and compiles its
-// training step for cfg (defaults filled in). `rtn bench` (through Run) and
-// BenchmarkStep time the Step it returns.
+// training step for cfg (defaults filled in), in cfg.DType. `rtn bench`
+// (through Run) and BenchmarkStep time the Step it returns.
 func Setup(name string, cfg Config) (*Prepared, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
 	for _, b := range benchmarks {
 		if b.name == name {
+			if b.f64 && cfg.DType != graph.Float64 {
+				return nil, errors.Errorf("bench: %s runs float64 only, not dtype %s", name, cfg.DType)
+			}
 			return b.setup(cfg)
 		}
 	}
 	return nil, errors.Errorf("bench: unknown benchmark %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
-// Run runs the named benchmarks (all when only is empty) at each sequence
-// length of steps (cfg.Steps when steps is empty), benchmark by
-// benchmark, and returns one Result per benchmark and length.
+// Run runs the named benchmarks (all when only is empty, but for those
+// that do not run in cfg.DType) at each sequence length of steps
+// (cfg.Steps when steps is empty), benchmark by benchmark, and returns one
+// Result per benchmark and length.
 func Run(cfg Config, only []string, steps []int) ([]Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -217,7 +252,7 @@ func Run(cfg Config, only []string, steps []int) ([]Result, error) {
 	}
 	var out []Result
 	for _, b := range benchmarks {
-		if len(only) > 0 && !slices.Contains(only, b.name) {
+		if len(only) > 0 && !slices.Contains(only, b.name) || len(only) == 0 && b.f64 && cfg.DType != graph.Float64 {
 			continue
 		}
 		for _, t := range steps {
@@ -251,7 +286,7 @@ func runOne(b benchmark, cfg Config) (Result, error) {
 		Setup: p.Setup.Seconds(), PerStep: ms, PerTimeStep: ms / float64(cfg.Steps),
 		CPUPerStep: float64(tm.CPUPerStep.Nanoseconds()) / 1e6,
 		Allocs:     tm.Allocs, Bytes: tm.Bytes, Reps: cfg.Reps,
-		Backend: graph.BLASBackend(), DType: DType, Note: p.Note,
+		Backend: graph.BLASBackend(), DType: cfg.DType, Note: p.Note,
 	}, nil
 }
 
@@ -319,9 +354,9 @@ func ParseSteps(s string) ([]int, error) {
 // WriteTable prints results as an aligned table.
 func WriteTable(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "benchmark\tT\tsetup (s)\tms/step\tms/time step\tCPU ms/step\tallocs/step\tMB/step\t")
+	fmt.Fprintln(tw, "benchmark\tdtype\tT\tsetup (s)\tms/step\tms/time step\tCPU ms/step\tallocs/step\tMB/step\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.1f\t%.3f\t%.1f\t%d\t%.1f\t\n", r.Name, r.Steps, r.Setup, r.PerStep, r.PerTimeStep, r.CPUPerStep, r.Allocs, float64(r.Bytes)/1e6)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.1f\t%.3f\t%.1f\t%d\t%.1f\t\n", r.Name, r.DType, r.Steps, r.Setup, r.PerStep, r.PerTimeStep, r.CPUPerStep, r.Allocs, float64(r.Bytes)/1e6)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

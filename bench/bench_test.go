@@ -8,15 +8,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rtnlab/rtn/graph"
 )
 
 // BenchmarkStep times the step `rtn bench` times (Setup's Step: forward,
 // backward through time and Adam) at the default sizes (batch 32; rnn,
 // lstm and gru with 88 binary inputs and outputs and 100 hidden units) and
-// T = 50, 100 and 1000, so the two agree:
+// T = 50, 100 and 1000, in float64 and float32 (but for the u-MPS, float64
+// only), so the two agree:
 //
-//	go test -run X -bench 'Step/^lstm-step$/^T=100$' -benchmem ./bench
+//	go test -run X -bench 'Step/^lstm-step$/^T=100$/^float64$' -benchmem ./bench
 //	rtn bench -only lstm-step -steps 100
+//	go test -run X -bench 'Step/^lstm-step$/^T=100$/^float32$' -benchmem ./bench
+//	rtn bench -only lstm-step -steps 100 -dtype float32
 //
 // Compilation happens before the timer starts. cpu-ms/op is the
 // process's CPU time per step (rtn bench's cpu_ms_per_step), steadier than
@@ -24,25 +29,30 @@ import (
 func BenchmarkStep(b *testing.B) {
 	for _, name := range Names() {
 		for _, T := range []int{50, 100, 1000} {
-			b.Run(fmt.Sprintf("%s/T=%d", name, T), func(b *testing.B) {
-				p, err := Setup(name, Config{Steps: T})
-				if err != nil {
-					b.Fatal(err)
+			for _, dt := range graph.DTypes() {
+				if dt != graph.Float64 && slices.Contains(Float64Only(), name) {
+					continue
 				}
-				defer p.Close()
-				if err := Warm(p.Step); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				c0 := cpuTime()
-				for range b.N {
-					if err := p.Step(); err != nil {
+				b.Run(fmt.Sprintf("%s/T=%d/%s", name, T, dt), func(b *testing.B) {
+					p, err := Setup(name, Config{Steps: T, DType: dt})
+					if err != nil {
 						b.Fatal(err)
 					}
-				}
-				b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
-			})
+					defer p.Close()
+					if err := Warm(p.Step); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					b.ResetTimer()
+					c0 := cpuTime()
+					for range b.N {
+						if err := p.Step(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+				})
+			}
 		}
 	}
 }
@@ -79,6 +89,30 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// TestRunFloat32 runs every benchmark that has a float32 path in float32
+// on small sizes: the u-MPS ones are left out, and refused by name.
+func TestRunFloat32(t *testing.T) {
+	cfg := Config{Batch: 2, Hidden: 3, In: 2, Reps: 1, DType: graph.Float32}
+	rs, err := Run(cfg, nil, []int{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != len(Names())-len(Float64Only()) {
+		t.Fatalf("%d results, want %d", len(rs), len(Names())-len(Float64Only()))
+	}
+	for _, r := range rs {
+		if r.DType != graph.Float32 || !strings.Contains(r.Note, "float32") || !(r.PerStep > 0) {
+			t.Errorf("result %+v", r)
+		}
+	}
+	if rep := NewReport(rs); rep.DType != graph.Float32 {
+		t.Errorf("report dtype %q", rep.DType)
+	}
+	if _, err := Run(cfg, Float64Only()[:1], []int{3}); err == nil || !strings.Contains(err.Error(), "float64 only") {
+		t.Errorf("u-MPS in float32: error %v", err)
+	}
+}
+
 func TestRunRefuses(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -91,6 +125,8 @@ func TestRunRefuses(t *testing.T) {
 		{"negative reps", Config{Reps: -1}, nil, nil, "reps must be positive"},
 		{"negative checkpoint", Config{Checkpoint: -1}, nil, nil, "checkpoint must not be negative"},
 		{"zero length", Config{}, []string{"rnn-step"}, []int{0}, "sequence length 0"},
+		{"unknown dtype", Config{DType: "float16"}, nil, nil, `unknown dtype "float16"`},
+		{"float32 graphs", Config{DType: "float32", Executor: ExecGraph}, nil, nil, "runs float64 only"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Run(c.cfg, c.only, c.steps)

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Times one training step of rtn's models (rtn bench) and of the same models
-# in PyTorch (bench/torch_step.py: same sizes, float64), both on one thread
-# (GOMAXPROCS=1, one OpenBLAS thread), model by model back to back, and
-# prints the ratio table as Markdown.
+# in PyTorch (bench/torch_step.py: same sizes), in float64 and in float32
+# (-dtype; the u-MPS in float64 only), both on one thread (GOMAXPROCS=1, one
+# OpenBLAS thread), model by model and dtype by dtype back to back, and
+# prints the ratio table as Markdown, the float32 ratios beside the
+# float64 ones.
 #
-#   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES]
+#   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES -dtypes float64,float32]
 #   bench/compare.sh -readme README.md -doc docs/speed.md
 #   RTN_TAGS=openblas bench/compare.sh      # rtn built with the system OpenBLAS
 #
@@ -19,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme="" doc=""
+batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme="" doc="" dtypes=float64,float32
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || { echo "compare.sh: flag $1 needs a value" >&2; exit 2; }
 	case "$1" in
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
 	-steps) steps=$2 ;;
 	-reps) reps=$2 ;;
 	-only) only=$2 ;;
+	-dtypes) dtypes=$2 ;;
 	-readme) readme=$2 ;;
 	-doc) doc=$2 ;;
 	*) echo "compare.sh: unknown flag $1" >&2; exit 2 ;;
@@ -48,73 +51,90 @@ trap 'rm -rf "$tmp"' EXIT
 go build ${RTN_TAGS:+-tags "$RTN_TAGS"} -o "$tmp/rtn" ./cmd/rtn
 sizes=(-batch "$batch" -in "$in" -hidden "$hidden" -steps "$steps" -reps "$reps")
 names=${only:-$("$tmp/rtn" bench -h 2>&1 | sed -n 's/.*(known: \(.*\)).*/\1/p' | tr -d ' ')}
+f64only=$("$tmp/rtn" bench -h 2>&1 | sed -n 's/.*float64 only: \([^)]*\)).*/\1/p' | tr -d ' ')
 py=${RTN_PYTHON:-/usr/bin/python3}
 if ! command -v "$py" >/dev/null; then
 	echo "compare.sh: no Python at $py; PyTorch comparison skipped" >&2
-	"$tmp/rtn" bench "${sizes[@]}" ${only:+-only "$only"}
+	for d in ${dtypes//,/ }; do
+		"$tmp/rtn" bench "${sizes[@]}" ${only:+-only "$only"} -dtype "$d"
+	done
 	exit 0
 fi
 torch=yes
 for n in ${names//,/ }; do
-	GOMAXPROCS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-		"$tmp/rtn" bench "${sizes[@]}" -only "$n" -json >"$tmp/rtn-$n.json"
-	if [ "$torch" = yes ]; then
-		OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-			"$py" bench/torch_step.py --batch "$batch" --in "$in" --hidden "$hidden" \
-			--steps "$steps" --reps "$reps" --only "$n" >"$tmp/torch-$n.json"
-		[ -s "$tmp/torch-$n.json" ] || torch=no
-	fi
+	for d in ${dtypes//,/ }; do
+		if [ "$d" != float64 ] && [[ ",$f64only," == *",$n,"* ]]; then
+			continue
+		fi
+		GOMAXPROCS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+			"$tmp/rtn" bench "${sizes[@]}" -only "$n" -dtype "$d" -json >"$tmp/rtn-$n-$d.json"
+		if [ "$torch" = yes ]; then
+			OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+				"$py" bench/torch_step.py --batch "$batch" --in "$in" --hidden "$hidden" \
+				--steps "$steps" --reps "$reps" --only "$n" --dtype "$d" >"$tmp/torch-$n-$d.json"
+			[ -s "$tmp/torch-$n-$d.json" ] || torch=no
+		fi
+	done
 done
 cmd="${RTN_TAGS:+RTN_TAGS=$RTN_TAGS }bench/compare.sh -steps $steps -reps $reps"
 [ "$batch/$in/$hidden" = 32/88/100 ] || cmd="$cmd -batch $batch -in $in -hidden $hidden"
+[ "$dtypes" = float64,float32 ] || cmd="$cmd -dtypes $dtypes"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
-"$py" - "$tmp" "$names" "$torch" "$cmd" "${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores" >"$tmp/table.md" <<'PY'
+"$py" - "$tmp" "$names" "$dtypes" "$torch" "$cmd" "${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores" >"$tmp/table.md" <<'PY'
 import json, os, sys
-tmp, names, have_torch, cmd, machine = sys.argv[1], sys.argv[2].split(","), sys.argv[3] == "yes", sys.argv[4], sys.argv[5]
-rows, ref, info, notes = [], {}, None, []
+tmp, names, dtypes, have_torch, cmd, machine = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(","), sys.argv[4] == "yes", sys.argv[5], sys.argv[6]
+rows, ref, info, notes, rep = [], {}, None, [], None
 for n in names:
-    rep = json.load(open(os.path.join(tmp, "rtn-%s.json" % n)))
-    rows += rep["results"]
-    notes.append("%s: %s" % (n, rep["results"][0]["note"]))
-    if have_torch:
-        t = json.load(open(os.path.join(tmp, "torch-%s.json" % n)))
-        info = t
-        for r in t["results"]:
-            ref[(r["name"], r["steps"])] = r
+    for d in dtypes:
+        path = os.path.join(tmp, "rtn-%s-%s.json" % (n, d))
+        if not os.path.exists(path):
+            continue  # a benchmark that runs in float64 only
+        rep = json.load(open(path))
+        rows += rep["results"]
+        notes.append("%s, %s: %s" % (n, d, rep["results"][0]["note"]))
+        if have_torch:
+            t = json.load(open(os.path.join(tmp, "torch-%s-%s.json" % (n, d))))
+            info = t
+            for r in t["results"]:
+                ref[(r["name"], r["steps"], t["dtype"])] = r
 b = rows[0]
 print("`%s` on %s: one training step (forward, full BPTT, Adam), %s, rtn BLAS %s, GOMAXPROCS %d; PyTorch %s."
-      % (cmd, machine, b["dtype"], b["backend"], rep["gomaxprocs"],
+      % (cmd, machine, " and ".join(dtypes), b["backend"], rep["gomaxprocs"],
          "%s, %d thread" % (info["torch"], info["threads"]) if info else "not installed"))
 print()
-print("| model | T | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| model | T | dtype | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
+print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 def ratio(a, b):
     return "%.2f" % (a / b) if a > 0 and b > 0 else "-"
+rows.sort(key=lambda r: (names.index(r["name"]), r["steps"], dtypes.index(r["dtype"])))
 for r in rows:
-    t = ref.get((r["name"], r["steps"]))
-    print("| %s | %d | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
-        r["model"], r["steps"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
+    t = ref.get((r["name"], r["steps"], r["dtype"]))
+    print("| %s | %d | %s | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
+        r["model"], r["steps"], r["dtype"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
         ratio(r["ms_per_step"], t["ms_per_step"]) if t else "-",
         ratio(r["cpu_ms_per_step"], t["cpu_ms_per_step"]) if t else "-", r["ms_per_time_step"],
         r["setup_seconds"], r["allocs_per_step"], r["bytes_per_step"] / 1e6))
 print()
-print("Wall-clock ratios of runs taken back to back; on a machine shared with other work the CPU-time ratio is the steadier one.")
+print("Wall-clock ratios of runs taken back to back; on a machine shared with other work the CPU-time ratio is the steadier one. "
+      "float32: states, caches, activations and matrix products in float32, parameters, gradients and Adam in float64 "
+      "(PyTorch: the whole model in float32).")
 print()
 for n in notes:
     print("- " + n)
 if have_torch:
     steps = sorted({r["steps"] for r in rows})
     with open(os.path.join(tmp, "short.md"), "w") as f:
-        f.write("`%s`: rtn / PyTorch time per training step, wall clock (CPU time), %s, one thread, rtn BLAS %s.\n\n"
-                % (cmd, b["dtype"], b["backend"]))
-        f.write("| model | " + " | ".join("T = %d" % t for t in steps) + " |\n")
-        f.write("|---|" + "---:|" * len(steps) + "\n")
+        f.write("`%s`: rtn / PyTorch time per training step, wall clock (CPU time), one thread, rtn BLAS %s.\n\n"
+                % (cmd, b["backend"]))
+        f.write("| model | " + " | ".join("T = %d, %s" % (t, d) for t in steps for d in dtypes) + " |\n")
+        f.write("|---|" + "---:|" * (len(steps) * len(dtypes)) + "\n")
         for m in dict.fromkeys(r["model"] for r in rows):
             cells = []
             for t in steps:
-                r = next((r for r in rows if r["model"] == m and r["steps"] == t), None)
-                p = ref.get((r["name"], t)) if r else None
-                cells.append("%s (%s)" % (ratio(r["ms_per_step"], p["ms_per_step"]), ratio(r["cpu_ms_per_step"], p["cpu_ms_per_step"])) if p else "-")
+                for d in dtypes:
+                    r = next((r for r in rows if r["model"] == m and r["steps"] == t and r["dtype"] == d), None)
+                    p = ref.get((r["name"], t, d)) if r else None
+                    cells.append("%s (%s)" % (ratio(r["ms_per_step"], p["ms_per_step"]), ratio(r["cpu_ms_per_step"], p["cpu_ms_per_step"])) if p else "-")
             f.write("| %s | %s |\n" % (m, " | ".join(cells)))
 PY
 cat "$tmp/table.md"

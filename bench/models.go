@@ -153,6 +153,9 @@ func sequenceStep(model string, cfg Config) (*Prepared, error) {
 	if cfg.Checkpoint > 0 {
 		note += fmt.Sprintf(", states kept every %d", cfg.Checkpoint)
 	}
+	if cfg.DType == graph.Float32 {
+		note += ", float32 steps"
+	}
 	if _, ok := c.(graph.FusedCell); !ok || cfg.Executor != ExecFused {
 		note += ", " + map[string]string{ExecFused: "tape", ExecTape: "tape", ExecGraph: "compiled-graph"}[cfg.Executor] + " executor"
 	}
@@ -165,6 +168,15 @@ func recurrence(seq *layers.Sequence, cfg Config) (interface {
 	Close() error
 }, error) {
 	rc := graph.RecurrenceConfig{Checkpoint: cfg.Checkpoint}
+	if cfg.DType == graph.Float32 {
+		if cfg.Executor == ExecFused {
+			r, ok, err := seq.FusedRecurrence32(cfg.Batch, rc)
+			if ok {
+				return r, err
+			}
+		}
+		return seq.TapeRecurrence32(cfg.Batch, rc)
+	}
 	switch cfg.Executor {
 	case ExecGraph:
 		return seq.Recurrence(cfg.Batch, rc)

@@ -35,7 +35,12 @@
 //     StepKernel, so FusedRecurrence runs a cell without a hand-written
 //     kernel too (NewTapeRecurrence). A cell that uses an op outside the
 //     record (Builder.Do, Builder.Fused, gorgonia directly) or a tensor of
-//     rank above 2 gets ErrNotRecorded and runs on Recurrence.
+//     rank above 2 gets ErrNotRecorded and runs on Recurrence;
+//   - float32: StepKernelOf, HeadKernelOf and GemmOf are generic over Float
+//     (float32 | float64); FusedCell32, NewFusedRecurrence32 and
+//     NewTapeRecurrence32 run the plain-Go executors in float32, reading
+//     float32 copies of the parameters (Mirror, Weights) and adding the
+//     run's gradients, summed in float32 (Grads), into float64 sets.
 //
-// All values are float64.
+// Parameters, gradient sets and the graphs are float64.
 package graph

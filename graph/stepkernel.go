@@ -3,8 +3,6 @@ package graph
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/rtnlab/rtn/params"
 )
 
 // FusedCell is a Cell that also has its step written in plain Go. A cell
@@ -23,8 +21,19 @@ type FusedCell interface {
 	StepKernel(batch int) StepKernel
 }
 
-// StepKernel is one step of a recurrent cell and its vector-Jacobian
-// product on raw row-major []float64, for one batch size. A state is one
+// FusedCell32 is a FusedCell whose kernel also runs in float32, reading
+// its parameters through w (float32 copies of the float64 parameters).
+type FusedCell32 interface {
+	FusedCell
+	// StepKernel32 is StepKernel in float32.
+	StepKernel32(batch int, w Weights[float32]) StepKernelOf[float32]
+}
+
+// StepKernel is a cell's step in float64, the parameters' type.
+type StepKernel = StepKernelOf[float64]
+
+// StepKernelOf is one step of a recurrent cell and its vector-Jacobian
+// product on raw row-major []F, for one batch size. A state is one
 // slice of batch*size values per entry of the cell's StateSizes. Calls
 // allocate nothing: the kernel keeps its scratch space, and what a step's
 // backward pass needs is written to a cache slice the executor owns (one
@@ -35,8 +44,8 @@ type FusedCell interface {
 // over all their rows, as PyTorch does; each row's result must not depend
 // on the block, so that recomputing a block gives the same bits.
 //
-// A StepKernel is not safe for concurrent use.
-type StepKernel interface {
+// A Kernel is not safe for concurrent use.
+type StepKernelOf[F Float] interface {
 	// Params lists the names of the parameters the kernel reads and
 	// differentiates; a gradient set passed to Backward has each of them.
 	Params() []string
@@ -49,30 +58,34 @@ type StepKernel interface {
 	// Project writes the input projection of n steps into proj
 	// ([n*batch, ProjectionSize]) from their inputs xs ([n*batch,
 	// InputSize], step after step).
-	Project(xs, proj []float64)
+	Project(xs, proj []F)
 	// InitialState writes the state at t = 0 into state.
-	InitialState(state [][]float64)
+	InitialState(state [][]F)
 	// InitialStateBack adds into grads the gradient of the initial
 	// state's parameters given g, the gradient reaching the initial state.
-	InitialStateBack(g [][]float64, grads *params.Params)
+	InitialStateBack(g [][]F, grads Grads[F])
 	// Forward writes into out the state after one step from x
 	// ([batch*InputSize]), its projection proj ([batch*ProjectionSize])
 	// and the state in, and into cache what Backward needs.
-	Forward(x, proj []float64, in, out [][]float64, cache []float64)
+	Forward(x, proj []F, in, out [][]F, cache []F)
 	// Backward is the step's vector-Jacobian product: given the step's x,
 	// input state, cache and gout, the gradient reaching its output state
 	// (which it may overwrite), it adds the parameters' gradients into
 	// grads and writes the gradient reaching the input state into gin.
-	Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params)
+	Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads Grads[F])
 }
 
-// HeadKernel is a Head in plain Go for one batch size: the losses of a
+// HeadKernel is a Head in plain Go in float64.
+type HeadKernel = HeadKernelOf[float64]
+
+// HeadKernelOf is a Head in plain Go for one batch size and float type: the losses of a
 // block of n steps from state 0 of the cell after each (h: [n*batch, H],
 // step after step) and the head's inputs (aux[t], in the order the Head
 // returns them), and their vector-Jacobian products. The matrix products
 // span the whole block; each row's result must not depend on the block.
-// Like StepKernel it allocates nothing per call.
-type HeadKernel interface {
+// The targets and masks in aux stay float64; the losses are returned in
+// float64. Like StepKernelOf it allocates nothing per call.
+type HeadKernelOf[F Float] interface {
 	// Params lists the names of the parameters the head differentiates.
 	Params() []string
 	// CacheSize is the number of values one step keeps for the backward
@@ -80,13 +93,13 @@ type HeadKernel interface {
 	CacheSize() int
 	// Forward writes the loss of step t of the block into loss[t] and what
 	// the backward pass needs into cache (n slots).
-	Forward(h []float64, aux [][][]float64, cache []float64, loss []float64)
+	Forward(h []F, aux [][][]float64, cache []F, loss []float64)
 	// InputGrad writes into gh ([n*batch, H]) the gradient of each step's
 	// loss with respect to its h, from the block's caches.
-	InputGrad(cache []float64, gh []float64)
+	InputGrad(cache []F, gh []F)
 	// ParamGrad adds the gradient of one step's loss with respect to the
 	// parameters into grads, from the step's h ([batch*H]) and cache.
-	ParamGrad(h []float64, cache []float64, grads *params.Params)
+	ParamGrad(h []F, cache []F, grads Grads[F])
 }
 
 // Gemm sets c = alpha op(a) op(b) + beta c for row-major matrices, op(a)

@@ -135,7 +135,7 @@ const (
 
 // tnode is one node of a program: a value of shape [rows, cols] (a
 // vector [n] is [1, n], a scalar [1, 1]).
-type tnode struct {
+type tnode[F Float] struct {
 	op         opKind
 	in         []int
 	rank       int
@@ -143,7 +143,7 @@ type tnode struct {
 	f          float64
 	ints       []int
 	variant    int
-	data       []float64 // constants, zeros, scratch
+	data       []F // constants, zeros, scratch
 	set        *params.Params
 	name       string
 	diff       bool // a parameter of the differentiated set
@@ -151,10 +151,10 @@ type tnode struct {
 	grad       bool // a gradient reaches it
 	need       bool // backward reads its value
 	loc        [3]loc
-	gbuf       []float64 // its gradient (not for parameters and states)
+	gbuf       []F // its gradient (not for parameters and states)
 }
 
-func (n *tnode) size() int { return n.rows * n.cols }
+func (n *tnode[F]) size() int { return n.rows * n.cols }
 
 // bstep is one instruction of a backward pass.
 type bstep struct {
@@ -171,9 +171,10 @@ const (
 )
 
 // tapeProgram is a recorded computation compiled for one batch size.
-type tapeProgram struct {
+type tapeProgram[F Float] struct {
 	p        *params.Params
-	nodes    []*tnode
+	w        Weights[F] // reads the parameters' values
+	nodes    []*tnode[F]
 	outs     []int
 	states   []int
 	projOps  []int // computed by Project, in order
@@ -183,16 +184,16 @@ type tapeProgram struct {
 	inWidth  int
 	projSize int
 	cacheLen int
-	vals     [3][][]float64
-	grads    [][]float64
+	vals     [3][][]F
+	grads    [][]F
 }
 
 // newTapeProgram compiles the computation of outs recorded by b; x (may be
 // nil) is the step input and states the input states, both made by
 // b.Input; p is the differentiated set. With project set, the part that
 // depends on x only, row by row, is computed by project.
-func newTapeProgram(b *Builder, outs []*G.Node, x *G.Node, states []*G.Node, p *params.Params, project bool) (*tapeProgram, error) {
-	pr := &tapeProgram{p: p}
+func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.Node, p *params.Params, w Weights[F], project bool) (*tapeProgram[F], error) {
+	pr := &tapeProgram[F]{p: p, w: w}
 	ids := map[*G.Node]int{}
 	var visit func(n *G.Node) error
 	visit = func(n *G.Node) error {
@@ -236,7 +237,7 @@ func newTapeProgram(b *Builder, outs []*G.Node, x *G.Node, states []*G.Node, p *
 		id, ok := ids[s]
 		if !ok {
 			id = len(pr.nodes) // a state the step does not read: its gradient is zero
-			pr.nodes = append(pr.nodes, &tnode{op: opInput, rank: 2, rows: s.Shape()[0], cols: s.Shape()[1], class: clsState})
+			pr.nodes = append(pr.nodes, &tnode[F]{op: opInput, rank: 2, rows: s.Shape()[0], cols: s.Shape()[1], class: clsState})
 		}
 		pr.states = append(pr.states, id)
 	}
@@ -244,15 +245,15 @@ func newTapeProgram(b *Builder, outs []*G.Node, x *G.Node, states []*G.Node, p *
 	pr.planBackward()
 	pr.layout()
 	for ph := range pr.vals {
-		pr.vals[ph] = make([][]float64, len(pr.nodes))
+		pr.vals[ph] = make([][]F, len(pr.nodes))
 	}
-	pr.grads = make([][]float64, len(pr.nodes))
+	pr.grads = make([][]F, len(pr.nodes))
 	return pr, nil
 }
 
 // newTnode checks a recorded op's shapes and returns its node.
-func newTnode(rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode) (*tnode, error) {
-	t := &tnode{op: rec.op, f: rec.f, ints: rec.ints, set: rec.set, name: rec.name}
+func newTnode[F Float](rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode[F]) (*tnode[F], error) {
+	t := &tnode[F]{op: rec.op, f: rec.f, ints: rec.ints, set: rec.set, name: rec.name}
 	sh := n.Shape()
 	t.rank = sh.Dims()
 	switch t.rank {
@@ -265,7 +266,7 @@ func newTnode(rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode) (*tn
 	default:
 		return nil, errors.Wrapf(ErrNotRecorded, "rank %d", t.rank)
 	}
-	arg := make([]*tnode, len(rec.args))
+	arg := make([]*tnode[F], len(rec.args))
 	for i, a := range rec.args {
 		t.in = append(t.in, ids[a])
 		arg[i] = nodes[ids[a]]
@@ -273,16 +274,17 @@ func newTnode(rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode) (*tn
 	same := func() bool {
 		return arg[0].rank == arg[1].rank && arg[0].rows == arg[1].rows && arg[0].cols == arg[1].cols
 	}
-	bad := func() (*tnode, error) {
+	bad := func() (*tnode[F], error) {
 		return nil, errors.Wrap(ErrNotRecorded, "argument shapes")
 	}
 	switch t.op {
 	case opInput:
-		t.data = make([]float64, t.size())
+		t.data = make([]F, t.size())
 	case opConst:
-		t.data = []float64{rec.f}
+		t.data = []F{F(rec.f)}
 	case opConstant:
-		t.data = rec.data
+		t.data = make([]F, len(rec.data))
+		convert(t.data, rec.data)
 	case opMul:
 		switch a, c := arg[0].rank, arg[1].rank; {
 		case a == 2 && c == 2:
@@ -327,7 +329,7 @@ func newTnode(rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode) (*tn
 
 // rowwise says whether node n computes each row of its value from the same
 // row of its arguments (x-like ones) and whole constants (the others).
-func (pr *tapeProgram) rowwise(n *tnode, xlike func(int) bool) bool {
+func (pr *tapeProgram[F]) rowwise(n *tnode[F], xlike func(int) bool) bool {
 	if n.rank != 2 || len(n.in) == 0 {
 		return false
 	}
@@ -356,7 +358,7 @@ func (pr *tapeProgram) rowwise(n *tnode, xlike func(int) bool) bool {
 }
 
 // classify sets each node's class and which nodes need gradients.
-func (pr *tapeProgram) classify(project bool) {
+func (pr *tapeProgram[F]) classify(project bool) {
 	for _, n := range pr.nodes {
 		if n.class == clsX || n.class == clsState {
 			n.grad = n.class == clsState
@@ -380,7 +382,7 @@ func (pr *tapeProgram) classify(project bool) {
 
 // needs marks the values that the vector-Jacobian product of node n with
 // respect to argument k reads.
-func (pr *tapeProgram) needs(id, k int) {
+func (pr *tapeProgram[F]) needs(id, k int) {
 	n := pr.nodes[id]
 	mark := func(i int) { pr.nodes[i].need = true }
 	switch n.op {
@@ -406,7 +408,7 @@ func (pr *tapeProgram) needs(id, k int) {
 // Each gradient buffer is written by its first contribution and added
 // into by the next ones, and columns no op reaches are zeroed, so nothing
 // is cleared that is written anyway.
-func (pr *tapeProgram) planBackward() {
+func (pr *tapeProgram[F]) planBackward() {
 	covered := make([][]bool, len(pr.nodes))
 	// contribute returns whether a contribution to columns [from, to) of
 	// node i's gradient adds (after zeroing the columns not yet written
@@ -464,7 +466,7 @@ func (pr *tapeProgram) planBackward() {
 
 // zeroUncovered adds instructions zeroing the runs of columns of [from,
 // to) of node i's gradient that cov marks as not written, and marks them.
-func (pr *tapeProgram) zeroUncovered(i int, cov []bool, from, to int) {
+func (pr *tapeProgram[F]) zeroUncovered(i int, cov []bool, from, to int) {
 	for j := from; j < to; {
 		if cov[j] {
 			j++
@@ -481,7 +483,7 @@ func (pr *tapeProgram) zeroUncovered(i int, cov []bool, from, to int) {
 }
 
 // layout places every node's value in each phase and sizes the buffers.
-func (pr *tapeProgram) layout() {
+func (pr *tapeProgram[F]) layout() {
 	// A view's value is read where its base's is.
 	for id := len(pr.nodes) - 1; id >= 0; id-- {
 		if n := pr.nodes[id]; n.op == opCols && n.need {
@@ -498,7 +500,7 @@ func (pr *tapeProgram) layout() {
 				n.class = clsProj
 			}
 			if n.grad {
-				n.gbuf = make([]float64, n.size())
+				n.gbuf = make([]F, n.size())
 			}
 			continue
 		}
@@ -533,12 +535,12 @@ func (pr *tapeProgram) layout() {
 				n.loc[phBwd] = n.loc[phFwd]
 				pr.cacheLen += n.size()
 			} else {
-				n.data = make([]float64, n.size())
+				n.data = make([]F, n.size())
 				n.loc[phFwd] = loc{kind: locScratch, ld: n.cols}
 			}
 		}
 		if n.grad && n.op != opParam && n.class != clsState {
-			n.gbuf = make([]float64, n.size())
+			n.gbuf = make([]F, n.size())
 		}
 	}
 	for _, n := range pr.nodes {
@@ -556,7 +558,7 @@ func (pr *tapeProgram) layout() {
 }
 
 // resolve points vals[ph][id] at every node's value in phase ph.
-func (pr *tapeProgram) resolve(ph int, x, proj []float64, in [][]float64, cache []float64) [][]float64 {
+func (pr *tapeProgram[F]) resolve(ph int, x, proj []F, in [][]F, cache []F) [][]F {
 	v := pr.vals[ph]
 	for id, n := range pr.nodes {
 		l := n.loc[ph]
@@ -566,7 +568,7 @@ func (pr *tapeProgram) resolve(ph int, x, proj []float64, in [][]float64, cache 
 		case locState:
 			v[id] = in[l.i]
 		case locParam:
-			v[id] = n.set.Data(n.name)
+			v[id] = pr.w.Data(n.set, n.name)
 		case locData, locScratch:
 			v[id] = n.data
 		case locCache:
@@ -587,7 +589,7 @@ func (pr *tapeProgram) resolve(ph int, x, proj []float64, in [][]float64, cache 
 
 // project computes the projected nodes of a block of steps (xs: [R,
 // inWidth]) into proj ([R, projSize]).
-func (pr *tapeProgram) project(xs, proj []float64) {
+func (pr *tapeProgram[F]) project(xs, proj []F) {
 	if len(pr.projOps) == 0 {
 		return
 	}
@@ -600,7 +602,7 @@ func (pr *tapeProgram) project(xs, proj []float64) {
 
 // forward runs one step: the outputs into out, what backward reads into
 // cache.
-func (pr *tapeProgram) forward(x, proj []float64, in, out [][]float64, cache []float64) {
+func (pr *tapeProgram[F]) forward(x, proj []F, in, out [][]F, cache []F) {
 	v := pr.resolve(phFwd, x, proj, in, cache)
 	for _, id := range pr.fwdOps {
 		pr.forwardOp(id, pr.nodes[id].rows, v, phFwd)
@@ -618,7 +620,7 @@ func (pr *tapeProgram) forward(x, proj []float64, in, out [][]float64, cache []f
 // backward runs the step's vector-Jacobian product from the gradients
 // gout reaching the outputs: parameters' gradients add into grads, the
 // input states' are written into gin.
-func (pr *tapeProgram) backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
+func (pr *tapeProgram[F]) backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads Grads[F]) {
 	v := pr.resolve(phBwd, x, nil, in, cache)
 	g := pr.grads
 	for id, n := range pr.nodes {
@@ -649,7 +651,7 @@ func (pr *tapeProgram) backward(x []float64, in [][]float64, cache []float64, go
 }
 
 // put writes src into dst, or adds it.
-func put(dst, src []float64, acc bool) {
+func put[F Float](dst, src []F, acc bool) {
 	if !acc {
 		copy(dst, src)
 		return
@@ -661,7 +663,7 @@ func put(dst, src []float64, acc bool) {
 
 // copyRows copies a [rows, cols] matrix stored with row stride lds into
 // dst with row stride ldd.
-func copyRows(dst []float64, ldd int, src []float64, lds, rows, cols int) {
+func copyRows[F Float](dst []F, ldd int, src []F, lds, rows, cols int) {
 	for r := range rows {
 		copy(dst[r*ldd:r*ldd+cols], src[r*lds:r*lds+cols])
 	}
@@ -669,14 +671,14 @@ func copyRows(dst []float64, ldd int, src []float64, lds, rows, cols int) {
 
 // tapeKernel is a cell's recorded InitialState and Step compiled into a
 // StepKernel.
-type tapeKernel struct {
-	step, init *tapeProgram
+type tapeKernel[F Float] struct {
+	step, init *tapeProgram[F]
 	names      []string
-	initOut    [][]float64 // InitialStateBack's recomputed initial state
-	initCache  []float64
+	initOut    [][]F // InitialStateBack's recomputed initial state
+	initCache  []F
 }
 
-var _ StepKernel = (*tapeKernel)(nil)
+var _ StepKernel = (*tapeKernel[float64])(nil)
 
 // CompileTape compiles cell c's InitialState and Step, as the Builder
 // recorded them, into a StepKernel for a batch size: one buffer per value,
@@ -686,11 +688,23 @@ var _ StepKernel = (*tapeKernel)(nil)
 // typically), is the kernel's input projection, computed for a block of
 // steps at once. Parameters bound from p are differentiated; parameters
 // bound from another set are read as constants at every call.
+// The kernel runs in float64; CompileTape32 makes its float32 twin.
 //
 // A cell that uses an op the Builder does not record (Builder.Do,
 // Builder.Fused, gorgonia directly) gets an error wrapping ErrNotRecorded:
 // it runs on the compiled graphs of Recurrence only.
 func CompileTape(c Cell, p *params.Params, batch int) (StepKernel, error) {
+	return compileTape(c, p, batch, Weights[float64]{})
+}
+
+// CompileTape32 is CompileTape in float32: the kernel reads parameters
+// through w (float32 copies, of other sets' parameters as well) and adds
+// gradients into a float32 set.
+func CompileTape32(c Cell, p *params.Params, batch int, w Weights[float32]) (StepKernelOf[float32], error) {
+	return compileTape(c, p, batch, w)
+}
+
+func compileTape[F Float](c Cell, p *params.Params, batch int, w Weights[F]) (StepKernelOf[F], error) {
 	if batch <= 0 {
 		return nil, errors.Errorf("graph: tape needs a positive batch size, got %d", batch)
 	}
@@ -704,7 +718,7 @@ func CompileTape(c Cell, p *params.Params, batch int) (StepKernel, error) {
 	if err := checkState(b, c, hOut, batch); err != nil {
 		return nil, errors.Wrap(err, "graph: step")
 	}
-	step, err := newTapeProgram(b, hOut, x, hIn, p, true)
+	step, err := newTapeProgram(b, hOut, x, hIn, p, w, true)
 	if err != nil {
 		return nil, errors.Wrap(err, "graph: tape: step")
 	}
@@ -713,15 +727,15 @@ func CompileTape(c Cell, p *params.Params, batch int) (StepKernel, error) {
 	if err := checkState(bi, c, s0, batch); err != nil {
 		return nil, errors.Wrap(err, "graph: initial state")
 	}
-	init, err := newTapeProgram(bi, s0, nil, nil, p, false)
+	init, err := newTapeProgram(bi, s0, nil, nil, p, w, false)
 	if err != nil {
 		return nil, errors.Wrap(err, "graph: tape: initial state")
 	}
-	k := &tapeKernel{step: step, init: init, initCache: make([]float64, init.cacheLen)}
+	k := &tapeKernel[F]{step: step, init: init, initCache: make([]F, init.cacheLen)}
 	for _, s := range c.StateSizes() {
-		k.initOut = append(k.initOut, make([]float64, batch*s))
+		k.initOut = append(k.initOut, make([]F, batch*s))
 	}
-	for _, pr := range []*tapeProgram{step, init} {
+	for _, pr := range []*tapeProgram[F]{step, init} {
 		for _, n := range pr.nodes {
 			if n.diff && !slices.Contains(k.names, n.name) {
 				k.names = append(k.names, n.name)
@@ -738,35 +752,46 @@ func NewTapeRecurrence(c Cell, p *params.Params, batch int, head HeadKernel, cfg
 	if err != nil {
 		return nil, err
 	}
-	return NewFusedRecurrence(tapeCell{Cell: c, k: k}, p, batch, head, cfg)
+	if err := checkFused(batch, cfg, head != nil); err != nil {
+		return nil, err
+	}
+	r, err := newFusedRun(k, head, nil, c, p, batch, cfg)
+	return &FusedRecurrence{r64: r}, err
 }
 
-// tapeCell gives a cell the kernel CompileTape made for one batch size.
-type tapeCell struct {
-	Cell
-	k StepKernel
+// NewTapeRecurrence32 is NewTapeRecurrence in float32 (see
+// NewFusedRecurrence32), with the kernel of CompileTape32.
+func NewTapeRecurrence32(c Cell, p *params.Params, batch int, head func(Weights[float32]) HeadKernelOf[float32], cfg RecurrenceConfig) (*FusedRecurrence, error) {
+	if err := checkFused(batch, cfg, head != nil); err != nil {
+		return nil, err
+	}
+	m := NewMirror()
+	k, err := CompileTape32(c, p, batch, m.Weights32())
+	if err != nil {
+		return nil, err
+	}
+	r, err := newFusedRun(k, head(m.Weights32()), m, c, p, batch, cfg)
+	return &FusedRecurrence{r32: r}, err
 }
 
-func (c tapeCell) StepKernel(int) StepKernel { return c.k }
+func (k *tapeKernel[F]) Params() []string     { return k.names }
+func (k *tapeKernel[F]) CacheSize() int       { return k.step.cacheLen }
+func (k *tapeKernel[F]) ProjectionSize() int  { return k.step.projSize }
+func (k *tapeKernel[F]) Project(xs, proj []F) { k.step.project(xs, proj) }
 
-func (k *tapeKernel) Params() []string           { return k.names }
-func (k *tapeKernel) CacheSize() int             { return k.step.cacheLen }
-func (k *tapeKernel) ProjectionSize() int        { return k.step.projSize }
-func (k *tapeKernel) Project(xs, proj []float64) { k.step.project(xs, proj) }
-
-func (k *tapeKernel) InitialState(state [][]float64) {
+func (k *tapeKernel[F]) InitialState(state [][]F) {
 	k.init.forward(nil, nil, nil, state, k.initCache)
 }
 
-func (k *tapeKernel) InitialStateBack(g [][]float64, grads *params.Params) {
+func (k *tapeKernel[F]) InitialStateBack(g [][]F, grads Grads[F]) {
 	k.init.forward(nil, nil, nil, k.initOut, k.initCache)
 	k.init.backward(nil, nil, k.initCache, g, nil, grads)
 }
 
-func (k *tapeKernel) Forward(x, proj []float64, in, out [][]float64, cache []float64) {
+func (k *tapeKernel[F]) Forward(x, proj []F, in, out [][]F, cache []F) {
 	k.step.forward(x, proj, in, out, cache)
 }
 
-func (k *tapeKernel) Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
+func (k *tapeKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads Grads[F]) {
 	k.step.backward(x, in, cache, gout, gin, grads)
 }

@@ -6,7 +6,7 @@ import "math"
 // switch per op and call, plain loops over rows inside.
 
 // set writes v into *d, or adds it.
-func set(d *float64, v float64, acc bool) {
+func set[F Float](d *F, v F, acc bool) {
 	if acc {
 		*d += v
 	} else {
@@ -14,8 +14,8 @@ func set(d *float64, v float64, acc bool) {
 	}
 }
 
-func dot(a, b []float64) float64 {
-	var s float64
+func dot[F Float](a, b []F) F {
+	var s F
 	for j, x := range a {
 		s += x * b[j]
 	}
@@ -24,29 +24,29 @@ func dot(a, b []float64) float64 {
 
 // lseAt is the max-shifted log-sum-exp of the n entries of a at base,
 // base+stride, ... (the maximum itself when it is infinite).
-func lseAt(a []float64, base, n, stride int) float64 {
-	m := math.Inf(-1)
+func lseAt[F Float](a []F, base, n, stride int) F {
+	m := F(math.Inf(-1))
 	for k := range n {
 		m = max(m, a[base+k*stride])
 	}
-	if math.IsInf(m, 0) {
+	if math.IsInf(float64(m), 0) {
 		return m
 	}
-	var s float64
+	var s F
 	for k := range n {
-		s += math.Exp(a[base+k*stride] - m)
+		s += F(math.Exp(float64(a[base+k*stride] - m)))
 	}
-	return m + math.Log(s)
+	return m + F(math.Log(float64(s)))
 }
 
 // forwardOp computes node id over rows rows (its own, or a block's in
 // Project) from the values v of phase ph.
-func (pr *tapeProgram) forwardOp(id, rows int, v [][]float64, ph int) {
+func (pr *tapeProgram[F]) forwardOp(id, rows int, v [][]F, ph int) {
 	n := pr.nodes[id]
 	y, ldy, cols := v[id], n.loc[ph].ld, n.cols
 	an := pr.nodes[n.in[0]]
 	a, lda := v[n.in[0]], an.loc[ph].ld
-	var b []float64
+	var b []F
 	var ldb int
 	if len(n.in) > 1 {
 		b, ldb = v[n.in[1]], pr.nodes[n.in[1]].loc[ph].ld
@@ -55,7 +55,7 @@ func (pr *tapeProgram) forwardOp(id, rows int, v [][]float64, ph int) {
 	case opMul:
 		switch n.variant {
 		case mulMM:
-			Gemm(false, false, rows, cols, an.cols, 1, a, lda, b, ldb, 0, y, ldy)
+			GemmOf(false, false, rows, cols, an.cols, 1, a, lda, b, ldb, 0, y, ldy)
 		case mulMV:
 			for i := range an.rows {
 				y[i] = dot(a[i*lda:i*lda+an.cols], b)
@@ -111,7 +111,7 @@ func (pr *tapeProgram) forwardOp(id, rows int, v [][]float64, ph int) {
 			}
 		}
 	case opScale, opShift, opNeg, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp:
-		unaryRows(n.op, n.f, y, ldy, a, lda, rows, cols)
+		unaryRows(n.op, F(n.f), y, ldy, a, lda, rows, cols)
 	case opSum, opMean:
 		pr.reduce(n, an, y, a, lda)
 	case opReshape:
@@ -164,11 +164,11 @@ func (pr *tapeProgram) forwardOp(id, rows int, v [][]float64, ph int) {
 }
 
 // reduce is Sum or Mean of a (node an) into y.
-func (pr *tapeProgram) reduce(n, an *tnode, y, a []float64, lda int) {
-	count := float64(an.size())
+func (pr *tapeProgram[F]) reduce(n, an *tnode[F], y, a []F, lda int) {
+	count := F(an.size())
 	switch n.variant {
 	case alongAll:
-		var s float64
+		var s F
 		for r := range an.rows {
 			for _, x := range a[r*lda : r*lda+an.cols] {
 				s += x
@@ -176,7 +176,7 @@ func (pr *tapeProgram) reduce(n, an *tnode, y, a []float64, lda int) {
 		}
 		y[0] = s
 	case alongRows:
-		count = float64(an.rows)
+		count = F(an.rows)
 		clear(y[:an.cols])
 		for r := range an.rows {
 			for j, x := range a[r*lda : r*lda+an.cols] {
@@ -184,9 +184,9 @@ func (pr *tapeProgram) reduce(n, an *tnode, y, a []float64, lda int) {
 			}
 		}
 	default:
-		count = float64(an.cols)
+		count = F(an.cols)
 		for r := range an.rows {
-			var s float64
+			var s F
 			for _, x := range a[r*lda : r*lda+an.cols] {
 				s += x
 			}
@@ -201,7 +201,7 @@ func (pr *tapeProgram) reduce(n, an *tnode, y, a []float64, lda int) {
 }
 
 // unaryRows applies an elementwise op (with constant f) to a into y.
-func unaryRows(op opKind, f float64, y []float64, ldy int, a []float64, lda, rows, cols int) {
+func unaryRows[F Float](op opKind, f F, y []F, ldy int, a []F, lda, rows, cols int) {
 	for r := range rows {
 		yr, ar := y[r*ldy:r*ldy+cols], a[r*lda:r*lda+cols]
 		switch op {
@@ -219,19 +219,19 @@ func unaryRows(op opKind, f float64, y []float64, ldy int, a []float64, lda, row
 			}
 		case opTanh:
 			for j, x := range ar {
-				yr[j] = math.Tanh(x)
+				yr[j] = F(math.Tanh(float64(x)))
 			}
 		case opSigmoid:
 			for j, x := range ar {
-				yr[j] = 1 / (1 + math.Exp(-x)) // no branch: 0 or 1 at the extremes, never NaN
+				yr[j] = 1 / (1 + F(math.Exp(float64(-x)))) // no branch: 0 or 1 at the extremes, never NaN
 			}
 		case opExp:
 			for j, x := range ar {
-				yr[j] = math.Exp(x)
+				yr[j] = F(math.Exp(float64(x)))
 			}
 		case opLog:
 			for j, x := range ar {
-				yr[j] = math.Log(x)
+				yr[j] = F(math.Log(float64(x)))
 			}
 		case opSquare:
 			for j, x := range ar {
@@ -239,7 +239,7 @@ func unaryRows(op opKind, f float64, y []float64, ldy int, a []float64, lda, row
 			}
 		case opAbs:
 			for j, x := range ar {
-				yr[j] = math.Abs(x)
+				yr[j] = F(math.Abs(float64(x)))
 			}
 		case opRectify:
 			for j, x := range ar {
@@ -247,7 +247,7 @@ func unaryRows(op opKind, f float64, y []float64, ldy int, a []float64, lda, row
 			}
 		case opLog1pExp:
 			for j, x := range ar {
-				yr[j] = log1pExp(x)
+				yr[j] = F(log1pExp(float64(x)))
 			}
 		}
 	}
@@ -256,18 +256,18 @@ func unaryRows(op opKind, f float64, y []float64, ldy int, a []float64, lda, row
 // vjp adds (acc) or writes the gradient that node id passes to its
 // argument k, from the values v and gradients g of the backward phase.
 // Gradients are contiguous; values have their backward row strides.
-func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
+func (pr *tapeProgram[F]) vjp(id, k int, acc bool, v, g [][]F) {
 	n := pr.nodes[id]
 	gy, d := g[id], g[n.in[k]]
 	rows, cols := n.rows, n.cols
 	a0 := pr.nodes[n.in[0]]
 	a, lda := v[n.in[0]], a0.loc[phBwd].ld
-	var b []float64
+	var b []F
 	var ldb int
 	if len(n.in) > 1 {
 		b, ldb = v[n.in[1]], pr.nodes[n.in[1]].loc[phBwd].ld
 	}
-	beta := 0.0
+	beta := F(0)
 	if acc {
 		beta = 1
 	}
@@ -276,9 +276,9 @@ func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
 		switch n.variant {
 		case mulMM:
 			if k == 0 {
-				Gemm(false, true, rows, a0.cols, cols, 1, gy, cols, b, ldb, beta, d, a0.cols)
+				GemmOf(false, true, rows, a0.cols, cols, 1, gy, cols, b, ldb, beta, d, a0.cols)
 			} else {
-				Gemm(true, false, a0.cols, cols, rows, 1, a, lda, gy, cols, beta, d, cols)
+				GemmOf(true, false, a0.cols, cols, rows, 1, a, lda, gy, cols, beta, d, cols)
 			}
 		case mulMV:
 			kk := a0.cols
@@ -312,7 +312,7 @@ func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
 				t, ldt, s = a, lda, b
 			}
 			if (k == 0) == (n.variant == mulSA) { // the scalar's gradient: sum(g * t)
-				var sum float64
+				var sum F
 				for r := range rows {
 					sum += dot(gy[r*cols:(r+1)*cols], t[r*ldt:r*ldt+cols])
 				}
@@ -350,15 +350,15 @@ func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
 		}
 	case opScale, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp:
 		y, ldy := v[id], n.loc[phBwd].ld
-		unaryVJP(n.op, n.f, d, gy, a, lda, y, ldy, rows, cols, acc)
+		unaryVJP(n.op, F(n.f), d, gy, a, lda, y, ldy, rows, cols, acc)
 	case opSum, opMean:
-		scale := 1.0
+		scale := F(1)
 		if n.op == opMean {
-			scale = float64(n.size()) / float64(a0.size())
+			scale = F(n.size()) / F(a0.size())
 		}
 		for r := range a0.rows {
 			for j := range a0.cols {
-				var x float64
+				var x F
 				switch n.variant {
 				case alongAll:
 					x = gy[0]
@@ -414,9 +414,9 @@ func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
 				if n.variant == alongRows {
 					i = j
 				}
-				var x float64
-				if !math.IsInf(y[i], -1) {
-					x = gy[i] * math.Exp(a[r*lda+j]-y[i])
+				var x F
+				if !math.IsInf(float64(y[i]), -1) {
+					x = gy[i] * F(math.Exp(float64(a[r*lda+j]-y[i])))
 				}
 				set(&d[r*a0.cols+j], x, acc)
 			}
@@ -425,23 +425,23 @@ func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
 		y, ldy := v[id], n.loc[phBwd].ld
 		if n.variant == alongCols {
 			for r := range rows {
-				var s float64
+				var s F
 				for _, x := range gy[r*cols : (r+1)*cols] {
 					s += x
 				}
 				for j := range cols {
-					set(&d[r*cols+j], gy[r*cols+j]-math.Exp(y[r*ldy+j])*s, acc)
+					set(&d[r*cols+j], gy[r*cols+j]-F(math.Exp(float64(y[r*ldy+j])))*s, acc)
 				}
 			}
 			return
 		}
 		for j := range cols {
-			var s float64
+			var s F
 			for r := range rows {
 				s += gy[r*cols+j]
 			}
 			for r := range rows {
-				set(&d[r*cols+j], gy[r*cols+j]-math.Exp(y[r*ldy+j])*s, acc)
+				set(&d[r*cols+j], gy[r*cols+j]-F(math.Exp(float64(y[r*ldy+j])))*s, acc)
 			}
 		}
 	}
@@ -449,7 +449,7 @@ func (pr *tapeProgram) vjp(id, k int, acc bool, v, g [][]float64) {
 
 // productVJP is the vector-Jacobian product of Hadamard, MulRow, MulCol
 // and Div (a of the node's shape, b of its shape, [cols] or [rows]).
-func (pr *tapeProgram) productVJP(n *tnode, k int, acc bool, gy, d, a []float64, lda int, b []float64, ldb int) {
+func (pr *tapeProgram[F]) productVJP(n *tnode[F], k int, acc bool, gy, d, a []F, lda int, b []F, ldb int) {
 	rows, cols := n.rows, n.cols
 	reduce := k == 1 && (n.op == opMulRow || n.op == opMulCol)
 	if reduce && !acc {
@@ -505,7 +505,7 @@ func (pr *tapeProgram) productVJP(n *tnode, k int, acc bool, gy, d, a []float64,
 
 // unaryVJP is the vector-Jacobian product of an elementwise op with input
 // a and output y (only the one the op needs is read).
-func unaryVJP(op opKind, f float64, d, gy, a []float64, lda int, y []float64, ldy, rows, cols int, acc bool) {
+func unaryVJP[F Float](op opKind, f F, d, gy, a []F, lda int, y []F, ldy, rows, cols int, acc bool) {
 	for r := range rows {
 		gr, dr := gy[r*cols:(r+1)*cols], d[r*cols:(r+1)*cols]
 		switch op {
@@ -541,7 +541,7 @@ func unaryVJP(op opKind, f float64, d, gy, a []float64, lda int, y []float64, ld
 		case opAbs:
 			ar := a[r*lda : r*lda+cols]
 			for j, x := range gr {
-				s := 0.0
+				s := F(0)
 				if ar[j] > 0 {
 					s = 1
 				} else if ar[j] < 0 {
@@ -560,7 +560,7 @@ func unaryVJP(op opKind, f float64, d, gy, a []float64, lda int, y []float64, ld
 		case opLog1pExp:
 			ar := a[r*lda : r*lda+cols]
 			for j, x := range gr {
-				set(&dr[j], x*sigmoid(ar[j]), acc)
+				set(&dr[j], x*F(sigmoid(float64(ar[j]))), acc)
 			}
 		}
 	}

@@ -112,7 +112,7 @@ func TestTapeOps(t *testing.T) {
 			if err := b.Err(); err != nil {
 				t.Fatal(err)
 			}
-			pr, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, false)
+			pr, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestTapeOps(t *testing.T) {
 				if _, err := loss(); err != nil {
 					return err
 				}
-				pr.backward(nil, nil, cache, [][]float64{w}, nil, g)
+				pr.backward(nil, nil, cache, [][]float64{w}, nil, GradsOf(g))
 				return nil
 			}
 
@@ -203,7 +203,7 @@ func TestTapeNotRecorded(t *testing.T) {
 	raw := b.Do("tanh", func() (*G.Node, error) { return G.Tanh(a) })
 	cube := b.Reshape(a, 1, 2, 3)
 	for _, out := range []*G.Node{b.Add(raw, a), b.Tanh(cube)} {
-		if _, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, false); !errors.Is(err, ErrNotRecorded) {
+		if _, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false); !errors.Is(err, ErrNotRecorded) {
 			t.Errorf("%v: error %v, want ErrNotRecorded", out, err)
 		}
 	}

@@ -5,14 +5,19 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
-	"github.com/rtnlab/rtn/params"
 )
 
 // HeadKernel is Head in plain Go for a batch size (graph.HeadKernel): the
 // output layer and the masked loss of one step, the same function as the
 // graph Head, for FusedRecurrence.
 func (s *Sequence) HeadKernel(batch int) graph.HeadKernel {
-	return &headKernel{s: s, batch: batch, h: s.Cell.StateSizes()[0]}
+	return &headKernel[float64]{s: s, batch: batch, h: s.Cell.StateSizes()[0]}
+}
+
+// HeadKernel32 is HeadKernel in float32, reading the output layer through
+// w; the losses are summed in float64.
+func (s *Sequence) HeadKernel32(batch int, w graph.Weights[float32]) graph.HeadKernelOf[float32] {
+	return &headKernel[float32]{s: s, batch: batch, h: s.Cell.StateSizes()[0], w: w}
 }
 
 // FusedRecurrence sets up the plain-Go executor for a batch size when the
@@ -34,26 +39,49 @@ func (s *Sequence) TapeRecurrence(batch int, cfg graph.RecurrenceConfig) (*graph
 	return graph.NewTapeRecurrence(s.Cell, s.Params, batch, s.HeadKernel(batch), cfg)
 }
 
-// headKernel caches the gradient of a step's loss with respect to the
-// logits, [batch, Out], computed with the loss.
-type headKernel struct {
-	s        *Sequence
-	batch, h int
+// FusedRecurrence32 is FusedRecurrence in float32
+// (graph.NewFusedRecurrence32); ok is false when the cell has no float32
+// kernel (graph.FusedCell32).
+func (s *Sequence) FusedRecurrence32(batch int, cfg graph.RecurrenceConfig) (r *graph.FusedRecurrence, ok bool, err error) {
+	c, ok := s.Cell.(graph.FusedCell32)
+	if !ok {
+		return nil, false, nil
+	}
+	r, err = graph.NewFusedRecurrence32(c, s.Params, batch, s.headKernel32(batch), cfg)
+	return r, true, err
 }
 
-var _ graph.HeadKernel = (*headKernel)(nil)
+// TapeRecurrence32 is TapeRecurrence in float32
+// (graph.NewTapeRecurrence32).
+func (s *Sequence) TapeRecurrence32(batch int, cfg graph.RecurrenceConfig) (*graph.FusedRecurrence, error) {
+	return graph.NewTapeRecurrence32(s.Cell, s.Params, batch, s.headKernel32(batch), cfg)
+}
 
-func (k *headKernel) Params() []string { return []string{OutW, OutB} }
+func (s *Sequence) headKernel32(batch int) func(graph.Weights[float32]) graph.HeadKernelOf[float32] {
+	return func(w graph.Weights[float32]) graph.HeadKernelOf[float32] { return s.HeadKernel32(batch, w) }
+}
 
-func (k *headKernel) CacheSize() int { return k.batch * k.s.Out }
+// headKernel caches the gradient of a step's loss with respect to the
+// logits, [batch, Out], computed with the loss.
+type headKernel[F graph.Float] struct {
+	s        *Sequence
+	batch, h int
+	w        graph.Weights[F]
+}
+
+var _ graph.HeadKernel = (*headKernel[float64])(nil)
+
+func (k *headKernel[F]) Params() []string { return []string{OutW, OutB} }
+
+func (k *headKernel[F]) CacheSize() int { return k.batch * k.s.Out }
 
 // Forward computes logits = h W + b for the block into cache, the masked
 // loss of each step and, in place of the logits, its gradient with respect
 // to them.
-func (k *headKernel) Forward(h []float64, aux [][][]float64, cache []float64, loss []float64) {
+func (k *headKernel[F]) Forward(h []F, aux [][][]float64, cache []F, loss []float64) {
 	out := k.s.Out
-	graph.Gemm(false, false, len(aux)*k.batch, out, k.h, 1, h, k.h, k.s.Params.Data(OutW), out, 0, cache, out)
-	bias := k.s.Params.Data(OutB)
+	graph.GemmOf(false, false, len(aux)*k.batch, out, k.h, 1, h, k.h, k.w.Data(k.s.Params, OutW), out, 0, cache, out)
+	bias := k.w.Data(k.s.Params, OutB)
 	for t, in := range aux {
 		y, mask := in[0], in[1]
 		var total float64
@@ -78,16 +106,16 @@ func (k *headKernel) Forward(h []float64, aux [][][]float64, cache []float64, lo
 }
 
 // InputGrad: dz W^T for the block.
-func (k *headKernel) InputGrad(cache []float64, gh []float64) {
+func (k *headKernel[F]) InputGrad(cache []F, gh []F) {
 	out := k.s.Out
-	graph.Gemm(false, true, len(cache)/out, k.h, out, 1, cache, out, k.s.Params.Data(OutW), out, 0, gh, k.h)
+	graph.GemmOf(false, true, len(cache)/out, k.h, out, 1, cache, out, k.w.Data(k.s.Params, OutW), out, 0, gh, k.h)
 }
 
 // ParamGrad adds h^T dz and the column sums of dz into the output layer's
 // gradients.
-func (k *headKernel) ParamGrad(h []float64, cache []float64, grads *params.Params) {
+func (k *headKernel[F]) ParamGrad(h []F, cache []F, grads graph.Grads[F]) {
 	out := k.s.Out
-	graph.Gemm(true, false, k.h, out, k.batch, 1, h, k.h, cache, out, 1, grads.Data(OutW), out)
+	graph.GemmOf(true, false, k.h, out, k.batch, 1, h, k.h, cache, out, 1, grads.Data(OutW), out)
 	gb := grads.Data(OutB)
 	for r := range k.batch {
 		for j, d := range cache[r*out : (r+1)*out] {
@@ -96,25 +124,28 @@ func (k *headKernel) ParamGrad(h []float64, cache []float64, grads *params.Param
 	}
 }
 
+// The losses are computed in float64 from logits z of either type, and
+// the gradients rounded to z's type.
+
 // softmaxNLL returns -sum_j y_j log softmax(z)_j and replaces z by its
 // gradient times m.
-func softmaxNLL(z, y []float64, m float64) float64 {
+func softmaxNLL[F graph.Float](z []F, y []float64, m float64) float64 {
 	zmax := math.Inf(-1)
 	for _, v := range z {
-		zmax = max(zmax, v)
+		zmax = max(zmax, float64(v))
 	}
 	var s float64
 	for _, v := range z {
-		s += math.Exp(v - zmax)
+		s += math.Exp(float64(v) - zmax)
 	}
 	lse := zmax + math.Log(s)
 	var loss, ysum float64
 	for j, v := range z {
-		loss -= y[j] * (v - lse)
+		loss -= y[j] * (float64(v) - lse)
 		ysum += y[j]
 	}
 	for j, v := range z {
-		z[j] = m * (math.Exp(v-lse)*ysum - y[j])
+		z[j] = F(m * (math.Exp(float64(v)-lse)*ysum - y[j]))
 	}
 	return loss
 }
@@ -126,11 +157,12 @@ func softmaxNLL(z, y []float64, m float64) float64 {
 // (1, 2], in runs short enough not to overflow: one logarithm per 512
 // entries instead of one per entry, at the cost of a rounding error of
 // order 1e-16 per entry.
-func bernoulliNLL(z, y []float64, m float64) float64 {
+func bernoulliNLL[F graph.Float](z []F, y []float64, m float64) float64 {
 	const run = 512 // 2^512 is far below the largest float64
 	var loss float64
 	prod := 1.0
-	for j, v := range z {
+	for j, f := range z {
+		v := float64(f)
 		e := math.Exp(-math.Abs(v)) // in (0, 1]: no overflow
 		sg := 1 / (1 + e)
 		if v > 0 {
@@ -144,20 +176,20 @@ func bernoulliNLL(z, y []float64, m float64) float64 {
 			prod = 1
 		}
 		loss -= y[j] * v
-		z[j] = m * (sg - y[j])
+		z[j] = F(m * (sg - y[j]))
 	}
 	return loss + math.Log(prod)
 }
 
 // meanSquare returns the mean of (z_j - y_j)^2 and replaces z by its
 // gradient times m.
-func meanSquare(z, y []float64, m float64) float64 {
+func meanSquare[F graph.Float](z []F, y []float64, m float64) float64 {
 	var loss float64
 	n := float64(len(z))
 	for j, v := range z {
-		d := v - y[j]
+		d := float64(v) - y[j]
 		loss += d * d
-		z[j] = m * 2 * d / n
+		z[j] = F(m * 2 * d / n)
 	}
 	return loss / n
 }

@@ -44,6 +44,13 @@ type ProblemConfig struct {
 	// the tape if the cell's ops allow it, else the graphs, as for a cell
 	// with no kernel. Default false.
 	Generic bool
+	// DType is the float type the steps run in: graph.Float64 (or "", the
+	// default) or graph.Float32. In float32 the plain-Go executors keep
+	// states, caches, activations and matrix products in float32 and read
+	// float32 copies of the float64 parameters, made once per batch; the
+	// gradients stay float64, as do the optimizer and the parameters
+	// (mixed precision). The graph executor runs float64 only.
+	DType string
 }
 
 // Executors of ProblemConfig.Executor.
@@ -93,6 +100,9 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 	}
 	if cfg.Executor != "" && !slices.Contains(Executors(), cfg.Executor) {
 		return nil, errors.Errorf("layers: unknown executor %q (known: %s)", cfg.Executor, strings.Join(Executors(), ", "))
+	}
+	if err := graph.CheckDType(cfg.DType); err != nil {
+		return nil, errors.Wrap(err, "layers")
 	}
 	if cfg.EvalBatch == 0 {
 		cfg.EvalBatch = 64
@@ -236,6 +246,9 @@ func (p *Problem) recurrence(batch int) (runner, error) {
 }
 
 func (p *Problem) newRunner(batch int, cfg graph.RecurrenceConfig) (runner, error) {
+	if p.cfg.DType == graph.Float32 {
+		return p.newRunner32(batch, cfg)
+	}
 	switch p.cfg.Executor {
 	case ExecFused:
 		r, ok, err := p.seq.FusedRecurrence(batch, cfg)
@@ -256,6 +269,32 @@ func (p *Problem) newRunner(batch int, cfg graph.RecurrenceConfig) (runner, erro
 	r, err := p.seq.TapeRecurrence(batch, cfg)
 	if errors.Is(err, graph.ErrNotRecorded) {
 		return p.seq.Recurrence(batch, cfg)
+	}
+	return r, err
+}
+
+// newRunner32 is newRunner in float32: the plain-Go executors only.
+func (p *Problem) newRunner32(batch int, cfg graph.RecurrenceConfig) (runner, error) {
+	switch p.cfg.Executor {
+	case ExecFused:
+		r, ok, err := p.seq.FusedRecurrence32(batch, cfg)
+		if !ok {
+			return nil, errors.Errorf("executor %q: the cell %T has no float32 kernel", ExecFused, p.seq.Cell)
+		}
+		return r, err
+	case ExecTape:
+		return p.seq.TapeRecurrence32(batch, cfg)
+	case ExecGraph:
+		return nil, errors.Errorf("executor %q runs float64 only, not dtype %s", ExecGraph, graph.Float32)
+	}
+	if !p.cfg.Generic {
+		if r, ok, err := p.seq.FusedRecurrence32(batch, cfg); ok {
+			return r, err
+		}
+	}
+	r, err := p.seq.TapeRecurrence32(batch, cfg)
+	if errors.Is(err, graph.ErrNotRecorded) {
+		return nil, errors.Wrapf(err, "dtype %s runs on the tape or a kernel only", graph.Float32)
 	}
 	return r, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtnlab/rtn/autoenc"
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/losses"
@@ -58,6 +59,10 @@ type PretrainSpec struct {
 	Batch int
 	// Chunk is the truncated-BPTT length. Default 100.
 	Chunk int
+	// DType is the float type of the training epochs' steps: "float64"
+	// (or "", the default) or "float32" (layers.ProblemConfig.DType).
+	// Pre-training and the accuracy measurements run in float64.
+	DType string
 	// Seed seeds the synthetic data, random weights and shuffling. Default 1.
 	Seed uint64
 	// Out is a directory for result.json, curves.csv and curves.png;
@@ -152,7 +157,7 @@ func (s *PretrainSpec) defaults() error {
 	case s.Data != "synthetic" && s.DataDir == "":
 		return errors.Errorf("data set %q needs a data directory", s.Data)
 	}
-	return nil
+	return graph.CheckDType(s.DType)
 }
 
 // LoadPianoTask returns the next-frame task of a piano-roll data set:
@@ -221,7 +226,7 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		return nil, err
 	}
 	if spec.Epochs > 0 {
-		prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk})
+		prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType})
 		if err != nil {
 			return nil, err
 		}

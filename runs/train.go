@@ -59,6 +59,10 @@ type TrainSpec struct {
 	// Patience is the number of epochs without validation improvement
 	// before the learning rate drops (0: no early stopping).
 	Patience int
+	// DType is the float type of the model's steps: "float64" (or "", the
+	// default) or "float32" (layers.ProblemConfig.DType: parameters,
+	// gradients and the optimizer stay float64).
+	DType string
 	// Seed seeds the task, the initial weights and the shuffling. Default 1.
 	Seed uint64
 	// Out is a directory for checkpoint.npz, metrics.jsonl, model.npz (the
@@ -116,6 +120,7 @@ type modelMeta struct {
 	Chunk      int          `json:"chunk"`
 	Patience   int          `json:"patience"`
 	Optim      optim.Config `json:"optim"`
+	DType      string       `json:"dtype,omitempty"` // empty for float64
 }
 
 func (s *TrainSpec) defaults() error {
@@ -160,6 +165,12 @@ func (s *TrainSpec) defaults() error {
 		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
 	case s.Patience < 0:
 		return errors.Errorf("patience must not be negative, got %d", s.Patience)
+	}
+	if err := graph.CheckDType(s.DType); err != nil {
+		return err
+	}
+	if s.DType == graph.Float64 {
+		s.DType = ""
 	}
 	return nil
 }
@@ -249,7 +260,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk})
+	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType})
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +275,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		}
 	}
 	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
-		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim}
+		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim, DType: spec.DType}
 	if spec.DataFile != "" {
 		if meta.DataSHA256, err = fileSHA256(spec.DataFile); err != nil {
 			return nil, err

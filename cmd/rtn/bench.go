@@ -45,6 +45,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")
 	fs.StringVar(&cfg.Executor, "executor", bench.ExecFused, "how the recurrent cells run: "+strings.Join(bench.Executors(), ", ")+" (fused: each cell's kernel where it has one, the tape otherwise; tape: every cell's recorded step compiled, as a cell without a kernel runs; graph: gorgonia graphs)")
 	fs.BoolVar(&cfg.Generic, "generic", false, "run every cell without its kernel (-executor tape)")
+	fs.StringVar(&cfg.DType, "dtype", graph.Float64, "float type of the recurrent steps: float64 or float32 (states, activations and products in float32; parameters, gradients and Adam in float64; not -executor graph; float64 only: "+strings.Join(bench.Float64Only(), ", ")+")")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -68,6 +69,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if !contains(bench.Executors(), cfg.Executor) {
 		return usagef("-executor: unknown executor %q (known: %s)", cfg.Executor, strings.Join(bench.Executors(), ", "))
 	}
+	if err := graph.CheckDType(cfg.DType); err != nil {
+		return usagef("-dtype: %v", err)
+	}
+	if cfg.DType == graph.Float32 && cfg.Executor == bench.ExecGraph {
+		return usagef("-dtype float32: -executor graph runs float64 only")
+	}
 	if cfg.Generic {
 		cfg.Executor = bench.ExecTape
 	}
@@ -77,6 +84,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			n = strings.TrimSpace(n)
 			if !contains(bench.Names(), n) {
 				return usagef("-only: unknown benchmark %q (known: %s)", n, strings.Join(bench.Names(), ", "))
+			}
+			if cfg.DType == graph.Float32 && contains(bench.Float64Only(), n) {
+				return usagef("-only: %s runs float64 only, not -dtype float32", n)
 			}
 			names = append(names, n)
 		}
@@ -96,6 +106,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := bench.WriteTable(stdout, rs); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "BLAS %s, %s\n", graph.BLASBackend(), bench.DType)
+	_, err = fmt.Fprintf(stdout, "BLAS %s, %s\n", graph.BLASBackend(), cfg.DType)
 	return err
 }

@@ -37,6 +37,7 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 5, "clip gradients to this global norm (0: off)")
 	fs.IntVar(&spec.Batch, "batch", 4, "minibatch size in sequences")
 	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")
+	fs.StringVar(&spec.DType, "dtype", "float64", "float type of the training epochs' steps: float64 or float32 (parameters, gradients and the optimizer stay float64)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (result.json, curves.csv, curves.png)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
@@ -102,6 +103,8 @@ func checkPretrainFlags(s *runs.PretrainSpec, inits []string) error {
 		return usagef("-batch must be >= 1, got %d", s.Batch)
 	case s.Chunk <= 0:
 		return usagef("-chunk must be >= 1, got %d", s.Chunk)
+	case s.DType != "float64" && s.DType != "float32":
+		return usagef("-dtype must be float64 or float32, got %q", s.DType)
 	case !(s.Optim.LR > 0) || math.IsInf(s.Optim.LR, 0):
 		return usagef("-lr must be a finite number > 0, got %g", s.Optim.LR)
 	case !(s.Optim.ClipNorm >= 0) || math.IsInf(s.Optim.ClipNorm, 0):

@@ -31,6 +31,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Batch, "batch", 32, "minibatch size")
 	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (0: full backpropagation through time)")
 	fs.IntVar(&spec.Patience, "patience", 0, "epochs without validation improvement before a learning-rate drop (0: off)")
+	fs.StringVar(&spec.DType, "dtype", "float64", "float type of the model's steps: float64 or float32 (parameters, gradients and the optimizer stay float64)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint, metrics, model, result)")
 	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint to continue from")
@@ -88,6 +89,8 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 		return usagef("-seed must be >= 1")
 	case s.DataFile == "" && s.Task != "pfa":
 		return usagef("-task must be pfa (or give -data FILE), got %q", s.Task)
+	case s.DType != "float64" && s.DType != "float32":
+		return usagef("-dtype must be float64 or float32, got %q", s.DType)
 	}
 	if _, err := activation.ParseOneOf(s.Activation, rnn.ElmanActivations()...); err != nil {
 		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)

@@ -4,53 +4,62 @@ import (
 	"math"
 
 	"github.com/rtnlab/rtn/graph"
-	"github.com/rtnlab/rtn/params"
 )
 
-var _ graph.FusedCell = (*GRU)(nil)
+var _ graph.FusedCell32 = (*GRU)(nil)
 
 // StepKernel implements graph.FusedCell: Step and its vector-Jacobian
 // product in plain Go.
 func (c *GRU) StepKernel(batch int) graph.StepKernel {
+	return newGRUKernel(c, batch, graph.Weights[float64]{})
+}
+
+// StepKernel32 implements graph.FusedCell32: StepKernel in float32.
+func (c *GRU) StepKernel32(batch int, w graph.Weights[float32]) graph.StepKernelOf[float32] {
+	return newGRUKernel(c, batch, w)
+}
+
+func newGRUKernel[F graph.Float](c *GRU, batch int, w graph.Weights[F]) *gruKernel[F] {
 	n := batch * 3 * c.hidden
-	return &gruKernel{c: c, batch: batch, zx: make([]float64, n), zh: make([]float64, n)}
+	return &gruKernel[F]{c: c, batch: batch, w: w, zx: make([]F, n), zh: make([]F, n)}
 }
 
 // gruKernel caches r, z, n and n_h + bh of each step (the four [H]
 // blocks of each row of a [batch, 4H] slice).
-type gruKernel struct {
+type gruKernel[F graph.Float] struct {
 	c      *GRU
 	batch  int
-	zx, zh []float64 // [batch, 3H]: h U (zh) in Forward; the gradients of x W + b and h U in Backward
+	w      graph.Weights[F]
+	zx, zh []F // [batch, 3H]: h U (zh) in Forward; the gradients of x W + b and h U in Backward
 }
 
-func (k *gruKernel) Params() []string {
+func (k *gruKernel[F]) Params() []string {
 	return []string{k.c.Name("W"), k.c.Name("U"), k.c.Name("b"), k.c.Name("bh"), k.c.Name("h0")}
 }
 
-func (k *gruKernel) CacheSize() int { return k.batch * 4 * k.c.hidden }
+func (k *gruKernel[F]) CacheSize() int { return k.batch * 4 * k.c.hidden }
 
-func (k *gruKernel) ProjectionSize() int { return 3 * k.c.hidden }
+func (k *gruKernel[F]) ProjectionSize() int { return 3 * k.c.hidden }
 
 // Project: x W + b.
-func (k *gruKernel) Project(xs, proj []float64) {
+func (k *gruKernel[F]) Project(xs, proj []F) {
 	c, H := k.c, k.c.hidden
-	graph.Gemm(false, false, len(xs)/c.in, 3*H, c.in, 1, xs, c.in, c.params.Data(c.Name("W")), 3*H, 0, proj, 3*H)
-	addRows(proj, c.params.Data(c.Name("b")))
+	graph.GemmOf(false, false, len(xs)/c.in, 3*H, c.in, 1, xs, c.in, k.w.Data(c.params, c.Name("W")), 3*H, 0, proj, 3*H)
+	addRows(proj, k.w.Data(c.params, c.Name("b")))
 }
 
-func (k *gruKernel) InitialState(state [][]float64) {
-	fillRows(state[0], k.c.params.Data(k.c.Name("h0")))
+func (k *gruKernel[F]) InitialState(state [][]F) {
+	fillRows(state[0], k.w.Data(k.c.params, k.c.Name("h0")))
 }
 
-func (k *gruKernel) InitialStateBack(g [][]float64, grads *params.Params) {
+func (k *gruKernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 	learnedStateBack(grads, k.c.Name("h0"), g[0])
 }
 
-func (k *gruKernel) Forward(_, proj []float64, in, out [][]float64, cache []float64) {
-	c, p, H := k.c, k.c.params, k.c.hidden
-	graph.Gemm(false, false, k.batch, 3*H, H, 1, in[0], H, p.Data(c.Name("U")), 3*H, 0, k.zh, 3*H)
-	bh := p.Data(c.Name("bh"))
+func (k *gruKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
+	c, H := k.c, k.c.hidden
+	graph.GemmOf(false, false, k.batch, 3*H, H, 1, in[0], H, k.w.Data(c.params, c.Name("U")), 3*H, 0, k.zh, 3*H)
+	bh := k.w.Data(c.params, c.Name("bh"))
 	for r := range k.batch {
 		zx, zh, cr := proj[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
 		h, hn := in[0][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
@@ -58,15 +67,15 @@ func (k *gruKernel) Forward(_, proj []float64, in, out [][]float64, cache []floa
 			rg := sigmoid(zx[j] + zh[j])
 			zg := sigmoid(zx[H+j] + zh[H+j])
 			nh := zh[2*H+j] + bh[j]
-			n := math.Tanh(zx[2*H+j] + rg*nh)
+			n := F(math.Tanh(float64(zx[2*H+j] + rg*nh)))
 			hn[j] = n + zg*(h[j]-n)
 			cr[j], cr[H+j], cr[2*H+j], cr[3*H+j] = rg, zg, n, nh
 		}
 	}
 }
 
-func (k *gruKernel) Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
-	c, p, H := k.c, k.c.params, k.c.hidden
+func (k *gruKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads graph.Grads[F]) {
+	c, H := k.c, k.c.hidden
 	for r := range k.batch {
 		dx, dh, cr := k.zx[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
 		g, h, gh := gout[0][r*H:(r+1)*H], in[0][r*H:(r+1)*H], gin[0][r*H:(r+1)*H]
@@ -80,14 +89,14 @@ func (k *gruKernel) Backward(x []float64, in [][]float64, cache []float64, gout,
 			gh[j] = g[j] * zg
 		}
 	}
-	graph.Gemm(true, false, c.in, 3*H, k.batch, 1, x, c.in, k.zx, 3*H, 1, grads.Data(c.Name("W")), 3*H)
+	graph.GemmOf(true, false, c.in, 3*H, k.batch, 1, x, c.in, k.zx, 3*H, 1, grads.Data(c.Name("W")), 3*H)
 	addColSums(grads.Data(c.Name("b")), k.zx)
-	graph.Gemm(true, false, H, 3*H, k.batch, 1, in[0], H, k.zh, 3*H, 1, grads.Data(c.Name("U")), 3*H)
+	graph.GemmOf(true, false, H, 3*H, k.batch, 1, in[0], H, k.zh, 3*H, 1, grads.Data(c.Name("U")), 3*H)
 	gbh := grads.Data(c.Name("bh"))
 	for r := range k.batch {
 		for j, v := range k.zh[r*3*H+2*H : (r+1)*3*H] {
 			gbh[j] += v
 		}
 	}
-	graph.Gemm(false, true, k.batch, H, 3*H, 1, k.zh, 3*H, p.Data(c.Name("U")), 3*H, 1, gin[0], H)
+	graph.GemmOf(false, true, k.batch, H, 3*H, 1, k.zh, 3*H, k.w.Data(c.params, c.Name("U")), 3*H, 1, gin[0], H)
 }

@@ -3,21 +3,21 @@ package rnn
 import (
 	"math"
 
-	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/graph"
 )
 
 // The plain-Go step kernels of the cells (graph.StepKernel) share these
 // row helpers; a batch of rows is one row-major [batch, width] slice.
 
 // fillRows sets every row of dst ([rows, len(v)]) to v.
-func fillRows(dst, v []float64) {
+func fillRows[F graph.Float](dst, v []F) {
 	for r := 0; r < len(dst); r += len(v) {
 		copy(dst[r:r+len(v)], v)
 	}
 }
 
 // addRows adds v to every row of dst ([rows, len(v)]).
-func addRows(dst, v []float64) {
+func addRows[F graph.Float](dst, v []F) {
 	for r := 0; r < len(dst); r += len(v) {
 		row := dst[r : r+len(v)]
 		for j, b := range v {
@@ -28,7 +28,7 @@ func addRows(dst, v []float64) {
 
 // addColSums adds the column sums of src ([rows, len(dst)]) into dst, row
 // by row.
-func addColSums(dst, src []float64) {
+func addColSums[F graph.Float](dst, src []F) {
 	for r := 0; r < len(src); r += len(dst) {
 		for j, v := range src[r : r+len(dst)] {
 			dst[j] += v
@@ -38,9 +38,9 @@ func addColSums(dst, src []float64) {
 
 // learnedStateBack adds the batch sum of g into the gradient of the
 // initial-state parameter name.
-func learnedStateBack(grads *params.Params, name string, g []float64) {
+func learnedStateBack[F graph.Float](grads graph.Grads[F], name string, g []F) {
 	addColSums(grads.Data(name), g)
 }
 
 // sigmoid is 1/(1 + e^-x).
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+func sigmoid[F graph.Float](x F) F { return 1 / (1 + F(math.Exp(float64(-x)))) }

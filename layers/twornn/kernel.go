@@ -5,42 +5,47 @@ import (
 
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers/activation"
-	"github.com/rtnlab/rtn/params"
 )
 
-var _ graph.FusedCell = (*Cell)(nil)
+var _ graph.FusedCell32 = (*Cell)(nil)
 
 // StepKernel implements graph.FusedCell: Step and its vector-Jacobian
 // product in plain Go, without the spread and block-sum matrices of the
 // graph (pre[b, j] = sum_c x[b, c] Z[b, c n + j] directly).
 func (c *Cell) StepKernel(batch int) graph.StepKernel {
-	return &kernel{c: c, batch: batch, z: make([]float64, batch*c.in*c.n)}
+	return &kernel[float64]{c: c, batch: batch, z: make([]float64, batch*c.in*c.n)}
+}
+
+// StepKernel32 implements graph.FusedCell32: StepKernel in float32.
+func (c *Cell) StepKernel32(batch int, w graph.Weights[float32]) graph.StepKernelOf[float32] {
+	return &kernel[float32]{c: c, batch: batch, w: w, z: make([]float32, batch*c.in*c.n)}
 }
 
 // kernel caches z'(pre) of each step, [batch, n].
-type kernel struct {
+type kernel[F graph.Float] struct {
 	c     *Cell
 	batch int
-	z     []float64 // [batch, d n]: h A forward, its gradient backward
+	w     graph.Weights[F]
+	z     []F // [batch, d n]: h A forward, its gradient backward
 }
 
-func (k *kernel) Params() []string { return []string{k.c.Name("A"), k.c.Name("h0")} }
+func (k *kernel[F]) Params() []string { return []string{k.c.Name("A"), k.c.Name("h0")} }
 
-func (k *kernel) CacheSize() int { return k.batch * k.c.n }
+func (k *kernel[F]) CacheSize() int { return k.batch * k.c.n }
 
 // ProjectionSize is 0: the step is bilinear in x and h.
-func (k *kernel) ProjectionSize() int { return 0 }
+func (k *kernel[F]) ProjectionSize() int { return 0 }
 
-func (k *kernel) Project(_, _ []float64) {}
+func (k *kernel[F]) Project(_, _ []F) {}
 
-func (k *kernel) InitialState(state [][]float64) {
-	h0 := k.c.params.Data(k.c.Name("h0"))
+func (k *kernel[F]) InitialState(state [][]F) {
+	h0 := k.w.Data(k.c.params, k.c.Name("h0"))
 	for r := 0; r < len(state[0]); r += len(h0) {
 		copy(state[0][r:], h0)
 	}
 }
 
-func (k *kernel) InitialStateBack(g [][]float64, grads *params.Params) {
+func (k *kernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 	gh0 := grads.Data(k.c.Name("h0"))
 	for r := 0; r < len(g[0]); r += len(gh0) {
 		for j, v := range g[0][r : r+len(gh0)] {
@@ -49,22 +54,22 @@ func (k *kernel) InitialStateBack(g [][]float64, grads *params.Params) {
 	}
 }
 
-func (k *kernel) Forward(x, _ []float64, in, out [][]float64, cache []float64) {
+func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 	c, d, n := k.c, k.c.in, k.c.n
-	graph.Gemm(false, false, k.batch, d*n, n, 1, in[0], n, c.params.Data(c.Name("A")), d*n, 0, k.z, d*n)
-	slope := c.fixed.Data(c.slopeName)
+	graph.GemmOf(false, false, k.batch, d*n, n, 1, in[0], n, k.w.Data(c.params, c.Name("A")), d*n, 0, k.z, d*n)
+	slope := k.w.Data(c.fixed, c.slopeName)
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
 		h, dr := out[0][r*n:(r+1)*n], cache[r*n:(r+1)*n]
 		for j := range n {
-			var pre float64
+			var pre F
 			for a, xv := range xr {
 				pre += z[a*n+j] * xv
 			}
 			h[j], dr[j] = pre, 1
 			switch c.act {
 			case activation.Tanh:
-				y := math.Tanh(pre)
+				y := F(math.Tanh(float64(pre)))
 				h[j], dr[j] = y, 1-y*y
 			case activation.LeakyReLU:
 				if pre <= 0 {
@@ -75,7 +80,7 @@ func (k *kernel) Forward(x, _ []float64, in, out [][]float64, cache []float64) {
 	}
 }
 
-func (k *kernel) Backward(x []float64, in [][]float64, cache []float64, gout, gin [][]float64, grads *params.Params) {
+func (k *kernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads graph.Grads[F]) {
 	c, d, n := k.c, k.c.in, k.c.n
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
@@ -89,6 +94,6 @@ func (k *kernel) Backward(x []float64, in [][]float64, cache []float64, gout, gi
 			}
 		}
 	}
-	graph.Gemm(true, false, n, d*n, k.batch, 1, in[0], n, k.z, d*n, 1, grads.Data(c.Name("A")), d*n)
-	graph.Gemm(false, true, k.batch, n, d*n, 1, k.z, d*n, c.params.Data(c.Name("A")), d*n, 0, gin[0], n)
+	graph.GemmOf(true, false, n, d*n, k.batch, 1, in[0], n, k.z, d*n, 1, grads.Data(c.Name("A")), d*n)
+	graph.GemmOf(false, true, k.batch, n, d*n, 1, k.z, d*n, k.w.Data(c.params, c.Name("A")), d*n, 0, gin[0], n)
 }
