@@ -65,7 +65,8 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	res := map[string]any{"initial_valid_nll": rep.InitialValid, "best_valid_nll": rep.BestValid,
-		"start_valid_zll": rep.StartZLL, "best_valid_zll": rep.BestZLL, "model": *out}
+		"start_valid_zll": rep.StartZLL, "best_valid_zll": rep.BestZLL,
+		"start_valid_loo": rep.StartLOO, "best_valid_loo": rep.BestLOO, "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}
