@@ -462,10 +462,10 @@ type FinetuneReport struct {
 	InitialValid, BestValid float64
 	// StartZLL and BestZLL are EvalSet.ZLL on the validation strings (the
 	// floor rule's log-loss over the mass) of the start and of the best
-	// parameters, StartLOO and BestLOO EvalSet.LOO (the frequent strings'
-	// share of it, normalised over the distinct validation strings); the
-	// start is returned when either figure of the best parameters is the
-	// larger.
+	// parameters, StartLOO and BestLOO EvalSet.LOO (floored values
+	// normalised over the distinct validation strings, each weighted by
+	// its count minus one); the start is returned when either figure of
+	// the best parameters is the larger.
 	StartZLL, BestZLL, StartLOO, BestLOO float64
 	// Stopped explains an early end other than patience, or why the start
 	// was kept ("" otherwise).

@@ -39,8 +39,8 @@ const (
 	// ValidLOO is EvalSet.LOO: floored values normalised over the
 	// distinct validation strings, each weighted by its count minus one,
 	// so that, as the rare test strings in the PAutomaC score, the
-	// strings seen once weigh nothing. It ranks candidates by the
-	// frequent strings alone, which favours lower ranks than ValidZLL
+	// strings seen once weigh nothing. Weighing only the frequent
+	// strings, it favours lower ranks than ValidZLL
 	// (on PAutomaC it wins on some problems and loses on as many: see
 	// docs/wfa.md).
 	ValidLOO
