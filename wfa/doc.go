@@ -8,17 +8,22 @@
 //     prefix, suffix or factor, with lrows/lcolumns bases), takes its
 //     truncated SVD and returns the spectral WFA. With no rank it selects
 //     the variant, basis and rank on a validation split of the training
-//     strings, by the normalised validation perplexity, rejecting
-//     automata that diverge (spectral radius of sum_s A_s >= 1) or floor
+//     strings, by the validation log-loss of the floored values over the
+//     automaton's mass (ValidZLL), rejecting automata that diverge
+//     (spectral radius of sum_s A_s >= 1), have a mass far from 1 or floor
 //     more than a small share of the validation strings.
 //   - Predict returns the model's probabilities under the floor rule
 //     (max(f(x), Floor)); Score computes the PAutomaC perplexity against a
 //     solution file, LogLoss the per-symbol log-loss without one, and
 //     Rank/NDCG the SPiCe next-symbol ranking.
 //   - Finetune turns the WFA into a linear 2-RNN (Theorem 2) and trains it
-//     on the strings' exactly normalised log-likelihood,
-//     log f(x) - log alpha^T (I - S)^-1 omega, with any optimizer of the
-//     optim registry and early stopping on validation.
+//     on the strings' log-likelihood under its clipped next-symbol
+//     probabilities (exactly log f(x) - log alpha^T (I - S)^-1 omega where
+//     no next-symbol weight is negative; see Likelihood), with any
+//     optimizer of the optim registry and early stopping on validation,
+//     and keeps the start unless the trained automaton is no worse on
+//     validation under the floor rule (EvalSet.ZLL) and on the frequent
+//     strings (EvalSet.LOO).
 //   - Model files are JSON and round-trip bit for bit.
 //
 // A minimal example:

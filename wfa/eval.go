@@ -51,7 +51,7 @@ func NewEvalSet(seqs [][]int) *EvalSet {
 // positive values are legitimate for long strings and are not counted,
 // although the floor applies to them as well.
 func (e *EvalSet) Perplexity(w spectral.WFA) (perp, floored float64) {
-	perp, floored, _ = e.scores(w)
+	perp, floored, _, _ = e.scores(w)
 	return perp, floored
 }
 
@@ -59,12 +59,31 @@ func (e *EvalSet) Perplexity(w spectral.WFA) (perp, floored float64) {
 // with their frequencies, Z = w.Mass(); +Inf when Z is not positive and
 // finite.
 func (e *EvalSet) ZLL(w spectral.WFA) float64 {
-	_, _, zll := e.scores(w)
+	_, _, zll, _ := e.scores(w)
 	return zll
 }
 
-// scores computes Perplexity and ZLL in one pass over the strings.
-func (e *EvalSet) scores(w spectral.WFA) (perp, floored, zll float64) {
+// LOO is an analogue of the PAutomaC score on the set, in nats per
+// string: with q(x) = max(f(x), Floor) normalised over the distinct
+// strings and c(x) the count of x in the sample,
+//
+//	-sum_x (c(x) - 1) log(q(x) / sum_y q(y)) / sum_x (c(x) - 1).
+//
+// The test set of a PAutomaC problem is a set of distinct strings
+// weighted by their true probabilities; here the distinct strings of the
+// sample are the set and c(x) - 1 the weight: the occurrence that brought
+// a string into the set does not weight it (leave one out), so the
+// strings seen once, which make up most of the set and whose frequency
+// 1/n is far above their typical probability, weigh nothing, as the rare
+// test strings weigh almost nothing in the score. When no string repeats
+// it is ZLL.
+func (e *EvalSet) LOO(w spectral.WFA) float64 {
+	_, _, _, loo := e.scores(w)
+	return loo
+}
+
+// scores computes Perplexity, ZLL and LOO in one pass over the strings.
+func (e *EvalSet) scores(w spectral.WFA) (perp, floored, zll, loo float64) {
 	z, err := w.Mass()
 	normal := err == nil && z > 0 && !math.IsInf(z, 0)
 	q := make([]float64, len(e.Seqs))
@@ -86,9 +105,17 @@ func (e *EvalSet) scores(w spectral.WFA) (perp, floored, zll float64) {
 	if !normal {
 		zll = math.Inf(1)
 	}
-	h := 0.0
+	h, rep := 0.0, 0.0
 	for i, v := range q {
 		h -= e.Weights[i] * math.Log2(v/sum)
+		c := math.Round(e.Weights[i]*float64(e.Count)) - 1
+		loo -= c * math.Log(v/sum)
+		rep += c
 	}
-	return math.Exp2(h), floored, zll
+	if rep == 0 {
+		loo = zll
+	} else {
+		loo /= rep
+	}
+	return math.Exp2(h), floored, zll, loo
 }

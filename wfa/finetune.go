@@ -462,8 +462,11 @@ type FinetuneReport struct {
 	InitialValid, BestValid float64
 	// StartZLL and BestZLL are EvalSet.ZLL on the validation strings (the
 	// floor rule's log-loss over the mass) of the start and of the best
-	// parameters; the start is returned when BestZLL is the larger.
-	StartZLL, BestZLL float64
+	// parameters, StartLOO and BestLOO EvalSet.LOO (floored values
+	// normalised over the distinct validation strings, each weighted by
+	// its count minus one); the start is returned when either figure of
+	// the best parameters is the larger.
+	StartZLL, BestZLL, StartLOO, BestLOO float64
 	// Stopped explains an early end other than patience, or why the start
 	// was kept ("" otherwise).
 	Stopped string
@@ -473,8 +476,9 @@ type FinetuneReport struct {
 // log-likelihood of the strings of s (see Likelihood), with the
 // validation split used for early stopping, and returns the automaton of
 // the best validation loss, or the start when that automaton is worse on
-// validation under the floor rule (EvalSet.ZLL): never worse on
-// validation than the start.
+// validation under the floor rule (EvalSet.ZLL) or on the frequent
+// strings (EvalSet.LOO): never worse on validation than the start under
+// either figure.
 func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *FinetuneReport, error) {
 	if cfg.Optimizer == "" {
 		cfg.Optimizer = "adam"
@@ -538,11 +542,18 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	// The model is scored by its floored values; the likelihood trained
 	// above clips negative next-symbol weights and gives clipped steps no
 	// gradient, so it can improve while more strings fall to the floor.
-	// Keep the start unless the best parameters also do at least as well
-	// under the floor rule (EvalSet.ZLL) on validation.
+	// And the score weighs the frequent strings, which the likelihood can
+	// trade for the rare ones. Keep the start unless the best parameters
+	// also do at least as well under the floor rule (EvalSet.ZLL) and on
+	// the frequent strings (EvalSet.LOO) on validation.
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
-	if !(rep.BestZLL <= rep.StartZLL) {
+	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
+	switch {
+	case !(rep.BestZLL <= rep.StartZLL):
 		rep.Stopped = "fine-tuned automaton worse on validation under the floor rule; the start is kept"
+		best = m.WFA
+	case !(rep.BestLOO <= rep.StartLOO):
+		rep.Stopped = "fine-tuned automaton worse on the frequent validation strings (loo); the start is kept"
 		best = m.WFA
 	}
 	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Finetuned: true}

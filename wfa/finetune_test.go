@@ -3,6 +3,7 @@ package wfa
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
@@ -113,7 +114,9 @@ func TestLikelihoodExactNormaliser(t *testing.T) {
 }
 
 // Fine-tuning a perturbed automaton on its own samples lowers the
-// validation loss and keeps a normalisable automaton.
+// validation loss and keeps a normalisable automaton; the trained
+// automaton is returned only when it is no worse than the start on
+// validation under ZLL and LOO, whose figures the report gives.
 func TestFinetuneImproves(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	const n, d = 3, 3
@@ -145,6 +148,18 @@ func TestFinetuneImproves(t *testing.T) {
 	}
 	if r, err := out.WFA.SpectralRadius(); err != nil || r >= 1 {
 		t.Fatalf("fine-tuned spectral radius %g (%v)", r, err)
+	}
+	_, va, _, _ := datasets.Split(len(seqs), 0.1, 0, rand.New(rand.NewPCG(1, 1)))
+	valid := NewEvalSet(pick(seqs, va))
+	if rep.StartZLL != valid.ZLL(start) || rep.StartLOO != valid.LOO(start) {
+		t.Fatalf("report %+v disagrees with the validation figures", rep)
+	}
+	kept := slices.EqualFunc(out.WFA.Trans, start.Trans, slices.Equal[[]float64])
+	if improved := rep.BestZLL <= rep.StartZLL && rep.BestLOO <= rep.StartLOO; improved == kept {
+		t.Fatalf("start kept %v with zll %g -> %g and loo %g -> %g", kept, rep.StartZLL, rep.BestZLL, rep.StartLOO, rep.BestLOO)
+	}
+	if !kept && (valid.ZLL(out.WFA) != rep.BestZLL || valid.LOO(out.WFA) != rep.BestLOO) {
+		t.Fatalf("returned automaton's figures %g, %g, report %g, %g", valid.ZLL(out.WFA), valid.LOO(out.WFA), rep.BestZLL, rep.BestLOO)
 	}
 }
 

@@ -36,9 +36,17 @@ const (
 	// validation frequencies standing for the solution, values floored
 	// and normalised over the distinct validation strings.
 	ValidPerplexity
+	// ValidLOO is EvalSet.LOO: floored values normalised over the
+	// distinct validation strings, each weighted by its count minus one,
+	// so that, as the rare test strings in the PAutomaC score, the
+	// strings seen once weigh nothing. Weighing only the frequent
+	// strings, it favours lower ranks than ValidZLL
+	// (on PAutomaC it wins on some problems and loses on as many: see
+	// docs/wfa.md).
+	ValidLOO
 )
 
-var criterionNames = [...]string{ValidZLL: "zll", ValidNLL: "nll", ValidPerplexity: "perplexity"}
+var criterionNames = [...]string{ValidZLL: "zll", ValidNLL: "nll", ValidPerplexity: "perplexity", ValidLOO: "loo"}
 
 // String returns the criterion's flag name.
 func (c Criterion) String() string {
@@ -48,14 +56,14 @@ func (c Criterion) String() string {
 	return criterionNames[c]
 }
 
-// ParseCriterion maps nll, zll or perplexity to its criterion.
+// ParseCriterion maps zll, nll, perplexity or loo to its criterion.
 func ParseCriterion(name string) (Criterion, error) {
 	for c, n := range criterionNames {
 		if n == name {
 			return Criterion(c), nil
 		}
 	}
-	return 0, errors.Errorf("wfa: unknown selection criterion %q (known: nll, zll, perplexity)", name)
+	return 0, errors.Errorf("wfa: unknown selection criterion %q (known: zll, nll, perplexity, loo)", name)
 }
 
 // Config sets Fit. The zero value selects the variant, basis and rank on a
@@ -71,7 +79,7 @@ type Config struct {
 	// PAutomaC).
 	Variants []spectral.HankelVariant
 	// Bases are the lrows = lcolumns values tried by the selection. If
-	// empty, it will be defaulted to {3, 5}.
+	// empty, it will be defaulted to {3, 4, 5}.
 	Bases []int
 	// Ranks are the ranks tried by the selection (those above a Hankel
 	// matrix's usable rank are skipped). If empty, it will be defaulted to
@@ -120,7 +128,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Variants = []spectral.HankelVariant{spectral.Classic, spectral.Factor}
 	}
 	if len(c.Bases) == 0 {
-		c.Bases = []int{3, 5}
+		c.Bases = []int{3, 4, 5}
 	}
 	if len(c.Ranks) == 0 {
 		for r := 2; r <= 30; r++ {
@@ -161,11 +169,11 @@ func (c Config) withDefaults() (Config, error) {
 type Candidate struct {
 	Spec Spec
 	// Perplexity is the normalised validation perplexity
-	// (EvalSet.Perplexity), NLL and ZLL the validation figures of ValidNLL
-	// and ValidZLL (nats per string), each the mean over the folds
-	// weighted by their sizes. NLL is NaN unless it is the criterion or
-	// Config.AllFigures is set.
-	Perplexity, NLL, ZLL float64
+	// (EvalSet.Perplexity), LOO, NLL and ZLL the validation figures of
+	// ValidLOO, ValidNLL and ValidZLL (nats per string), each the mean
+	// over the folds weighted by their sizes. NLL is NaN unless it is the
+	// criterion or Config.AllFigures is set.
+	Perplexity, LOO, NLL, ZLL float64
 	// Radius is the spectral radius of sum_s A_s; Floored the share of
 	// validation strings given a value <= 0 (the largest over the folds).
 	Radius, Floored float64
@@ -261,7 +269,7 @@ func refitRejected(w spectral.WFA, all *EvalSet, cfg Config) string {
 	case zerr != nil || !(z >= MinMass && z <= MaxMass):
 		return "refit mass out of range"
 	}
-	if _, floored, _ := all.scores(w); floored > cfg.MaxFloored {
+	if _, floored, _, _ := all.scores(w); floored > cfg.MaxFloored {
 		return "refit rules out too many strings"
 	}
 	return ""
@@ -387,6 +395,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, error) {
 // add accumulates fold k's judgement c with weight share.
 func (c *Candidate) add(f Candidate, share float64, k int) {
 	c.Perplexity += share * f.Perplexity
+	c.LOO += share * f.LOO
 	c.NLL += share * f.NLL
 	c.ZLL += share * f.ZLL
 	c.Radius, c.Floored = max(c.Radius, f.Radius), max(c.Floored, f.Floored)
@@ -416,6 +425,8 @@ func (c Candidate) value(cr Criterion) float64 {
 		return c.Perplexity
 	case ValidZLL:
 		return c.ZLL
+	case ValidLOO:
+		return c.LOO
 	}
 	return c.NLL
 }
@@ -425,7 +436,7 @@ func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
 	c := Candidate{Spec: spec}
 	rad, err := w.SpectralRadius()
 	c.Radius = rad
-	c.Perplexity, c.Floored, c.ZLL = valid.scores(w)
+	c.Perplexity, c.Floored, c.ZLL, c.LOO = valid.scores(w)
 	c.NLL = math.NaN()
 	if cfg.Criterion == ValidNLL || cfg.AllFigures {
 		c.NLL = NLL(w, valid)

@@ -125,6 +125,33 @@ func TestScoreAndFloor(t *testing.T) {
 	}
 }
 
+// LOO by hand: distinct strings weighted by their counts minus one,
+// floored values normalised over the distinct strings; ZLL when no string
+// repeats.
+func TestLOO(t *testing.T) {
+	w := randomPFA(rand.New(rand.NewPCG(27, 28)), 2, 2)
+	w.Omega[0] = -w.Omega[0] // some values negative: the floor applies
+	e := NewEvalSet([][]int{{0}, {1, 0}, {0}, {}, {0}, {1, 0}, {1, 1, 1}})
+	distinct := [][]int{{0}, {1, 0}, {}, {1, 1, 1}}
+	weight := []float64{2, 1, 0, 0}
+	q, sum := make([]float64, len(distinct)), 0.0
+	for i, x := range distinct {
+		q[i] = max(w.Value(x), Floor)
+		sum += q[i]
+	}
+	want := 0.0
+	for i := range q {
+		want -= weight[i] / 3 * math.Log(q[i]/sum)
+	}
+	if got := e.LOO(w); math.Abs(got-want) > 1e-12*math.Abs(want) {
+		t.Fatalf("LOO = %g, want %g", got, want)
+	}
+	once := NewEvalSet(distinct)
+	if got, zll := once.LOO(w), once.ZLL(w); got != zll {
+		t.Fatalf("LOO without repeats = %g, want ZLL %g", got, zll)
+	}
+}
+
 // A degenerate candidate (mass near 0, every value floored) is rejected
 // although its zll is low, and so is a divergent one.
 func TestJudgeRejects(t *testing.T) {
@@ -166,9 +193,10 @@ func TestNDCG5(t *testing.T) {
 }
 
 // Cross-validation: every string validates exactly once, a candidate's
-// figures are the size-weighted means (ZLL, perplexity) and maxima
+// figures are the size-weighted means (ZLL, LOO, perplexity) and maxima
 // (floored share, radius) of its folds' judgements, and the returned
-// configuration is the unrejected candidate of lowest mean ZLL.
+// configuration is the unrejected candidate of lowest mean ZLL (the
+// default criterion).
 func TestFitCrossValidation(t *testing.T) {
 	const n, k = 1003, 3
 	parts, err := folds(n, Config{Folds: k, Seed: 4})
@@ -208,14 +236,15 @@ func TestFitCrossValidation(t *testing.T) {
 		if len(fs) != k {
 			t.Fatalf("%v: judged on %d folds, want %d", c.Spec, len(fs), k)
 		}
-		var zll, perp, fl, rad float64
+		var zll, loo, perp, fl, rad float64
 		for f, j := range fs {
 			share := float64(len(parts[f])) / float64(len(s.Seqs))
 			zll += share * j.ZLL
+			loo += share * j.LOO
 			perp += share * j.Perplexity
 			fl, rad = max(fl, j.Floored), max(rad, j.Radius)
 		}
-		if math.Abs(c.ZLL-zll) > tol*math.Abs(zll) || math.Abs(c.Perplexity-perp) > tol*perp || c.Floored != fl || c.Radius != rad {
+		if math.Abs(c.ZLL-zll) > tol*math.Abs(zll) || math.Abs(c.LOO-loo) > tol*math.Abs(loo) || math.Abs(c.Perplexity-perp) > tol*perp || c.Floored != fl || c.Radius != rad {
 			t.Fatalf("%v: %+v, want zll %g perplexity %g floored %g radius %g", c.Spec, c, zll, perp, fl, rad)
 		}
 		if c.Rejected == "" && (best < 0 || c.ZLL < rep.Candidates[best].ZLL) {

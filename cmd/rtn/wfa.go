@@ -124,7 +124,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	train := fs.String("train", "", "training strings")
 	rank := fs.Int("rank", 0, "number of states (0: choose rank, variant and basis on a validation split)")
 	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, all four when selecting)")
-	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 5} when selecting)")
+	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 4, 5} when selecting)")
 	lcols := fs.Int("lcolumns", 0, "longest basis suffix (default: -lrows)")
 	folds := fs.Int("folds", 1, "cross-validation folds of the selection (1: hold out -valid once)")
 	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection with -folds 1")
@@ -132,7 +132,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
-	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (clipped next-symbol likelihood) or perplexity (floored, normalised over the validation strings)")
+	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (clipped next-symbol likelihood), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	m, rep, err := wfa.Fit(s, cfg)
 	if *verbose && rep != nil {
 		for _, c := range rep.Candidates {
-			fmt.Fprintf(stderr, "%-40v zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
+			fmt.Fprintf(stderr, "%-40v loo %-10.6g zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.LOO, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
 		}
 	}
 	var re *spectral.HankelRankError

@@ -65,7 +65,8 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	res := map[string]any{"initial_valid_nll": rep.InitialValid, "best_valid_nll": rep.BestValid,
-		"start_valid_zll": rep.StartZLL, "best_valid_zll": rep.BestZLL, "model": *out}
+		"start_valid_zll": rep.StartZLL, "best_valid_zll": rep.BestZLL,
+		"start_valid_loo": rep.StartLOO, "best_valid_loo": rep.BestLOO, "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}
@@ -283,6 +284,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 		Rows       int     `json:"lrows"`
 		Rank       int     `json:"rank"`
 		Perplexity float64 `json:"valid_perplexity"`
+		LOO        float64 `json:"valid_loo"`
 		NLL        float64 `json:"valid_nll"`
 		ZLL        float64 `json:"valid_zll"`
 		Test       float64 `json:"test_perplexity,omitempty"`
@@ -292,7 +294,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	}
 	var rows []row
 	for _, c := range rep.Candidates {
-		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, c.Perplexity, c.NLL, c.ZLL, testScore[c.Spec.String()], c.Radius, c.Floored, c.Rejected})
+		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, c.Perplexity, c.LOO, c.NLL, c.ZLL, testScore[c.Spec.String()], c.Radius, c.Floored, c.Rejected})
 	}
 	if *asJSON {
 		res := map[string]any{"candidates": rows}
@@ -305,9 +307,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bw := bufio.NewWriter(stdout)
-	fmt.Fprintf(bw, "%-8s %5s %4s %16s %10s %10s %10s %8s %9s %s\n", "variant", "lrows", "rank", "valid perplexity", "valid nll", "valid zll", "test", "radius", "ruled out", "rejected")
+	fmt.Fprintf(bw, "%-8s %5s %4s %16s %10s %10s %10s %10s %8s %9s %s\n", "variant", "lrows", "rank", "valid perplexity", "valid loo", "valid nll", "valid zll", "test", "radius", "ruled out", "rejected")
 	for _, r := range rows {
-		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %10.5g %10.5g %10.6g %8.4f %9.4f %s\n", r.Variant, r.Rows, r.Rank, r.Perplexity, r.NLL, r.ZLL, r.Test, r.Radius, r.Ruled, r.Rejected)
+		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %10.5g %10.5g %10.5g %10.6g %8.4f %9.4f %s\n", r.Variant, r.Rows, r.Rank, r.Perplexity, r.LOO, r.NLL, r.ZLL, r.Test, r.Radius, r.Ruled, r.Rejected)
 	}
 	if err == nil {
 		fmt.Fprintf(bw, "chosen: %v\n", rep.Chosen)
