@@ -8,7 +8,7 @@
 #
 #   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES -dtypes float64,float32]
 #   bench/compare.sh -readme README.md -doc docs/speed.md
-#   RTN_TAGS=openblas bench/compare.sh      # rtn built with the system OpenBLAS
+#   RTN_TAGS=openblas bench/compare.sh -doc docs/speed.md   # rtn on the system OpenBLAS
 #
 # -doc writes the full table, -readme a short one (the ratios per model and
 # length), each between the lines <!-- speed:begin --> and
