@@ -2,6 +2,24 @@
 
 #include "textflag.h"
 
+// ROW adds the term a[l*lda+r] b[l*ldb : l*ldb+3 vectors] into the
+// accumulators of row r (R0, R1, R2); a[l*lda+r] is at OFF(SI), the
+// vectors of b in Y0-Y2.
+#define ROW(BCAST, FMA, OFF, R0, R1, R2) \
+	BCAST OFF(SI), Y3 \
+	FMA Y0, Y3, R0 \
+	FMA Y1, Y3, R1 \
+	FMA Y2, Y3, R2
+
+// STORE adds the accumulators of a row (R0, R1, R2) into the row of c at DX.
+#define STORE(ADD, R0, R1, R2) \
+	ADD (DX), R0, R0 \
+	VMOVUPS R0, (DX) \
+	ADD 32(DX), R1, R1 \
+	VMOVUPS R1, 32(DX) \
+	ADD 64(DX), R2, R2 \
+	VMOVUPS R2, 64(DX)
+
 // KERNEL is the body of kern4x12 (float64) and kern4x24 (float32), which
 // differ only in the element: its size in bytes (SIZE, LOG2 its base-2
 // logarithm), and the broadcast, fused multiply-add and add of its
@@ -36,53 +54,21 @@ loop: \
 	VMOVUPS (DI), Y0 \
 	VMOVUPS 32(DI), Y1 \
 	VMOVUPS 64(DI), Y2 \
-	BCAST (SI), Y3 \
-	FMA Y0, Y3, Y4 \
-	FMA Y1, Y3, Y5 \
-	FMA Y2, Y3, Y6 \
-	BCAST (1*SIZE)(SI), Y3 \
-	FMA Y0, Y3, Y7 \
-	FMA Y1, Y3, Y8 \
-	FMA Y2, Y3, Y9 \
-	BCAST (2*SIZE)(SI), Y3 \
-	FMA Y0, Y3, Y10 \
-	FMA Y1, Y3, Y11 \
-	FMA Y2, Y3, Y12 \
-	BCAST (3*SIZE)(SI), Y3 \
-	FMA Y0, Y3, Y13 \
-	FMA Y1, Y3, Y14 \
-	FMA Y2, Y3, Y15 \
+	ROW(BCAST, FMA, 0, Y4, Y5, Y6) \
+	ROW(BCAST, FMA, (1*SIZE), Y7, Y8, Y9) \
+	ROW(BCAST, FMA, (2*SIZE), Y10, Y11, Y12) \
+	ROW(BCAST, FMA, (3*SIZE), Y13, Y14, Y15) \
 	ADDQ R9, SI \
 	ADDQ R10, DI \
 	DECQ CX \
 	JNZ  loop \
-	ADD (DX), Y4, Y4 \
-	VMOVUPS Y4, (DX) \
-	ADD 32(DX), Y5, Y5 \
-	VMOVUPS Y5, 32(DX) \
-	ADD 64(DX), Y6, Y6 \
-	VMOVUPS Y6, 64(DX) \
+	STORE(ADD, Y4, Y5, Y6) \
 	ADDQ R8, DX \
-	ADD (DX), Y7, Y7 \
-	VMOVUPS Y7, (DX) \
-	ADD 32(DX), Y8, Y8 \
-	VMOVUPS Y8, 32(DX) \
-	ADD 64(DX), Y9, Y9 \
-	VMOVUPS Y9, 64(DX) \
+	STORE(ADD, Y7, Y8, Y9) \
 	ADDQ R8, DX \
-	ADD (DX), Y10, Y10 \
-	VMOVUPS Y10, (DX) \
-	ADD 32(DX), Y11, Y11 \
-	VMOVUPS Y11, 32(DX) \
-	ADD 64(DX), Y12, Y12 \
-	VMOVUPS Y12, 64(DX) \
+	STORE(ADD, Y10, Y11, Y12) \
 	ADDQ R8, DX \
-	ADD (DX), Y13, Y13 \
-	VMOVUPS Y13, (DX) \
-	ADD 32(DX), Y14, Y14 \
-	VMOVUPS Y14, 32(DX) \
-	ADD 64(DX), Y15, Y15 \
-	VMOVUPS Y15, 64(DX) \
+	STORE(ADD, Y13, Y14, Y15) \
 	VZEROUPPER \
 	RET
 
