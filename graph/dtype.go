@@ -63,9 +63,10 @@ func fromF32[F Float](s []float32) []F {
 	return unsafe.Slice((*F)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
-// GemmOf is Gemm for either float type. Where Gemm runs on gonum, float32
-// products run on its Sgemm, cut into the same tiles; with -tags openblas
-// on OpenBLAS's sgemm.
+// GemmOf is Gemm for either float type, with Gemm's guarantees: float32
+// products run on the float32 version of Gemm's assembly kernel where
+// Gemm runs on assembly, else on gonum's Sgemm cut into Gemm's tiles, or
+// with -tags openblas on OpenBLAS's sgemm.
 func GemmOf[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	if m == 0 || n == 0 {
 		return
