@@ -254,8 +254,19 @@ func packB[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, cols int
 		}
 		return
 	}
-	for q := range cols {
-		row := b[(j+q)*ldb+p : (j+q)*ldb+p+kc]
+	q := 0
+	for ; q+4 <= cols; q += 4 { // four columns at a time: one short write per term
+		r0 := b[(j+q)*ldb+p:][:kc]
+		r1 := b[(j+q+1)*ldb+p:][:kc]
+		r2 := b[(j+q+2)*ldb+p:][:kc]
+		r3 := b[(j+q+3)*ldb+p:][:kc]
+		for l := range kc {
+			d := dst[l*nr+q:][:4]
+			d[0], d[1], d[2], d[3] = r0[l], r1[l], r2[l], r3[l]
+		}
+	}
+	for ; q < cols; q++ {
+		row := b[(j+q)*ldb+p:][:kc]
 		for l, v := range row {
 			dst[l*nr+q] = v
 		}
