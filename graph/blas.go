@@ -6,7 +6,7 @@ package graph
 // the system OpenBLAS when built with -tags openblas (which needs
 // libopenblas-dev and cgo).
 func BLASBackend() string {
-	if fastGemm != nil {
+	if fastGemm64 != nil {
 		return blasBackend + ", Gemm in Go assembly (AVX+FMA)"
 	}
 	return blasBackend

@@ -28,8 +28,8 @@
 //   - FusedCell, StepKernel and HeadKernel, a cell's step and a head in
 //     plain Go, and FusedRecurrence, which runs them with Recurrence's
 //     semantics and no gorgonia machine on the hot path; Gemm, the matrix
-//     product the kernels share (gonum's BLAS, or OpenBLAS with -tags
-//     openblas);
+//     product the kernels share (Go assembly on amd64 with AVX and FMA,
+//     gonum's BLAS elsewhere, OpenBLAS with -tags openblas);
 //   - the tape: every Builder method records what its node computes, and
 //     CompileTape compiles a cell's recorded InitialState and Step into a
 //     StepKernel, so FusedRecurrence runs a cell without a hand-written

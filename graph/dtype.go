@@ -7,6 +7,7 @@ import (
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/rtnlab/rtn/params"
 )
@@ -62,20 +63,16 @@ func fromF32[F Float](s []float32) []F {
 	return unsafe.Slice((*F)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
-// GemmOf is Gemm for either float type: Gemm itself for float64, and for
-// float32 blas32's Sgemm (OpenBLAS with -tags openblas), cut into the same
-// tiles as Gemm on gonum's pure-Go BLAS.
+// GemmOf is Gemm for either float type, with Gemm's guarantees: float32
+// products run on the float32 version of Gemm's assembly kernel where
+// Gemm runs on assembly, else on gonum's Sgemm cut into Gemm's tiles, or
+// with -tags openblas on OpenBLAS's sgemm.
 func GemmOf[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
-	if !is32[F]() {
-		Gemm(transA, transB, m, n, k, float64(alpha), as64(a), lda, as64(b), ldb, float64(beta), as64(c), ldc)
+	if m == 0 || n == 0 {
 		return
 	}
-	gemm32(transA, transB, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
-}
-
-// gemm32 is Gemm in float32.
-func gemm32(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if m == 0 || n == 0 {
+	if fast := fastGemm[F](); fast != nil {
+		fast(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	ta, tb := blas.NoTrans, blas.NoTrans
@@ -85,12 +82,11 @@ func gemm32(transA, transB bool, m, n, k int, alpha float32, a []float32, lda in
 	if transB {
 		tb = blas.Trans
 	}
-	impl := blas32.Implementation()
 	if !tileGemm {
-		impl.Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		blasGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	const rows, cols = 64, 3 * 64 // gonum's Sgemm has Dgemm's parallel threshold
+	const rows, cols = 64, 3 * 64 // 3 of gonum's 64x64 blocks: under its parallel threshold of 4
 	for i := 0; i < m; i += rows {
 		mi := min(rows, m-i)
 		ai := a[i:]
@@ -103,9 +99,36 @@ func gemm32(transA, transB bool, m, n, k int, alpha float32, a []float32, lda in
 			if transB {
 				bj = b[j*ldb:]
 			}
-			impl.Sgemm(ta, tb, mi, nj, k, alpha, ai, lda, bj, ldb, beta, c[i*ldc+j:], ldc)
+			blasGemm(ta, tb, mi, nj, k, alpha, ai, lda, bj, ldb, beta, c[i*ldc+j:], ldc)
 		}
 	}
+}
+
+// blasGemm calls blas64's Dgemm or blas32's Sgemm.
+func blasGemm[F Float](ta, tb blas.Transpose, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	if is32[F]() {
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), as32(a), lda, as32(b), ldb, float32(beta), as32(c), ldc)
+		return
+	}
+	blas64.Implementation().Dgemm(ta, tb, m, n, k, float64(alpha), as64(a), lda, as64(b), ldb, float64(beta), as64(c), ldc)
+}
+
+// gemmFunc is the signature of GemmOf.
+type gemmFunc[F Float] func(transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int)
+
+// fastGemm64 and fastGemm32, when set, run GemmOf in place of gonum's
+// BLAS (see gemm_amd64.go).
+var (
+	fastGemm64 gemmFunc[float64]
+	fastGemm32 gemmFunc[float32]
+)
+
+// fastGemm is fastGemm64 or fastGemm32.
+func fastGemm[F Float]() gemmFunc[F] {
+	if is32[F]() {
+		return any(fastGemm32).(gemmFunc[F])
+	}
+	return any(fastGemm64).(gemmFunc[F])
 }
 
 // Grads is a set of gradient tensors of one float type, by parameter

@@ -135,28 +135,3 @@ func TestTapeOps32(t *testing.T) {
 		})
 	}
 }
-
-// BenchmarkGemmOf times the LSTM step's recurrent product's shape (batch 32,
-// H 100: [32, 100] x [100, 400]) in both float types, in GFLOP/s:
-//
-//	go test -run X -bench GemmOf ./graph
-func BenchmarkGemmOf(b *testing.B) {
-	const m, n, k = 32, 400, 100
-	b.Run("float64", func(b *testing.B) { benchGemm[float64](b, m, n, k) })
-	b.Run("float32", func(b *testing.B) { benchGemm[float32](b, m, n, k) })
-}
-
-func benchGemm[F Float](b *testing.B, m, n, k int) {
-	x, y, z := make([]F, m*k), make([]F, k*n), make([]F, m*n)
-	for i := range x {
-		x[i] = F(i%7) / 7
-	}
-	for i := range y {
-		y[i] = F(i%5) / 5
-	}
-	b.ResetTimer()
-	for range b.N {
-		GemmOf(false, false, m, n, k, 1, x, k, y, n, 1, z, n)
-	}
-	b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-}

@@ -2,6 +2,76 @@
 
 #include "textflag.h"
 
+// ROW adds the term a[l*lda+r] b[l*ldb : l*ldb+3 vectors] into the
+// accumulators of row r (R0, R1, R2); a[l*lda+r] is at OFF(SI), the
+// vectors of b in Y0-Y2.
+#define ROW(BCAST, FMA, OFF, R0, R1, R2) \
+	BCAST OFF(SI), Y3 \
+	FMA Y0, Y3, R0 \
+	FMA Y1, Y3, R1 \
+	FMA Y2, Y3, R2
+
+// STORE adds the accumulators of a row (R0, R1, R2) into the row of c at DX.
+#define STORE(ADD, R0, R1, R2) \
+	ADD (DX), R0, R0 \
+	VMOVUPS R0, (DX) \
+	ADD 32(DX), R1, R1 \
+	VMOVUPS R1, 32(DX) \
+	ADD 64(DX), R2, R2 \
+	VMOVUPS R2, 64(DX)
+
+// KERNEL is the body of kern4x12 (float64) and kern4x24 (float32), which
+// differ only in the element: its size in bytes (SIZE, LOG2 its base-2
+// logarithm), and the broadcast, fused multiply-add and add of its
+// vectors (BCAST, FMA, ADD). Twelve accumulators Y4-Y15 hold the 4-row
+// block, row r in Y(4+3r), Y(5+3r), Y(6+3r); each term broadcasts
+// a[l*lda+r] and multiplies it into the three vectors at b[l*ldb] with
+// fused multiply-adds.
+#define KERNEL(SIZE, LOG2, BCAST, FMA, ADD) \
+	MOVQ k+0(FP), CX \
+	MOVQ a+8(FP), SI \
+	MOVQ lda+16(FP), R9 \
+	SHLQ $LOG2, R9 \
+	MOVQ b+24(FP), DI \
+	MOVQ ldb+32(FP), R10 \
+	SHLQ $LOG2, R10 \
+	MOVQ c+40(FP), DX \
+	MOVQ ldc+48(FP), R8 \
+	SHLQ $LOG2, R8 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7 \
+	VXORPS Y8, Y8, Y8 \
+	VXORPS Y9, Y9, Y9 \
+	VXORPS Y10, Y10, Y10 \
+	VXORPS Y11, Y11, Y11 \
+	VXORPS Y12, Y12, Y12 \
+	VXORPS Y13, Y13, Y13 \
+	VXORPS Y14, Y14, Y14 \
+	VXORPS Y15, Y15, Y15 \
+loop: \
+	VMOVUPS (DI), Y0 \
+	VMOVUPS 32(DI), Y1 \
+	VMOVUPS 64(DI), Y2 \
+	ROW(BCAST, FMA, 0, Y4, Y5, Y6) \
+	ROW(BCAST, FMA, (1*SIZE), Y7, Y8, Y9) \
+	ROW(BCAST, FMA, (2*SIZE), Y10, Y11, Y12) \
+	ROW(BCAST, FMA, (3*SIZE), Y13, Y14, Y15) \
+	ADDQ R9, SI \
+	ADDQ R10, DI \
+	DECQ CX \
+	JNZ  loop \
+	STORE(ADD, Y4, Y5, Y6) \
+	ADDQ R8, DX \
+	STORE(ADD, Y7, Y8, Y9) \
+	ADDQ R8, DX \
+	STORE(ADD, Y10, Y11, Y12) \
+	ADDQ R8, DX \
+	STORE(ADD, Y13, Y14, Y15) \
+	VZEROUPPER \
+	RET
+
 // func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX
@@ -21,86 +91,9 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-4
 	RET
 
 // func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
-//
-// Twelve accumulators Y4-Y15 hold the 4x12 block, row r in Y(4+3r),
-// Y(5+3r), Y(6+3r); each term broadcasts a[l*lda+r] and multiplies it into
-// the three vectors b[l*ldb : l*ldb+12] with fused multiply-adds.
 TEXT ·kern4x12(SB), NOSPLIT, $0-56
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ lda+16(FP), R9
-	SHLQ $3, R9
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R10
-	SHLQ $3, R10
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R8
-	SHLQ $3, R8
+	KERNEL(8, 3, VBROADCASTSD, VFMADD231PD, VADDPD)
 
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	VXORPD Y12, Y12, Y12
-	VXORPD Y13, Y13, Y13
-	VXORPD Y14, Y14, Y14
-	VXORPD Y15, Y15, Y15
-
-loop:
-	VMOVUPD (DI), Y0
-	VMOVUPD 32(DI), Y1
-	VMOVUPD 64(DI), Y2
-	VBROADCASTSD (SI), Y3
-	VFMADD231PD Y0, Y3, Y4
-	VFMADD231PD Y1, Y3, Y5
-	VFMADD231PD Y2, Y3, Y6
-	VBROADCASTSD 8(SI), Y3
-	VFMADD231PD Y0, Y3, Y7
-	VFMADD231PD Y1, Y3, Y8
-	VFMADD231PD Y2, Y3, Y9
-	VBROADCASTSD 16(SI), Y3
-	VFMADD231PD Y0, Y3, Y10
-	VFMADD231PD Y1, Y3, Y11
-	VFMADD231PD Y2, Y3, Y12
-	VBROADCASTSD 24(SI), Y3
-	VFMADD231PD Y0, Y3, Y13
-	VFMADD231PD Y1, Y3, Y14
-	VFMADD231PD Y2, Y3, Y15
-	ADDQ R9, SI
-	ADDQ R10, DI
-	DECQ CX
-	JNZ  loop
-
-	VADDPD (DX), Y4, Y4
-	VMOVUPD Y4, (DX)
-	VADDPD 32(DX), Y5, Y5
-	VMOVUPD Y5, 32(DX)
-	VADDPD 64(DX), Y6, Y6
-	VMOVUPD Y6, 64(DX)
-	ADDQ R8, DX
-	VADDPD (DX), Y7, Y7
-	VMOVUPD Y7, (DX)
-	VADDPD 32(DX), Y8, Y8
-	VMOVUPD Y8, 32(DX)
-	VADDPD 64(DX), Y9, Y9
-	VMOVUPD Y9, 64(DX)
-	ADDQ R8, DX
-	VADDPD (DX), Y10, Y10
-	VMOVUPD Y10, (DX)
-	VADDPD 32(DX), Y11, Y11
-	VMOVUPD Y11, 32(DX)
-	VADDPD 64(DX), Y12, Y12
-	VMOVUPD Y12, 64(DX)
-	ADDQ R8, DX
-	VADDPD (DX), Y13, Y13
-	VMOVUPD Y13, (DX)
-	VADDPD 32(DX), Y14, Y14
-	VMOVUPD Y14, 32(DX)
-	VADDPD 64(DX), Y15, Y15
-	VMOVUPD Y15, 64(DX)
-	VZEROUPPER
-	RET
+// func kern4x24(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+TEXT ·kern4x24(SB), NOSPLIT, $0-56
+	KERNEL(4, 2, VBROADCASTSS, VFMADD231PS, VADDPS)

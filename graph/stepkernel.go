@@ -1,10 +1,5 @@
 package graph
 
-import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-)
-
 // FusedCell is a Cell that also has its step written in plain Go. A cell
 // implements it to skip gorgonia's machinery on the hot path: when a cell
 // has a kernel, layers.Problem runs it with FusedRecurrence instead of the
@@ -115,42 +110,5 @@ type HeadKernelOf[F Float] interface {
 // result does not depend on the other rows of a (OpenBLAS does not promise
 // it).
 func Gemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if m == 0 || n == 0 {
-		return
-	}
-	if fastGemm != nil {
-		fastGemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if transA {
-		ta = blas.Trans
-	}
-	if transB {
-		tb = blas.Trans
-	}
-	impl := blas64.Implementation()
-	if !tileGemm {
-		impl.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	const rows, cols = 64, 3 * 64 // 3 of gonum's 64x64 blocks: under its parallel threshold of 4
-	for i := 0; i < m; i += rows {
-		mi := min(rows, m-i)
-		ai := a[i:]
-		if !transA {
-			ai = a[i*lda:]
-		}
-		for j := 0; j < n; j += cols {
-			nj := min(cols, n-j)
-			bj := b[j:]
-			if transB {
-				bj = b[j*ldb:]
-			}
-			impl.Dgemm(ta, tb, mi, nj, k, alpha, ai, lda, bj, ldb, beta, c[i*ldc+j:], ldc)
-		}
-	}
+	GemmOf(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
-
-// fastGemm, when set, is Gemm's implementation in place of blas64's.
-var fastGemm func(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int)
