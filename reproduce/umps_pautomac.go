@@ -221,8 +221,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", r.problem),
 			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", r.ref.Optimum, r.ref.Splearn),
 			Measured: r.umps, Headline: true,
-			Note: fmt.Sprintf("%.4fx the optimum; D=%d, %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
-				ratio, r.bond, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
+			Note: fmt.Sprintf("%.4fx the optimum; D=%d (spectral rank %d), %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
+				ratio, r.bond, r.rank, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
 	}
 	rows = append(rows, Row{Section: "umps-pautomac", Metric: "problems within 1.05x the optimum",
 		Paper: fmt.Sprintf("%d problems", len(results)), Measured: float64(within), Headline: true,
