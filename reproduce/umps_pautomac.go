@@ -127,14 +127,19 @@ type umpsPAutomaCResult struct {
 	validNLL          float64
 	epochs, bestEpoch int
 	seconds           float64
+	// bond is the bond dimension trained, rank the spectral rank that
+	// chose it (0 for a fixed bond), bondSeconds the time that took.
+	bond, rank  int
+	bondSeconds float64
 }
 
 // runUMPSPAutomaC trains a u-MPS on each problem's training strings and
 // scores it on the test strings against the solution, beside the
 // README's optimum and scikit-splearn figure (the spectral WFA's are the
 // wfa section's). Full mode: every problem with a training file,
-// rtn umps train's default flags (DefaultUMPSFileSpec). Quick mode: two
-// problems, the same defaults for 6 epochs. ctx.Jobs problems train at
+// rtn umps train's default flags (DefaultUMPSFileSpec, the bond dimension
+// chosen per problem by BondRule). Quick mode: two problems, the same
+// defaults for 6 epochs. ctx.Jobs problems train at
 // once; each uses its own seeded generators, so the numbers do not depend
 // on it.
 func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
@@ -184,8 +189,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 				r.ref = refs[r.problem]
 				results[i] = r
 				mu.Lock()
-				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: perplexity %.4f = %.4fx the optimum %.4f (splearn %.6g), %.0f s\n",
-					r.problem, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.ref.Splearn, r.seconds)
+				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: D = %d, perplexity %.4f = %.4fx the optimum %.4f (splearn %.6g), %.0f s\n",
+					r.problem, r.bond, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.ref.Splearn, r.seconds)
 				mu.Unlock()
 			}
 		}()
@@ -216,8 +221,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", r.problem),
 			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", r.ref.Optimum, r.ref.Splearn),
 			Measured: r.umps, Headline: true,
-			Note: fmt.Sprintf("%.4fx the optimum; D=%d, %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
-				ratio, spec.Bond, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
+			Note: fmt.Sprintf("%.4fx the optimum; D=%d (spectral rank %d), %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
+				ratio, r.bond, r.rank, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
 	}
 	rows = append(rows, Row{Section: "umps-pautomac", Metric: "problems within 1.05x the optimum",
 		Paper: fmt.Sprintf("%d problems", len(results)), Measured: float64(within), Headline: true,
@@ -256,7 +261,8 @@ func umpsPAutomaCProblem(dir string, p int, spec runs.UMPSSpec, outDir string) (
 		return nil, err
 	}
 	r := &umpsPAutomaCResult{problem: p, umps: *sc.Perplexity, validNLL: rep.ValidNLLAll,
-		epochs: rep.Epochs, bestEpoch: rep.BestEpoch, seconds: rep.Seconds}
+		epochs: rep.Epochs, bestEpoch: rep.BestEpoch, seconds: rep.Seconds,
+		bond: rep.Bond, rank: rep.SpectralRank, bondSeconds: rep.BondSeconds}
 	return r, nil
 }
 
@@ -264,13 +270,13 @@ func umpsPAutomaCProblem(dir string, p int, spec runs.UMPSSpec, outDir string) (
 func writeUMPSPAutomaCTable(path string, results []*umpsPAutomaCResult, spec runs.UMPSSpec) error {
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
-		fmt.Fprintf(&b, "u-MPS: D = %d, batch %d, norm %s, at most %d epochs, seed %d.\n\n", spec.Bond, spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
-		b.WriteString("| problem | optimum | u-MPS | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "u-MPS: batch %d, norm %s, at most %d epochs, seed %d; D chosen per problem (spectral rank in brackets, s the time that took).\n\n", spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
+		b.WriteString("| problem | optimum | D (rank, s) | u-MPS | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			o := r.ref.Optimum
-			fmt.Fprintf(&b, "| %d | %.4f | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
-				r.problem, o, r.umps, r.umps/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
+			fmt.Fprintf(&b, "| %d | %.4f | %d (%d, %.0f) | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
+				r.problem, o, r.bond, r.rank, r.bondSeconds, r.umps, r.umps/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

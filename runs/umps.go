@@ -32,8 +32,12 @@ type UMPSSpec struct {
 	// ValidFrac is the fraction of a file's strings held out for
 	// validation. If 0, it will be defaulted to 0.2.
 	ValidFrac float64
-	// Bond is the bond dimension D. If 0, it will be defaulted to 20.
+	// Bond is the bond dimension D, or BondAuto to choose it from a
+	// string file with BondRule. If 0, it will be defaulted to 20.
 	Bond int
+	// BondRule chooses the bond dimension when Bond is BondAuto (the zero
+	// value is the rule's defaults).
+	BondRule BondRule
 	// NTrain and NValid are the training and validation sizes for the
 	// built-in languages. If 0, they will be defaulted to 1,000 each.
 	NTrain, NValid int
@@ -140,6 +144,11 @@ type UMPSReport struct {
 	// the distribution over all strings (length model included), nats per
 	// string: comparable between P_n and P_* models.
 	ValidNLLAll float64 `json:"valid_nll_all"`
+	// SpectralRank is the rank of the spectral selection that chose Bond
+	// (UMPSSpec.Bond = BondAuto) and BondSeconds its wall time; both are 0
+	// for a bond given as a number.
+	SpectralRank int     `json:"spectral_rank,omitempty"`
+	BondSeconds  float64 `json:"bond_seconds,omitempty"`
 	// Params and Meta are the trained model.
 	Params *params.Params `json:"-"`
 	Meta   umps.ModelMeta `json:"-"`
@@ -395,6 +404,6 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 // DefaultUMPSFileSpec is what rtn umps train uses, with no flags, on a
 // string file (-format): see docs/umps.md for the reasoning.
 func DefaultUMPSFileSpec() UMPSSpec {
-	return UMPSSpec{Bond: 20, Norm: umps.AllLengths, BatchSize: 50, LR: 0.03, InitNoise: 0.1,
+	return UMPSSpec{Bond: BondAuto, Norm: umps.AllLengths, BatchSize: 50, LR: 0.03, InitNoise: 0.1,
 		Patience: 3, RestoreOnDrop: true, Epochs: 30, ClipNorm: 0.3}
 }

@@ -60,7 +60,13 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
-	train, valid, alphabet, err := umpsSpecData(spec, rng)
+	train, valid, all, alphabet, err := umpsSpecData(spec, rng)
+	if err != nil {
+		return nil, err
+	}
+	// The rule has its own generator (BondRule.WFA.Seed), so a run with
+	// the bond it chooses given as a number trains the same model.
+	bond, err := chooseBond(&spec, all, alphabet)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +114,7 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 		return nil, err
 	}
 	best.Meta, best.LengthModel = meta, meta.LengthModelName()
+	best.SpectralRank, best.BondSeconds = bond.Rank, bond.Seconds
 	if best.ValidNLLAll, err = meanNLLAll(meta.Distribution(m), valid); err != nil {
 		return nil, err
 	}
@@ -119,31 +126,33 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	return best, nil
 }
 
-// umpsSpecData returns the training and validation strings of spec and
-// the alphabet: a string file when spec.Format is set, else UMPSData.
-func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet []string, err error) {
+// umpsSpecData returns the training and validation strings of spec, all
+// its strings in file order (nil for a built-in language) and the
+// alphabet: a string file when spec.Format is set, else UMPSData.
+func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid, all [][]int, alphabet []string, err error) {
 	if spec.Format == nil {
-		return UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
+		train, valid, alphabet, err = UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
+		return train, valid, nil, alphabet, err
 	}
 	frac := spec.ValidFrac
 	if frac == 0 {
 		frac = 0.2
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, nil, nil, errors.Errorf("validation fraction %v, want in (0, 1)", frac)
+		return nil, nil, nil, nil, errors.Errorf("validation fraction %v, want in (0, 1)", frac)
 	}
 	seqs, alphabet, err := ReadUMPSStrings(spec.Data, *spec.Format, spec.Alphabet)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if len(alphabet) == 0 {
-		return nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
+		return nil, nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
 	}
 	train, valid, err = splitValid(seqs, frac, rng)
 	if err != nil {
-		return nil, nil, nil, errors.Wrap(err, spec.Data)
+		return nil, nil, nil, nil, errors.Wrap(err, spec.Data)
 	}
-	return train, valid, alphabet, nil
+	return train, valid, seqs, alphabet, nil
 }
 
 // meanNLLAll is -(1/N) sum log P(s) under p, nats per string.

@@ -25,7 +25,7 @@ var numericFlags = map[string][]string{
 	"spectral":    {"n", "noise", "L", "rank", "seed", "d", "p", "states", "epochs", "seeds"},
 	"bench":       {"batch", "hidden", "in", "steps", "reps"},
 	"reproduce":   {"seed", "jobs"},
-	"umps train":  {"bond", "balance", "train", "valid", "epochs", "batch", "lr", "init-noise", "patience", "restarts", "seed"},
+	"umps train":  {"balance", "train", "valid", "epochs", "batch", "lr", "init-noise", "patience", "restarts", "seed"},
 	"umps sample": {"n", "seed"},
 	"umps eval":   {"len", "samples", "seed"},
 }
@@ -172,8 +172,10 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-seed must be >= 1", "reproduce", "-seed", "0")
 	c(2, "-jobs must be >= 1", "reproduce", "-jobs", "0")
 	// umps train.
-	c(2, "-bond must be in [1, 512]", "umps", "train", "-bond", "0")
-	c(2, "-bond must be in [1, 512]", "umps", "train", "-bond", "600")
+	c(2, `-bond must be auto or an integer in [1, 512], got "0"`, "umps", "train", "-bond", "0")
+	c(2, `-bond must be auto or an integer in [1, 512], got "600"`, "umps", "train", "-bond", "600")
+	c(2, `-bond must be auto or an integer in [1, 512], got "abc"`, "umps", "train", "-bond", "abc")
+	c(2, "-bond auto needs a string file (-format)", "umps", "train", "-bond", "auto")
 	c(2, "-train and -valid must be >= 1", "umps", "train", "-train", "0")
 	c(2, "-train and -valid must be >= 1", "umps", "train", "-valid", "-5")
 	c(2, "-epochs must be >= 1", "umps", "train", "-epochs", "0")

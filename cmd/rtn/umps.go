@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -55,7 +56,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
 	fd := runs.DefaultUMPSFileSpec()
-	fs.IntVar(&spec.Bond, "bond", 20, "bond dimension D")
+	bond := fs.String("bond", "20", "bond dimension D, or auto: 20, or 32 when the rank rtn wfa learn selects on the file is the largest it tries (with -format the default is auto)")
 	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
 	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
@@ -82,7 +83,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if spec.Format != nil {
 		// A string file gets the defaults chosen for it (docs/umps.md).
 		for name, set := range map[string]func(){
-			"bond":       func() { spec.Bond = fd.Bond },
+			"bond":       func() { *bond = "auto" },
 			"norm":       func() { norm = fd.Norm.String() },
 			"balance":    func() { spec.BalanceEpochs = fd.BalanceEpochs },
 			"epochs":     func() { spec.Epochs = fd.Epochs },
@@ -98,9 +99,17 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		spec.RestoreOnDrop = fd.RestoreOnDrop
 	}
+	if *bond == "auto" {
+		if spec.Format == nil {
+			return usagef("-bond auto needs a string file (-format)")
+		}
+		spec.Bond = runs.BondAuto
+	} else if n, err := strconv.Atoi(*bond); err != nil || n < 1 || n > 512 {
+		return usagef("-bond must be auto or an integer in [1, 512], got %q", *bond)
+	} else {
+		spec.Bond = n
+	}
 	switch {
-	case spec.Bond < 1 || spec.Bond > 512:
-		return usagef("-bond must be in [1, 512], got %d", spec.Bond)
 	case spec.NTrain < 1 || spec.NValid < 1:
 		return usagef("-train and -valid must be >= 1")
 	case spec.Epochs < 1:
@@ -151,7 +160,11 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "task\t%s (%d train, %d valid)\n", rep.Data, rep.NTrain, rep.NValid)
-	fmt.Fprintf(tw, "bond\t%d\n", rep.Bond)
+	if rep.SpectralRank > 0 {
+		fmt.Fprintf(tw, "bond\t%d (auto: spectral rank %d, %.1f s)\n", rep.Bond, rep.SpectralRank, rep.BondSeconds)
+	} else {
+		fmt.Fprintf(tw, "bond\t%d\n", rep.Bond)
+	}
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", rep.Epochs, rep.BestEpoch)
 	fmt.Fprintf(tw, "train NLL\t%.6f nats/string\n", rep.TrainNLL)
 	fmt.Fprintf(tw, "valid NLL\t%.6f nats/string\n", rep.ValidNLL)

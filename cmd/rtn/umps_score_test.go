@@ -60,6 +60,20 @@ func TestUMPSScore(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep["length_model"] != "fitted" {
 		t.Fatalf("train -norm n: exit %d, %q, %q", code, out, errs)
 	}
+	// A string file chooses the bond dimension by default (here 20) and
+	// trains what -bond 20 trains.
+	var auto, fixed map[string]any
+	out, errs, code = invoke("umps", "train", "-data", train, "-format", "pautomac", "-epochs", "1", "-quiet", "-json")
+	if code != 0 || json.Unmarshal([]byte(out), &auto) != nil {
+		t.Fatalf("train -bond auto: exit %d, %q, %q", code, out, errs)
+	}
+	out, errs, code = invoke("umps", "train", "-data", train, "-format", "pautomac", "-bond", "20", "-epochs", "1", "-quiet", "-json")
+	if code != 0 || json.Unmarshal([]byte(out), &fixed) != nil {
+		t.Fatalf("train -bond 20: exit %d, %q, %q", code, out, errs)
+	}
+	if r, ok := auto["spectral_rank"].(float64); !ok || r < 1 || auto["bond"] != 20.0 || auto["valid_nll"] != fixed["valid_nll"] || fixed["spectral_rank"] != nil {
+		t.Errorf("-bond auto: %v; -bond 20: %v", auto, fixed)
+	}
 	out, errs, code = invoke("umps", "score", "-model", run, "-test", test, "-solution", sol, "-json")
 	var sc map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &sc) != nil {

@@ -1,0 +1,86 @@
+package runs
+
+import (
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/wfa"
+)
+
+// BondAuto as UMPSSpec.Bond chooses the bond dimension from the training
+// file with UMPSSpec.BondRule (string files only).
+const BondAuto = -1
+
+// BondRule chooses a u-MPS's bond dimension from its strings by the rank
+// the spectral WFA learner selects on them (wfa.Fit with the WFA
+// configuration, by default rtn wfa learn's: held-out likelihood over
+// ranks 2..30, 35, 40, 50). A rank below the largest one the selection
+// tried gives Small; the largest one, which says the held-out likelihood
+// of the spectral automaton was still improving at the end of its grid,
+// gives Large. See docs/umps.md for the measurements behind it.
+type BondRule struct {
+	// Small and Large are the two bond dimensions. If 0, they will be
+	// defaulted to 20 and 32.
+	Small, Large int
+	// WFA configures the spectral selection (the zero value is
+	// rtn wfa learn's default, seed 1).
+	WFA wfa.Config
+}
+
+// BondChoice is what BondRule.Choose decided.
+type BondChoice struct {
+	// Bond is the chosen bond dimension.
+	Bond int
+	// Rank is the rank of the spectral selection and MaxRank the largest
+	// rank it tried.
+	Rank, MaxRank int
+	// Seconds is the wall time of the spectral selection.
+	Seconds float64
+}
+
+// Choose returns the bond dimension for the strings of s.
+func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
+	if r.Small == 0 {
+		r.Small = 20
+	}
+	if r.Large == 0 {
+		r.Large = 32
+	}
+	if r.Small < 1 || r.Large < r.Small {
+		return BondChoice{}, errors.Errorf("bond rule: small %d and large %d, want 1 <= small <= large", r.Small, r.Large)
+	}
+	if r.WFA.Spec.Rank != 0 {
+		return BondChoice{}, errors.Errorf("bond rule: the spectral rank is fixed at %d, want it selected (0)", r.WFA.Spec.Rank)
+	}
+	_, rep, err := wfa.Fit(s, r.WFA)
+	if err != nil {
+		return BondChoice{}, errors.Wrap(err, "bond rule: spectral selection")
+	}
+	c := BondChoice{Rank: rep.Chosen.Rank, Seconds: rep.SelectSeconds + rep.FitSeconds}
+	for _, cand := range rep.Candidates {
+		c.MaxRank = max(c.MaxRank, cand.Spec.Rank)
+	}
+	c.Bond = r.Small
+	if c.Rank >= c.MaxRank {
+		c.Bond = r.Large
+	}
+	return c, nil
+}
+
+// chooseBond resolves BondAuto in spec from the file's strings seqs (in
+// file order, as rtn wfa learn reads them; nil for a built-in language);
+// a fixed bond is left as it is and gives a zero choice.
+func chooseBond(spec *UMPSSpec, seqs [][]int, alphabet []string) (BondChoice, error) {
+	if spec.Bond != BondAuto {
+		return BondChoice{}, nil
+	}
+	if seqs == nil {
+		return BondChoice{}, errors.Errorf("%s: the bond dimension is chosen from a string file only, give a number", spec.Data)
+	}
+	c, err := spec.BondRule.Choose(datasets.Symbols{Alphabet: alphabet, Seqs: seqs})
+	if err != nil {
+		return BondChoice{}, errors.Wrap(err, spec.Data)
+	}
+	spec.Bond = c.Bond
+	return c, nil
+}

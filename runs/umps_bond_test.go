@@ -1,0 +1,128 @@
+package runs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers/umps"
+	"github.com/rtnlab/rtn/wfa"
+)
+
+// iidStrings draws count strings of i.i.d. symbols over {0, 1} (the
+// second twice as likely) stopping with probability 1/4 after each: a
+// one-state machine.
+func iidStrings(count int, seed uint64) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([][]int, count)
+	for i := range out {
+		s := []int{}
+		for rng.Float64() >= 0.25 {
+			s = append(s, min(rng.IntN(3), 1))
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// cycleStrings draws count strings of the three-state cycle 0 -> 1 -> 2
+// -> 0, symbol q leaving state q, stopping in state 0 with probability
+// 0.3: (012)^n with n geometric, a Hankel matrix of rank 3.
+func cycleStrings(count int, seed uint64) [][]int {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	out := make([][]int, count)
+	for i := range out {
+		s := []int{}
+		for rng.Float64() >= 0.3 {
+			s = append(s, 0, 1, 2)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// The rule gives the small bond when the spectral selection stops below
+// the largest rank it tries (one-state data, ranks 1-3) and the large one
+// when it picks that rank (rank-3 data, ranks 1-2); it refuses bad
+// settings.
+func TestBondRule(t *testing.T) {
+	rule := BondRule{Small: 2, Large: 5, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2, 3}}}
+	c, err := rule.Choose(datasets.Symbols{Alphabet: []string{"a", "b"}, Seqs: iidStrings(3000, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bond != 2 || c.Rank >= c.MaxRank || c.MaxRank != 3 {
+		t.Errorf("one-state data: %+v, want bond 2 and a rank below 3", c)
+	}
+	rule.WFA.Ranks = []int{1, 2}
+	c, err = rule.Choose(datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: cycleStrings(3000, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bond != 5 || c.Rank != 2 || c.MaxRank != 2 {
+		t.Errorf("rank-3 data, ranks 1-2: %+v, want bond 5 at rank 2", c)
+	}
+	s := datasets.Symbols{Alphabet: []string{"a", "b"}, Seqs: iidStrings(100, 1)}
+	for _, bad := range []BondRule{
+		{Small: -1},
+		{Small: 30, Large: 20},
+		{WFA: wfa.Config{Spec: wfa.Spec{Rank: 3}}},
+	} {
+		if _, err := bad.Choose(s); err == nil {
+			t.Errorf("rule %+v: no error", bad)
+		}
+	}
+}
+
+// writePAutomaC writes seqs over v symbols as a PAutomaC file.
+func writePAutomaC(t *testing.T, path string, seqs [][]int, v int) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %d\n", len(seqs), v)
+	for _, s := range seqs {
+		fmt.Fprint(&b, len(s))
+		for _, c := range s {
+			fmt.Fprintf(&b, " %d", c)
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TrainUMPS with BondAuto trains at the rule's bond and reports the
+// rank; the rule draws nothing from the training's generators, so the
+// same run with that bond given as a number is the same model bit for
+// bit. A built-in language has no file to choose from.
+func TestTrainUMPSBondAuto(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cycle.train")
+	writePAutomaC(t, path, cycleStrings(400, 3), 3)
+	format := datasets.PAutomaC
+	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, Norm: umps.AllLengths, Epochs: 1, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
+		BondRule: BondRule{Small: 2, Large: 3, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2}}}}
+	auto, err := TrainUMPS(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Bond != 3 || auto.SpectralRank != 2 {
+		t.Fatalf("auto: bond %d, spectral rank %d, want 3 and 2", auto.Bond, auto.SpectralRank)
+	}
+	spec.Bond = 3
+	fixed, err := TrainUMPS(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.SpectralRank != 0 || fixed.ValidNLL != auto.ValidNLL || fixed.TrainNLL != auto.TrainNLL ||
+		!slices.Equal(fixed.Params.Data(umps.ParamA), auto.Params.Data(umps.ParamA)) {
+		t.Errorf("bond 3 given: valid NLL %v, rank %d; chosen: %v", fixed.ValidNLL, fixed.SpectralRank, auto.ValidNLL)
+	}
+	if _, err := TrainUMPS(UMPSSpec{Data: "tomita1", Bond: BondAuto, NTrain: 20, NValid: 10, Epochs: 1}); err == nil {
+		t.Error("BondAuto on a built-in language: no error")
+	}
+}
