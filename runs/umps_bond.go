@@ -25,7 +25,16 @@ type BondRule struct {
 	// WFA configures the spectral selection (the zero value is
 	// rtn wfa learn's default, seed 1).
 	WFA wfa.Config
+	// MaxStrings bounds the strings the selection reads: a file with more
+	// is represented by MaxStrings of them, evenly spaced in file order,
+	// so the rule's time and memory do not grow with the file. If 0, it
+	// will be defaulted to DefaultBondStrings.
+	MaxStrings int
 }
+
+// DefaultBondStrings is BondRule.MaxStrings' default: the size of a
+// PAutomaC training file, which the rule therefore reads whole.
+const DefaultBondStrings = 20000
 
 // BondChoice is what BondRule.Choose decided.
 type BondChoice struct {
@@ -46,12 +55,16 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 	if r.Large == 0 {
 		r.Large = 32
 	}
-	if r.Small < 1 || r.Large < r.Small {
-		return BondChoice{}, errors.Errorf("bond rule: small %d and large %d, want 1 <= small <= large", r.Small, r.Large)
+	if r.MaxStrings == 0 {
+		r.MaxStrings = DefaultBondStrings
+	}
+	if r.Small < 1 || r.Large < r.Small || r.MaxStrings < 0 {
+		return BondChoice{}, errors.Errorf("bond rule: small %d, large %d and max strings %d, want 1 <= small <= large and max strings >= 0", r.Small, r.Large, r.MaxStrings)
 	}
 	if r.WFA.Spec.Rank != 0 {
 		return BondChoice{}, errors.Errorf("bond rule: the spectral rank is fixed at %d, want it selected (0)", r.WFA.Spec.Rank)
 	}
+	s.Seqs = evenlySpaced(s.Seqs, r.MaxStrings)
 	_, rep, err := wfa.Fit(s, r.WFA)
 	if err != nil {
 		return BondChoice{}, errors.Wrap(err, "bond rule: spectral selection")
@@ -83,4 +96,17 @@ func chooseBond(spec *UMPSSpec, seqs [][]int, alphabet []string) (BondChoice, er
 	}
 	spec.Bond = c.Bond
 	return c, nil
+}
+
+// evenlySpaced returns n of seqs, evenly spaced in order (seqs itself when
+// it has no more than n).
+func evenlySpaced(seqs [][]int, n int) [][]int {
+	if len(seqs) <= n {
+		return seqs
+	}
+	out := make([][]int, n)
+	for i := range out {
+		out[i] = seqs[i*len(seqs)/n]
+	}
+	return out
 }

@@ -72,10 +72,40 @@ func TestBondRule(t *testing.T) {
 		{Small: -1},
 		{Small: 30, Large: 20},
 		{WFA: wfa.Config{Spec: wfa.Spec{Rank: 3}}},
+		{MaxStrings: -1},
 	} {
 		if _, err := bad.Choose(s); err == nil {
 			t.Errorf("rule %+v: no error", bad)
 		}
+	}
+}
+
+// A file with more strings than MaxStrings is represented by that many,
+// evenly spaced: every third string of this file is one-state data and
+// the others rank-3 data, so the capped rule sees one-state data only and
+// decides otherwise than on the whole file.
+func TestBondRuleMaxStrings(t *testing.T) {
+	iid, cyc := iidStrings(9000, 1), cycleStrings(9000, 1)
+	all := make([][]int, 9000)
+	for i := range all {
+		all[i] = cyc[i]
+		if i%3 == 0 {
+			all[i] = iid[i]
+		}
+	}
+	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: all}
+	rule := BondRule{Small: 2, Large: 5, MaxStrings: 3000, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2, 3}}}
+	capped, err := rule.Choose(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule.MaxStrings = len(all)
+	whole, err := rule.Choose(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capped.Bond != 2 || whole.Bond != 5 {
+		t.Errorf("capped at 3000 of 9000: %+v, want bond 2; whole file: %+v, want bond 5", capped, whole)
 	}
 }
 
