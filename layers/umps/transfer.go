@@ -14,7 +14,9 @@ import (
 // operator E^l_R(Q) = sum_{s in R} A(s)^T Q A(s) (Eq. 5), computed
 // recursively on R. In the row-major vectorisation both are D^2 x D^2
 // matrices, M_R and its transpose; a Kleene closure S* is the solution of
-// (I - M_S) X = Q, which needs the spectral radius of E_S below 1.
+// (I - M_S) X = Q, which needs the spectral radius of E_S below 1: a dense
+// LU factorisation of I - M_S below iterativeMinBond, gmres (krylov.go)
+// from it on.
 
 // Mat is a D x D matrix held as Data 2^Exp, Data row-major and rescaled so
 // that its largest magnitude lies in [0.5, 1); Zero marks the zero matrix.
