@@ -19,16 +19,17 @@ const (
 	gmresRestart = 60    // Krylov basis size before a restart
 	gmresMaxIter = 3000  // operator applications at most
 	gmresTol     = 1e-14 // relative residual ||Q - (I - E)(X)|| / ||Q|| that stops it
-	// gmresStall accepts a residual below gmresStallTol when a whole
-	// restart cycle no longer lowers it by half: the floor set by
-	// rounding in E, reached before gmresTol on badly scaled systems.
+	// gmresStallTol is the relative residual accepted once a whole
+	// restart cycle no longer halves it: the floor set by rounding in E,
+	// should it lie above gmresTol.
 	gmresStallTol = 1e-12
 )
 
 // gmres solves x - op(x) = b by restarted GMRES with modified Gram-Schmidt
 // applied twice, from x = 0. op(in, out) writes the operator's image of
 // in into out. It returns an error when the relative residual has not
-// reached gmresTol after gmresMaxIter applications of op.
+// reached gmresTol (or gmresStallTol at a stall) after gmresMaxIter
+// applications of op.
 func gmres(b []float64, op func(in, out []float64) error) ([]float64, error) {
 	n := len(b)
 	x := make([]float64, n)
