@@ -2,6 +2,7 @@ package umps
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -91,5 +92,45 @@ func BenchmarkEval(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// log Z_* and its gradient (zStarKernel, no cache hit) over 6 symbols,
+// the core scaled to ||E(I)|| = 0.9, by the dense LU and by gmres.
+func BenchmarkZStar(b *testing.B) {
+	for _, D := range []int{20, 32, 50, 73} {
+		for _, init := range []Init{NearIdentity, RandomNormal} {
+			m, err := New(D, 6, init, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			t, err := NewTransfer(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := t.radiusBound(allSymbols(6))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range m.A {
+				m.A[i] *= math.Sqrt(0.9 / r)
+			}
+			for _, solver := range []string{"dense", "gmres"} {
+				b.Run(fmt.Sprintf("D=%d/init=%d/%s", D, init, solver), func(b *testing.B) {
+					from := 1 << 30
+					if solver == "gmres" {
+						from = 1
+					}
+					withIterativeFrom(from, func() {
+						for i := 0; i < b.N; i++ {
+							zc := &zStarCache{D: D, d: 6}
+							if _, _, err := zStarKernel(zc, m.A, m.Alpha, m.Omega, true); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				})
+			}
+		}
 	}
 }

@@ -79,7 +79,8 @@ func (t *Transfer) sigmaStar() *node {
 
 // LogZStar returns log Z_*, the sum of Z_n over all lengths n >= 0
 // (Section 3.1), as Tr(Q_l Q*) with (I - E^r) Q* = Q_r solved as a
-// D^2 x D^2 linear system (Table 1, Kleene closure of Sigma). It fails
+// D^2 x D^2 linear system (Table 1, Kleene closure of Sigma; by gmres
+// from iterativeMinBond on). It fails
 // when the spectral radius of E^r is not below 1, where the sum diverges.
 func (t *Transfer) LogZStar() (float64, error) {
 	_, qr := t.Boundaries()

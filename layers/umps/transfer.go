@@ -14,7 +14,9 @@ import (
 // operator E^l_R(Q) = sum_{s in R} A(s)^T Q A(s) (Eq. 5), computed
 // recursively on R. In the row-major vectorisation both are D^2 x D^2
 // matrices, M_R and its transpose; a Kleene closure S* is the solution of
-// (I - M_S) X = Q, which needs the spectral radius of E_S below 1.
+// (I - M_S) X = Q, which needs the spectral radius of E_S below 1: a dense
+// LU factorisation of I - M_S below iterativeMinBond, gmres (krylov.go)
+// from it on.
 
 // Mat is a D x D matrix held as Data 2^Exp, Data row-major and rescaled so
 // that its largest magnitude lies in [0.5, 1); Zero marks the zero matrix.
@@ -59,10 +61,12 @@ type Transfer struct {
 	syms  []*node // one node per symbol, built on first use
 }
 
-// starSys is the factorised system I - M_S of a closure S*.
+// starSys is the system I - M_S of a closure S*: factorised, or solved
+// by gmres when iterative is set (bond dimensions from iterativeMinBond).
 type starSys struct {
-	lu  mat.LU
-	rho float64
+	lu        mat.LU
+	rho       float64
+	iterative bool
 }
 
 // NewTransfer validates m and returns an evaluator for it.
@@ -203,6 +207,9 @@ func (t *Transfer) applyStar(n *node, q Mat, right bool) (Mat, error) {
 	if err != nil {
 		return Mat{}, err
 	}
+	if sys.iterative {
+		return t.solveStar(n.subs[0], q, right)
+	}
 	D := t.m.Bond
 	x := mat.NewVecDense(D*D, nil)
 	if err := sys.lu.SolveVecTo(x, !right, mat.NewVecDense(D*D, append([]float64(nil), q.Data...))); err != nil {
@@ -250,12 +257,13 @@ func (t *Transfer) spectralRadius(n *node) (float64, error) {
 	return rho, err
 }
 
-// starSystem returns the cached factorisation of I - M_S for the closure
+// starSystem returns the cached system I - M_S for the closure
 // n = S*, after checking that the sum converges: first by the bound
 // rho(E_S) <= ||E_S(I)|| of a completely positive map (X <= ||X|| I gives
 // E_S(X) <= ||X|| E_S(I)), which holds for every contracted core
 // (ContractCore), then, when the bound is not below one, by the power
-// method.
+// method. From iterativeMinBond on, the system is left unfactorised and
+// each solve runs gmres.
 func (t *Transfer) starSystem(n *node) (*starSys, error) {
 	if sys, ok := t.stars[n]; ok {
 		return sys, nil
@@ -277,6 +285,11 @@ func (t *Transfer) starSystem(n *node) (*starSys, error) {
 		return nil, errors.Errorf("umps: a Kleene closure diverges: the spectral radius of its transfer operator is %.6g >= 1", rho)
 	}
 	D := t.m.Bond
+	if D >= iterativeMinBond {
+		sys := &starSys{rho: rho, iterative: true}
+		t.stars[n] = sys
+		return sys, nil
+	}
 	dd := D * D
 	a := mat.NewDense(dd, dd, nil)
 	if s.kind == kindSym {

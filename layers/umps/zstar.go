@@ -47,9 +47,10 @@ func ParseNorm(s string) (Norm, error) {
 	return 0, errors.Errorf("umps: unknown normalisation %q (want n or star)", s)
 }
 
-// zStarCache keeps the Transfer (and so the factorised Kleene system) of
-// the last parameters seen by a LogZStar op, so that the backward pass
-// after a forward pass on the same parameters factorises nothing again.
+// zStarCache keeps the Transfer (and so the factorised Kleene system, for
+// bond dimensions below iterativeMinBond) of the last parameters seen by a
+// LogZStar op, so that the backward pass after a forward pass on the same
+// parameters factorises nothing again.
 type zStarCache struct {
 	mu   sync.Mutex
 	in   []float64 // A, alpha, omega of t, concatenated
