@@ -124,22 +124,7 @@ func TestFloat32NoAllocations(t *testing.T) {
 				if r.DType() != graph.Float32 {
 					t.Fatalf("executor runs %s", r.DType())
 				}
-				aux := make([][][]float64, bt.T)
-				for s := range aux {
-					aux[s] = [][]float64{bt.Y[s], bt.Mask[s]}
-				}
-				g := seq.Params.Like()
-				run := func() {
-					if _, err := r.Run(bt.X, aux, g); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := r.Run(bt.X[:4], aux[:4], nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if n := testing.AllocsPerRun(3, run); n != 0 {
-					t.Errorf("%v allocations per run of %d steps, want 0", n, bt.T)
-				}
+				checkNoAllocations(t, r, seq, bt)
 			})
 		}
 	}

@@ -211,19 +211,7 @@ func TestFusedGradients(t *testing.T) {
 		for _, kind := range []datasets.TargetKind{datasets.Categorical, datasets.Binary, datasets.Real} {
 			t.Run(fmt.Sprintf("%s/%s", c.name, kind), func(t *testing.T) {
 				task := fusedTask(kind, in, out, rand.New(rand.NewPCG(4, uint64(kind))))
-				seq := fusedModel(t, c, task, hidden, 9)
-				prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				batch := []int{0, 1, 2}
-				err = graph.CheckGradients(seq.Params,
-					func() (float64, error) { return prob.Loss(batch) },
-					func(g *params.Params) error { _, err := prob.LossGrad(batch, g); return err },
-					graph.FDOptions{})
-				if err != nil {
-					t.Error(err)
-				}
+				checkProblemGradients(t, fusedModel(t, c, task, hidden, 9), task, layers.ProblemConfig{})
 			})
 		}
 	}
@@ -247,24 +235,51 @@ func TestFusedNoAllocations(t *testing.T) {
 				if !ok || err != nil {
 					t.Fatalf("no fused executor: %v", err)
 				}
-				aux := make([][][]float64, bt.T)
-				for s := range aux {
-					aux[s] = [][]float64{bt.Y[s], bt.Mask[s]}
-				}
-				g := seq.Params.Like()
-				run := func() {
-					if _, err := r.Run(bt.X, aux, g); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := r.Run(bt.X[:4], aux[:4], nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if n := testing.AllocsPerRun(3, run); n != 0 {
-					t.Errorf("%v allocations per run of %d steps, want 0", n, bt.T)
-				}
+				checkNoAllocations(t, r, seq, bt)
 			})
 		}
+	}
+}
+
+// checkProblemGradients checks the gradient of a Problem of seq on task,
+// run by the executor cfg chooses, against finite differences of its own
+// loss on the first three training examples.
+func checkProblemGradients(t *testing.T, seq *layers.Sequence, task *datasets.Task, cfg layers.ProblemConfig) {
+	t.Helper()
+	prob, err := layers.NewProblem(seq, task, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := []int{0, 1, 2}
+	err = graph.CheckGradients(seq.Params,
+		func() (float64, error) { return prob.Loss(batch) },
+		func(g *params.Params) error { _, err := prob.LossGrad(batch, g); return err },
+		graph.FDOptions{})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// checkNoAllocations checks that r allocates nothing per run once its
+// buffers have grown: a run over the batch bt with gradients into a set
+// like seq's, then a shorter one without.
+func checkNoAllocations(t *testing.T, r *graph.FusedRecurrence, seq *layers.Sequence, bt datasets.Batch) {
+	t.Helper()
+	aux := make([][][]float64, bt.T)
+	for s := range aux {
+		aux[s] = [][]float64{bt.Y[s], bt.Mask[s]}
+	}
+	g := seq.Params.Like()
+	run := func() {
+		if _, err := r.Run(bt.X, aux, g); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Run(bt.X[:4], aux[:4], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := testing.AllocsPerRun(3, run); n != 0 {
+		t.Errorf("%v allocations per run of %d steps, want 0", n, bt.T)
 	}
 }
 

@@ -212,19 +212,7 @@ func TestTapeGradients(t *testing.T) {
 	for _, c := range tapeCells()[len(fusedCells()):] {
 		t.Run(c.name, func(t *testing.T) {
 			task := fusedTask(datasets.Categorical, in, out, rand.New(rand.NewPCG(4, 1)))
-			seq := anyModel(t, c, task, hidden, 9)
-			prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Executor: layers.ExecTape, Checkpoint: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			batch := []int{0, 1, 2}
-			err = graph.CheckGradients(seq.Params,
-				func() (float64, error) { return prob.Loss(batch) },
-				func(g *params.Params) error { _, err := prob.LossGrad(batch, g); return err },
-				graph.FDOptions{})
-			if err != nil {
-				t.Error(err)
-			}
+			checkProblemGradients(t, anyModel(t, c, task, hidden, 9), task, layers.ProblemConfig{Executor: layers.ExecTape, Checkpoint: 4})
 		})
 	}
 }
@@ -246,22 +234,7 @@ func TestTapeNoAllocations(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				aux := make([][][]float64, bt.T)
-				for s := range aux {
-					aux[s] = [][]float64{bt.Y[s], bt.Mask[s]}
-				}
-				g := seq.Params.Like()
-				run := func() {
-					if _, err := r.Run(bt.X, aux, g); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := r.Run(bt.X[:4], aux[:4], nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if n := testing.AllocsPerRun(3, run); n != 0 {
-					t.Errorf("%v allocations per run of %d steps, want 0", n, bt.T)
-				}
+				checkNoAllocations(t, r, seq, bt)
 			})
 		}
 	}
