@@ -72,19 +72,9 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 // to 1000 for every target kind: finite, and float64's values to float32
 // precision.
 func TestFloat32HeadExtremeLogits(t *testing.T) {
-	logits := []float64{-1000, -30, -1e-3, 0, 2e-3, 30, 1000}
-	const in, hidden = 2, 3
-	out := len(logits)
 	for _, kind := range []datasets.TargetKind{datasets.Categorical, datasets.Binary, datasets.Real} {
 		t.Run(kind.String(), func(t *testing.T) {
-			task := fusedTask(kind, in, out, rand.New(rand.NewPCG(8, 1)))
-			seq := fusedModel(t, fusedCells()[0], task, hidden, 2)
-			if err := seq.Params.Fill(layers.OutW, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := seq.Params.Set(layers.OutB, logits); err != nil {
-				t.Fatal(err)
-			}
+			seq, task := extremeLogitsModel(t, kind)
 			wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{})
 			gotL, got := lossGrad(t, seq, task, layers.ProblemConfig{DType: graph.Float32})
 			if math.IsNaN(gotL) || math.IsInf(gotL, 0) || math.Abs(gotL-wantL) > float32Tol*math.Max(1, math.Abs(wantL)) {

@@ -101,26 +101,13 @@ func fusedTask(kind datasets.TargetKind, in, out int, rng *rand.Rand) *datasets.
 	return task
 }
 
-// fusedModel builds a Sequence on a cell for a task.
+// fusedModel builds a Sequence on a cell with a kernel for a task, as
+// anyModel does.
 func fusedModel(t *testing.T, c fusedCell, task *datasets.Task, hidden int, seed uint64) *layers.Sequence {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
-	p := params.New()
-	cell, err := c.make(p, task.In, hidden, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq, err := layers.NewSequence(p, cell, task.Out, task.Kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := seq.InitHead(rng); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.InitNormal(layers.OutB, rng, 0.3); err != nil {
-		t.Fatal(err)
-	}
-	return seq
+	return anyModel(t, anyCell{c.name, func(p *params.Params, in, hidden int, rng *rand.Rand) (graph.Cell, error) {
+		return c.make(p, in, hidden, rng)
+	}}, task, hidden, seed)
 }
 
 // lossGrad runs the problem's LossGrad on the whole training set.
@@ -321,19 +308,9 @@ func TestProblemAllocationsPerStep(t *testing.T) {
 // logits from -1000 to 1000 (out/W zero, out/b holding the logits) for
 // every target kind: both stay finite and agree.
 func TestHeadKernelExtremeLogits(t *testing.T) {
-	logits := []float64{-1000, -30, -1e-3, 0, 2e-3, 30, 1000}
-	const in, hidden = 2, 3
-	out := len(logits)
 	for _, kind := range []datasets.TargetKind{datasets.Categorical, datasets.Binary, datasets.Real} {
 		t.Run(kind.String(), func(t *testing.T) {
-			task := fusedTask(kind, in, out, rand.New(rand.NewPCG(8, 1)))
-			seq := fusedModel(t, fusedCells()[0], task, hidden, 2)
-			if err := seq.Params.Fill(layers.OutW, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := seq.Params.Set(layers.OutB, logits); err != nil {
-				t.Fatal(err)
-			}
+			seq, task := extremeLogitsModel(t, kind)
 			wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Executor: layers.ExecGraph})
 			gotL, got := lossGrad(t, seq, task, layers.ProblemConfig{})
 			if math.IsNaN(gotL) || math.IsInf(gotL, 0) || math.Abs(gotL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
@@ -342,6 +319,22 @@ func TestHeadKernelExtremeLogits(t *testing.T) {
 			compareGrads(t, "extreme logits", seq.Params, got, want, recurrenceTol)
 		})
 	}
+}
+
+// extremeLogitsModel builds an Elman model whose output layer gives the
+// logits -1000 to 1000 whatever its input, on a task of the target kind.
+func extremeLogitsModel(t *testing.T, kind datasets.TargetKind) (*layers.Sequence, *datasets.Task) {
+	t.Helper()
+	logits := []float64{-1000, -30, -1e-3, 0, 2e-3, 30, 1000}
+	task := fusedTask(kind, 2, len(logits), rand.New(rand.NewPCG(8, 1)))
+	seq := fusedModel(t, fusedCells()[0], task, 3, 2)
+	if err := seq.Params.Fill(layers.OutW, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := seq.Params.Set(layers.OutB, logits); err != nil {
+		t.Fatal(err)
+	}
+	return seq, task
 }
 
 // TestFusedLongSequences runs sequences longer than the executor's blocks
