@@ -87,16 +87,7 @@ func TestTapeOps32(t *testing.T) {
 	for _, tc := range tapeOpCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(11, 1))
-			p := tapeOpParams(rng)
-			b := NewBuilder()
-			out := tc.build(b, func(n string) *G.Node { return b.Param(p, n) })
-			if err := b.Err(); err != nil {
-				t.Fatal(err)
-			}
-			pr64, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, p, out, pr64 := buildTapeOp(t, tc, rng)
 			m := NewMirror()
 			pr32, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, m.Weights32(), false)
 			if err != nil {

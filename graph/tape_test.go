@@ -99,6 +99,23 @@ func tapeOpParams(rng *rand.Rand) *params.Params {
 	return p
 }
 
+// buildTapeOp records tc on parameters drawn from rng and compiles it to
+// a float64 tape program.
+func buildTapeOp(t *testing.T, tc tapeOpCase, rng *rand.Rand) (*Builder, *params.Params, *G.Node, *tapeProgram[float64]) {
+	t.Helper()
+	p := tapeOpParams(rng)
+	b := NewBuilder()
+	out := tc.build(b, func(n string) *G.Node { return b.Param(p, n) })
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, p, out, pr
+}
+
 // TestTapeOps checks each recorded op's forward value and vector-Jacobian
 // product on the tape against gorgonia's (to 1e-12) and against finite
 // differences, through the loss sum(w * op(params)) with random weights w.
@@ -106,16 +123,7 @@ func TestTapeOps(t *testing.T) {
 	for _, tc := range tapeOpCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(11, 1))
-			p := tapeOpParams(rng)
-			b := NewBuilder()
-			out := tc.build(b, func(n string) *G.Node { return b.Param(p, n) })
-			if err := b.Err(); err != nil {
-				t.Fatal(err)
-			}
-			pr, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, p, out, pr := buildTapeOp(t, tc, rng)
 			size := out.Shape().TotalSize()
 			w := make([]float64, size)
 			for i := range w {
