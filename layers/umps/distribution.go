@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // Distribution is a u-MPS read as a distribution over all strings. With a
@@ -263,17 +261,17 @@ func (t *Transfer) rightStep(q, out, tmp []float64, syms []int) {
 		if syms != nil && c != syms[0] {
 			continue
 		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, a), gen(D, q), 0, gen(D, tmp))
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(D, tmp), gen(D, a), 1, gen(D, out))
+		mm(D, false, false, 1, a, q, 0, tmp)
+		mm(D, false, true, 1, tmp, a, 1, out)
 	}
 }
 
 // leftStep writes A(c)^T l A(c) into out; tmp is scratch.
 func (t *Transfer) leftStep(c int, l, out, tmp []float64) {
 	D := t.m.Bond
-	a := gen(D, t.mats[c])
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, a, gen(D, l), 0, gen(D, tmp))
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, tmp), a, 0, gen(D, out))
+	a := t.mats[c]
+	mm(D, true, false, 1, a, l, 0, tmp)
+	mm(D, false, false, 1, tmp, a, 0, out)
 }
 
 // quad is x^T M x for the unscaled data of M.

@@ -72,9 +72,9 @@ func (t *Transfer) LogProbRegexGrad(r *Regex, lm *LengthModel) (float64, []float
 				if j < 0 {
 					continue
 				}
-				a := gen(D, t.mats[sym])
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, g[q*dd:(q+1)*dd]), a, 0, gen(D, t1))
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 2, gen(D, t1), gen(D, sw.x[m][j*dd:(j+1)*dd]), 0, gen(D, t2))
+				a := t.mats[sym]
+				mm(D, false, false, 1, g[q*dd:(q+1)*dd], a, 0, t1)
+				mm(D, false, false, 2, t1, sw.x[m][j*dd:(j+1)*dd], 0, t2)
 				for i := 0; i < D; i++ {
 					row := gA[(i*d+sym)*D : (i*d+sym+1)*D]
 					for k := range row {
@@ -109,9 +109,9 @@ func (sw *lengthSweep) leftBlocks(g, out, tmp []float64) {
 			if j < 0 {
 				continue
 			}
-			a := gen(D, sw.t.mats[c])
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, a, gen(D, g[q*dd:(q+1)*dd]), 0, gen(D, tmp))
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, tmp), a, 1, gen(D, out[j*dd:(j+1)*dd]))
+			a := sw.t.mats[c]
+			mm(D, true, false, 1, a, g[q*dd:(q+1)*dd], 0, tmp)
+			mm(D, false, false, 1, tmp, a, 1, out[j*dd:(j+1)*dd])
 		}
 	}
 }

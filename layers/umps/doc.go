@@ -4,7 +4,8 @@
 // the amplitude f(s) = alpha^T A(s_1)...A(s_n) omega and the probability
 // f(s)^2 / Z.
 //
-// It holds, in plain Go over gonum's BLAS:
+// It holds, in plain Go (matrix products on graph.Gemm, vector products on
+// gonum's BLAS):
 //
 //   - amplitudes in the log domain, sequentially (O(n D^2)) and by the
 //     log-depth parallel product over all cores (MPS.LogAmplitudesParallel),

@@ -194,10 +194,7 @@ func (m *MPS) mulScaled(l, r scaledMat) scaledMat {
 	}
 	D := m.Bond
 	out := make([]float64, D*D)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-		blas64.General{Rows: D, Cols: D, Stride: D, Data: l.data},
-		blas64.General{Rows: D, Cols: D, Stride: D, Data: r.data}, 0,
-		blas64.General{Rows: D, Cols: D, Stride: D, Data: out})
+	mm(D, false, false, 1, l.data, r.data, 0, out)
 	e, ok := normalise(out)
 	if !ok {
 		return scaledMat{zero: true}

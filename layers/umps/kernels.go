@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
+	"github.com/rtnlab/rtn/graph"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -26,6 +27,12 @@ type view struct {
 func viewOf(A, alpha, omega []float64, D, d int) view {
 	m := &MPS{Bond: D, Symbols: d, A: A}
 	return view{D: D, d: d, mats: m.Matrices(), alpha: alpha, omega: omega}
+}
+
+// mm is c = alpha op(a) op(b) + beta c for D x D row-major matrices, on
+// graph.Gemm (the AVX+FMA kernel where the CPU has it).
+func mm(D int, transA, transB bool, alpha float64, a, b []float64, beta float64, c []float64) {
+	graph.Gemm(transA, transB, D, D, D, alpha, a, D, b, D, beta, c, D)
 }
 
 func gen(D int, x []float64) blas64.General {
@@ -171,11 +178,11 @@ func (p view) transferSweep(v []float64, maxN int, right bool) ([][]float64, []f
 			next := make([]float64, D*D)
 			for _, a := range p.mats {
 				if right {
-					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, a), gen(D, q), 0, gen(D, tmp))
-					blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(D, tmp), gen(D, a), 1, gen(D, next))
+					mm(D, false, false, 1, a, q, 0, tmp)
+					mm(D, false, true, 1, tmp, a, 1, next)
 				} else {
-					blas64.Gemm(blas.Trans, blas.NoTrans, 1, gen(D, a), gen(D, q), 0, gen(D, tmp))
-					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, tmp), gen(D, a), 1, gen(D, next))
+					mm(D, true, false, 1, a, q, 0, tmp)
+					mm(D, false, false, 1, tmp, a, 1, next)
 				}
 			}
 			q = next
@@ -240,8 +247,8 @@ func (p view) logZnGrad(maxN int, dy, gA, ga, gw []float64) {
 		}
 		for c, a := range p.mats {
 			// 2 L_k A(c) S_k into gA[:, c, :].
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, lq[k]), gen(D, a), 0, gen(D, t1))
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 2, gen(D, t1), gen(D, s), 0, gen(D, t2))
+			mm(D, false, false, 1, lq[k], a, 0, t1)
+			mm(D, false, false, 2, t1, s, 0, t2)
 			for i := 0; i < D; i++ {
 				row := gA[(i*d+c)*D : (i*d+c+1)*D]
 				for j := 0; j < D; j++ {

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // This file holds the iterative solve of a Kleene closure's system
@@ -25,8 +27,9 @@ const (
 	gmresStallTol = 1e-12
 )
 
-// gmres solves x - op(x) = b by restarted GMRES with modified Gram-Schmidt
-// applied twice, from x = 0. op(in, out) writes the operator's image of
+// gmres solves x - op(x) = b by restarted GMRES with classical Gram-Schmidt
+// applied twice (as stable as modified Gram-Schmidt with
+// reorthogonalisation, and two matrix-vector products), from x = 0. op(in, out) writes the operator's image of
 // in into out. It returns an error when the relative residual has not
 // reached gmresTol (or gmresStallTol at a stall) after gmresMaxIter
 // applications of op.
@@ -41,15 +44,17 @@ func gmres(b []float64, op func(in, out []float64) error) ([]float64, error) {
 	if m > n {
 		m = n
 	}
+	vdata := make([]float64, (m+1)*n) // the Krylov basis, one vector per row
 	v := make([][]float64, m+1)
 	for i := range v {
-		v[i] = make([]float64, n)
+		v[i] = vdata[i*n : (i+1)*n]
 	}
 	h := make([]float64, (m+1)*m) // Hessenberg, column-major: h[j*(m+1)+i]
 	cs := make([]float64, m)
 	sn := make([]float64, m)
 	g := make([]float64, m+1)
 	y := make([]float64, m)
+	proj := make([]float64, m+1)
 	w := make([]float64, n)
 	r := make([]float64, n)
 	residual := func() (float64, error) {
@@ -93,13 +98,12 @@ func gmres(b []float64, op func(in, out []float64) error) ([]float64, error) {
 			for i := range col {
 				col[i] = 0
 			}
+			basis := blas64.General{Rows: k + 1, Cols: n, Stride: n, Data: vdata[:(k+1)*n]}
 			for pass := 0; pass < 2; pass++ {
-				for i := 0; i <= k; i++ {
-					c := dot(w, v[i])
+				blas64.Gemv(blas.NoTrans, 1, basis, vec(w), 0, vec(proj[:k+1]))
+				blas64.Gemv(blas.Trans, -1, basis, vec(proj[:k+1]), 1, vec(w))
+				for i, c := range proj[:k+1] {
 					col[i] += c
-					for j, vj := range v[i] {
-						w[j] -= c * vj
-					}
 				}
 			}
 			col[k+1] = norm2(w)

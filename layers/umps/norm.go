@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // LogZn returns log Z_n for n = 0..maxN, Eq. (3)-(4): Z_n = Tr(Q_l
@@ -27,7 +25,6 @@ func (m *MPS) LogZn(maxN int) ([]float64, error) {
 	q := outer(m.Omega)
 	next := make([]float64, D*D)
 	tmp := make([]float64, D*D)
-	g := func(d []float64) blas64.General { return blas64.General{Rows: D, Cols: D, Stride: D, Data: d} }
 	out := make([]float64, maxN+1)
 	acc := 0.0
 	for n := 0; n <= maxN; n++ {
@@ -36,8 +33,8 @@ func (m *MPS) LogZn(maxN int) ([]float64, error) {
 				next[i] = 0
 			}
 			for _, a := range mats {
-				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g(a), g(q), 0, g(tmp))
-				blas64.Gemm(blas.NoTrans, blas.Trans, 1, g(tmp), g(a), 1, g(next))
+				mm(D, false, false, 1, a, q, 0, tmp)
+				mm(D, false, true, 1, tmp, a, 1, next)
 			}
 			q, next = next, q
 		}

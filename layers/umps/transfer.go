@@ -4,8 +4,6 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -162,15 +160,14 @@ func (t *Transfer) applySyms(syms []int, q Mat, right bool) Mat {
 	D := t.m.Bond
 	out := make([]float64, D*D)
 	tmp := make([]float64, D*D)
-	g := func(d []float64) blas64.General { return blas64.General{Rows: D, Cols: D, Stride: D, Data: d} }
 	for _, c := range syms {
-		a := g(t.mats[c])
+		a := t.mats[c]
 		if right {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, g(q.Data), 0, g(tmp))
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, g(tmp), a, 1, g(out))
+			mm(D, false, false, 1, a, q.Data, 0, tmp)
+			mm(D, false, true, 1, tmp, a, 1, out)
 		} else {
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, a, g(q.Data), 0, g(tmp))
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g(tmp), a, 1, g(out))
+			mm(D, true, false, 1, a, q.Data, 0, tmp)
+			mm(D, false, false, 1, tmp, a, 1, out)
 		}
 	}
 	return newMat(out, q.Exp)

@@ -4,8 +4,6 @@ import (
 	"math"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // This file makes Z_R differentiable. With Z_R = Tr(Q_l E_R(Q_r)), the
@@ -65,8 +63,8 @@ func (t *Transfer) adjoint(n *node, q, g Mat, logZ float64, gA []float64) error 
 		t1 := make([]float64, D*D)
 		t2 := make([]float64, D*D)
 		for _, c := range n.syms {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, g.Data), gen(D, t.mats[c]), 0, gen(D, t1))
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, w, gen(D, t1), gen(D, q.Data), 0, gen(D, t2))
+			mm(D, false, false, 1, g.Data, t.mats[c], 0, t1)
+			mm(D, false, false, w, t1, q.Data, 0, t2)
 			for i := 0; i < D; i++ {
 				row := gA[(i*d+c)*D : (i*d+c+1)*D]
 				for j := range row {

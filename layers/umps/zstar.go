@@ -5,8 +5,6 @@ import (
 	"sync"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // This file holds the fused op for log Z_*, the normaliser of P_* over
@@ -121,8 +119,8 @@ func zStarKernel(zc *zStarCache, A, alpha, omega []float64, grad bool) (float64,
 	t2 := make([]float64, D*D)
 	for c, a := range t.mats {
 		// 2 Y A(c) X into gA[:, c, :].
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(D, y.Data), gen(D, a), 0, gen(D, t1))
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, w, gen(D, t1), gen(D, x.Data), 0, gen(D, t2))
+		mm(D, false, false, 1, y.Data, a, 0, t1)
+		mm(D, false, false, w, t1, x.Data, 0, t2)
 		for i := 0; i < D; i++ {
 			copy(gA[(i*d+c)*D:(i*d+c+1)*D], t2[i*D:(i+1)*D])
 		}
