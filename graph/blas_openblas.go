@@ -30,5 +30,11 @@ func init() {
 
 const blasBackend = "openblas (cgo, -tags openblas)"
 
+// RowsIndependent reports whether each row of a Gemm product has the same
+// bits whatever other rows it is computed with: true in the default and
+// purego builds, false with -tags openblas, whose kernels depend on the
+// product's size.
+const RowsIndependent = false
+
 // tileGemm is false: OpenBLAS takes whole products.
 const tileGemm = false
