@@ -17,6 +17,7 @@ import (
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/runs"
+	"github.com/rtnlab/rtn/wfa"
 )
 
 // PAutomaCReference is what the data folder's README gives for a problem:
@@ -131,12 +132,15 @@ type umpsPAutomaCResult struct {
 	// chose it (0 for a fixed bond), bondSeconds the time that took.
 	bond, rank  int
 	bondSeconds float64
+	// wfa is the test perplexity of the spectral automaton the bond rule
+	// fitted (rtn wfa learn's), 0 for a fixed bond.
+	wfa float64
 }
 
 // runUMPSPAutomaC trains a u-MPS on each problem's training strings and
 // scores it on the test strings against the solution, beside the
-// README's optimum and scikit-splearn figure (the spectral WFA's are the
-// wfa section's). Full mode: every problem with a training file,
+// README's optimum and scikit-splearn figure and the spectral WFA that
+// chose the bond dimension (the wfa section's learn column). Full mode: every problem with a training file,
 // rtn umps train's default flags (DefaultUMPSFileSpec, the bond dimension
 // chosen per problem by BondRule). Quick mode: two problems, the same
 // defaults for 6 epochs. ctx.Jobs problems train at
@@ -189,8 +193,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 				r.ref = refs[r.problem]
 				results[i] = r
 				mu.Lock()
-				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: D = %d, perplexity %.4f = %.4fx the optimum %.4f (splearn %.6g), %.0f s\n",
-					r.problem, r.bond, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.ref.Splearn, r.seconds)
+				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: D = %d, perplexity %.4f = %.4fx the optimum %.4f (spectral WFA %.6g, splearn %.6g), %.0f s\n",
+					r.problem, r.bond, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.wfa, r.ref.Splearn, r.seconds)
 				mu.Unlock()
 			}
 		}()
@@ -221,8 +225,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", r.problem),
 			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", r.ref.Optimum, r.ref.Splearn),
 			Measured: r.umps, Headline: true,
-			Note: fmt.Sprintf("%.4fx the optimum; D=%d (spectral rank %d), %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
-				ratio, r.bond, r.rank, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
+			Note: fmt.Sprintf("%.4fx the optimum; spectral WFA %.6g; D=%d (spectral rank %d), %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
+				ratio, r.wfa, r.bond, r.rank, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
 	}
 	rows = append(rows, Row{Section: "umps-pautomac", Metric: "problems within 1.05x the optimum",
 		Paper: fmt.Sprintf("%d problems", len(results)), Measured: float64(within), Headline: true,
@@ -263,6 +267,19 @@ func umpsPAutomaCProblem(dir string, p int, spec runs.UMPSSpec, outDir string) (
 	r := &umpsPAutomaCResult{problem: p, umps: *sc.Perplexity, validNLL: rep.ValidNLLAll,
 		epochs: rep.Epochs, bestEpoch: rep.BestEpoch, seconds: rep.Seconds,
 		bond: rep.Bond, rank: rep.SpectralRank, bondSeconds: rep.BondSeconds}
+	if rep.Spectral != nil {
+		test, err := datasets.ReadStringsFile(base+".test", format, meta.Alphabet)
+		if err != nil {
+			return nil, err
+		}
+		sol, err := datasets.ReadSolutionFile(solution)
+		if err != nil {
+			return nil, err
+		}
+		if r.wfa, err = wfa.Score(rep.Spectral, test.Seqs, sol); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -271,12 +288,12 @@ func writeUMPSPAutomaCTable(path string, results []*umpsPAutomaCResult, spec run
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "u-MPS: batch %d, norm %s, at most %d epochs, seed %d; D chosen per problem (spectral rank in brackets, s the time that took).\n\n", spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
-		b.WriteString("| problem | optimum | D (rank, s) | u-MPS | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| problem | optimum | D (rank, s) | u-MPS | ratio | spectral WFA | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			o := r.ref.Optimum
-			fmt.Fprintf(&b, "| %d | %.4f | %d (%d, %.0f) | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
-				r.problem, o, r.bond, r.rank, r.bondSeconds, r.umps, r.umps/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
+			fmt.Fprintf(&b, "| %d | %.4f | %d (%d, %.0f) | %.4f | %.4f | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
+				r.problem, o, r.bond, r.rank, r.bondSeconds, r.umps, r.umps/o, r.wfa, r.wfa/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

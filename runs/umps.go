@@ -12,6 +12,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/wfa"
 )
 
 // UMPSSpec configures the training of a u-MPS Born machine (rtn umps
@@ -149,6 +150,9 @@ type UMPSReport struct {
 	// for a bond given as a number.
 	SpectralRank int     `json:"spectral_rank,omitempty"`
 	BondSeconds  float64 `json:"bond_seconds,omitempty"`
+	// Spectral is the spectral automaton of that selection, to compare
+	// with the u-MPS (nil when the bond dimension was given).
+	Spectral *wfa.Model `json:"-"`
 	// Params and Meta are the trained model.
 	Params *params.Params `json:"-"`
 	Meta   umps.ModelMeta `json:"-"`

@@ -20,7 +20,7 @@ const BondAuto = -1
 // gives Large. See docs/umps.md for the measurements behind it.
 type BondRule struct {
 	// Small and Large are the two bond dimensions. If 0, they will be
-	// defaulted to 20 and 32.
+	// defaulted to 20 and 64.
 	Small, Large int
 	// WFA configures the spectral selection (the zero value is
 	// rtn wfa learn's default, seed 1).
@@ -45,6 +45,10 @@ type BondChoice struct {
 	Rank, MaxRank int
 	// Seconds is the wall time of the spectral selection.
 	Seconds float64
+	// WFA is the automaton the selection chose, refitted on the strings
+	// it read (the one rtn wfa learn fits on a file of at most
+	// MaxStrings strings).
+	WFA *wfa.Model
 }
 
 // Choose returns the bond dimension for the strings of s.
@@ -53,7 +57,7 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 		r.Small = 20
 	}
 	if r.Large == 0 {
-		r.Large = 32
+		r.Large = 64
 	}
 	if r.MaxStrings == 0 {
 		r.MaxStrings = DefaultBondStrings
@@ -65,11 +69,11 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 		return BondChoice{}, errors.Errorf("bond rule: the spectral rank is fixed at %d, want it selected (0)", r.WFA.Spec.Rank)
 	}
 	s.Seqs = evenlySpaced(s.Seqs, r.MaxStrings)
-	_, rep, err := wfa.Fit(s, r.WFA)
+	m, rep, err := wfa.Fit(s, r.WFA)
 	if err != nil {
 		return BondChoice{}, errors.Wrap(err, "bond rule: spectral selection")
 	}
-	c := BondChoice{Rank: rep.Chosen.Rank, Seconds: rep.SelectSeconds + rep.FitSeconds}
+	c := BondChoice{Rank: rep.Chosen.Rank, Seconds: rep.SelectSeconds + rep.FitSeconds, WFA: m}
 	for _, cand := range rep.Candidates {
 		c.MaxRank = max(c.MaxRank, cand.Spec.Rank)
 	}

@@ -67,6 +67,9 @@ func TestBondRule(t *testing.T) {
 	if c.Bond != 5 || c.Rank != 2 || c.MaxRank != 2 {
 		t.Errorf("rank-3 data, ranks 1-2: %+v, want bond 5 at rank 2", c)
 	}
+	if c.WFA == nil || c.WFA.Spec.Rank != c.Rank || c.WFA.WFA.States != c.Rank {
+		t.Errorf("rank-3 data: the chosen automaton %+v, want the selection's of rank %d", c.WFA, c.Rank)
+	}
 	s := datasets.Symbols{Alphabet: []string{"a", "b"}, Seqs: iidStrings(100, 1)}
 	for _, bad := range []BondRule{
 		{Small: -1},

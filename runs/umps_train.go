@@ -114,7 +114,7 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 		return nil, err
 	}
 	best.Meta, best.LengthModel = meta, meta.LengthModelName()
-	best.SpectralRank, best.BondSeconds = bond.Rank, bond.Seconds
+	best.SpectralRank, best.BondSeconds, best.Spectral = bond.Rank, bond.Seconds, bond.WFA
 	if best.ValidNLLAll, err = meanNLLAll(meta.Distribution(m), valid); err != nil {
 		return nil, err
 	}
