@@ -15,12 +15,13 @@ const BondAuto = -1
 // the spectral WFA learner selects on them (wfa.Fit with the WFA
 // configuration, by default rtn wfa learn's: held-out likelihood over
 // ranks 2..30, 35, 40, 50). A rank below the largest one the selection
-// tried gives Small; the largest one, which says the held-out likelihood
-// of the spectral automaton was still improving at the end of its grid,
-// gives Large. See docs/umps.md for the measurements behind it.
+// tried gives that rank, but at least Small; the largest one, which says
+// the held-out likelihood of the spectral automaton was still improving
+// at the end of its grid, gives Large. See docs/umps.md for the
+// measurements behind it.
 type BondRule struct {
-	// Small and Large are the two bond dimensions. If 0, they will be
-	// defaulted to 20 and 64.
+	// Small is the smallest bond dimension and Large the one for a rank at
+	// the top of the grid. If 0, they will be defaulted to 20 and 64.
 	Small, Large int
 	// WFA configures the spectral selection (the zero value is
 	// rtn wfa learn's default, seed 1).
@@ -77,7 +78,7 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 	for _, cand := range rep.Candidates {
 		c.MaxRank = max(c.MaxRank, cand.Spec.Rank)
 	}
-	c.Bond = r.Small
+	c.Bond = min(max(c.Rank, r.Small), r.Large)
 	if c.Rank >= c.MaxRank {
 		c.Bond = r.Large
 	}

@@ -70,6 +70,14 @@ func TestBondRule(t *testing.T) {
 	if c.WFA == nil || c.WFA.Spec.Rank != c.Rank || c.WFA.WFA.States != c.Rank {
 		t.Errorf("rank-3 data: the chosen automaton %+v, want the selection's of rank %d", c.WFA, c.Rank)
 	}
+	rule.WFA.Ranks = []int{1, 2, 3, 4, 5}
+	c, err = rule.Choose(datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: cycleStrings(3000, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bond != c.Rank || c.Rank <= rule.Small || c.Rank >= c.MaxRank || c.MaxRank != 5 {
+		t.Errorf("rank-3 data, ranks 1-5: %+v, want a rank between %d and 5 and the bond equal to it", c, rule.Small)
+	}
 	s := datasets.Symbols{Alphabet: []string{"a", "b"}, Seqs: iidStrings(100, 1)}
 	for _, bad := range []BondRule{
 		{Small: -1},

@@ -56,7 +56,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
 	fd := runs.DefaultUMPSFileSpec()
-	bond := fs.String("bond", "20", "bond dimension D, or auto: 20, or 64 when the rank rtn wfa learn selects on the file is the largest it tries (with -format the default is auto)")
+	bond := fs.String("bond", "20", "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
 	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
 	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
