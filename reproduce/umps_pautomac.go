@@ -140,8 +140,9 @@ type umpsPAutomaCResult struct {
 // runUMPSPAutomaC trains a u-MPS on each problem's training strings and
 // scores it on the test strings against the solution, beside the
 // README's optimum and scikit-splearn figure and the spectral WFA that
-// chose the bond dimension (the wfa section's learn column). Full mode: every problem with a training file,
-// rtn umps train's default flags (DefaultUMPSFileSpec, the bond dimension
+// chose the bond dimension (the wfa section's learn column). Full mode:
+// every problem with a training file, rtn umps train's default flags
+// (DefaultUMPSFileSpec, the bond dimension
 // chosen per problem by BondRule). Quick mode: two problems, the same
 // defaults for 6 epochs. ctx.Jobs problems train at
 // once; each uses its own seeded generators, so the numbers do not depend

@@ -27,12 +27,12 @@ const (
 	gmresStallTol = 1e-12
 )
 
-// gmres solves x - op(x) = b by restarted GMRES with classical Gram-Schmidt
-// applied twice (as stable as modified Gram-Schmidt with
-// reorthogonalisation, and two matrix-vector products), from x = 0. op(in, out) writes the operator's image of
-// in into out. It returns an error when the relative residual has not
-// reached gmresTol (or gmresStallTol at a stall) after gmresMaxIter
-// applications of op.
+// gmres solves x - op(x) = b by restarted GMRES from x = 0, with classical
+// Gram-Schmidt applied twice (as stable as modified Gram-Schmidt with
+// reorthogonalisation, and two matrix-vector products per pass).
+// op(in, out) writes the operator's image of in into out. It returns an
+// error when the relative residual has not reached gmresTol (or
+// gmresStallTol at a stall) after gmresMaxIter applications of op.
 func gmres(b []float64, op func(in, out []float64) error) ([]float64, error) {
 	n := len(b)
 	x := make([]float64, n)
