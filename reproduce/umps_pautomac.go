@@ -132,6 +132,10 @@ type umpsPAutomaCResult struct {
 	// chose it (0 for a fixed bond), bondSeconds the time that took.
 	bond, rank  int
 	bondSeconds float64
+	// grownFrom is the bond dimension the u-MPS was grown from (0: none);
+	// epochs and bestEpoch count the grown model's training, seconds
+	// both models'.
+	grownFrom int
 	// wfa is the test perplexity of the spectral automaton the bond rule
 	// fitted (rtn wfa learn's), 0 for a fixed bond.
 	wfa float64
@@ -194,8 +198,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 				r.ref = refs[r.problem]
 				results[i] = r
 				mu.Lock()
-				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: D = %d, perplexity %.4f = %.4fx the optimum %.4f (spectral WFA %.6g, splearn %.6g), %.0f s\n",
-					r.problem, r.bond, r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.wfa, r.ref.Splearn, r.seconds)
+				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: D = %s, perplexity %.4f = %.4fx the optimum %.4f (spectral WFA %.6g, splearn %.6g), %.0f s\n",
+					r.problem, r.bondText(), r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.wfa, r.ref.Splearn, r.seconds)
 				mu.Unlock()
 			}
 		}()
@@ -226,8 +230,8 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		rows = append(rows, Row{Section: "umps-pautomac", Metric: fmt.Sprintf("problem %d perplexity", r.problem),
 			Paper:    fmt.Sprintf("optimum %.4f; splearn %.6g", r.ref.Optimum, r.ref.Splearn),
 			Measured: r.umps, Headline: true,
-			Note: fmt.Sprintf("%.4fx the optimum; spectral WFA %.6g; D=%d (spectral rank %d), %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
-				ratio, r.wfa, r.bond, r.rank, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
+			Note: fmt.Sprintf("%.4fx the optimum; spectral WFA %.6g; D=%s (spectral rank %d), %d epochs (best %d), valid NLL %.4f nats/string, %.0f s",
+				ratio, r.wfa, r.bondText(), r.rank, r.epochs, r.bestEpoch, r.validNLL, r.seconds)})
 	}
 	rows = append(rows, Row{Section: "umps-pautomac", Metric: "problems within 1.05x the optimum",
 		Paper: fmt.Sprintf("%d problems", len(results)), Measured: float64(within), Headline: true,
@@ -268,6 +272,10 @@ func umpsPAutomaCProblem(dir string, p int, spec runs.UMPSSpec, outDir string) (
 	r := &umpsPAutomaCResult{problem: p, umps: *sc.Perplexity, validNLL: rep.ValidNLLAll,
 		epochs: rep.Epochs, bestEpoch: rep.BestEpoch, seconds: rep.Seconds,
 		bond: rep.Bond, rank: rep.SpectralRank, bondSeconds: rep.BondSeconds}
+	if rep.Grown != nil {
+		r.grownFrom = rep.Grown.Bond
+		r.seconds += rep.Grown.Seconds
+	}
 	if rep.Spectral != nil {
 		test, err := datasets.ReadStringsFile(base+".test", format, meta.Alphabet)
 		if err != nil {
@@ -284,17 +292,25 @@ func umpsPAutomaCProblem(dir string, p int, spec runs.UMPSSpec, outDir string) (
 	return r, nil
 }
 
+// bondText is the bond dimension, with the one it was grown from.
+func (r *umpsPAutomaCResult) bondText() string {
+	if r.grownFrom > 0 {
+		return fmt.Sprintf("%d (grown from %d)", r.bond, r.grownFrom)
+	}
+	return strconv.Itoa(r.bond)
+}
+
 // writeUMPSPAutomaCTable writes the section's results as a Markdown table.
 func writeUMPSPAutomaCTable(path string, results []*umpsPAutomaCResult, spec runs.UMPSSpec) error {
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
-		fmt.Fprintf(&b, "u-MPS: batch %d, norm %s, at most %d epochs, seed %d; D chosen per problem (spectral rank in brackets, s the time that took).\n\n", spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
+		fmt.Fprintf(&b, "u-MPS: batch %d, norm %s, at most %d epochs, seed %d; D chosen per problem (spectral rank in brackets, s the time that took; a D grown from a trained smaller one says from which, its epochs are the grown model's and its seconds both models').\n\n", spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
 		b.WriteString("| problem | optimum | D (rank, s) | u-MPS | ratio | spectral WFA | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			o := r.ref.Optimum
-			fmt.Fprintf(&b, "| %d | %.4f | %d (%d, %.0f) | %.4f | %.4f | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
-				r.problem, o, r.bond, r.rank, r.bondSeconds, r.umps, r.umps/o, r.wfa, r.wfa/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
+			fmt.Fprintf(&b, "| %d | %.4f | %s (%d, %.0f) | %.4f | %.4f | %.4f | %.4f | %.6g | %.4f | %d (%d) | %.0f |\n",
+				r.problem, o, r.bondText(), r.rank, r.bondSeconds, r.umps, r.umps/o, r.wfa, r.wfa/o, r.ref.Splearn, r.ref.Splearn/o, r.epochs, r.bestEpoch, r.seconds)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

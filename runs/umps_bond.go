@@ -11,6 +11,10 @@ import (
 // file with UMPSSpec.BondRule (string files only).
 const BondAuto = -1
 
+// GrowAuto as UMPSSpec.GrowFrom takes the bond rule's choice of a smaller
+// model to grow the chosen one from (BondRule.GrowFrom).
+const GrowAuto = -1
+
 // BondRule chooses a u-MPS's bond dimension from its strings by the rank
 // the spectral WFA learner selects on them (wfa.Fit with the WFA
 // configuration, by default rtn wfa learn's: held-out likelihood over
@@ -23,6 +27,12 @@ type BondRule struct {
 	// Small is the smallest bond dimension and Large the one for a rank at
 	// the top of the grid. If 0, they will be defaulted to 20 and 64.
 	Small, Large int
+	// GrowFrom is the bond dimension a model at Large is first trained at
+	// before it is grown into Large (UMPSSpec.GrowFrom): started at
+	// Large directly, the near-identity core can stay on a plateau for a
+	// whole run. If 0, it will be defaulted to Small; if negative, a
+	// model at Large is not grown.
+	GrowFrom int
 	// WFA configures the spectral selection (the zero value is
 	// rtn wfa learn's default, seed 1).
 	WFA wfa.Config
@@ -41,6 +51,9 @@ const DefaultBondStrings = 20000
 type BondChoice struct {
 	// Bond is the chosen bond dimension.
 	Bond int
+	// GrowFrom is the bond dimension to train first and grow into Bond
+	// (0: none).
+	GrowFrom int
 	// Rank is the rank of the spectral selection and MaxRank the largest
 	// rank it tried.
 	Rank, MaxRank int
@@ -63,8 +76,14 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 	if r.MaxStrings == 0 {
 		r.MaxStrings = DefaultBondStrings
 	}
+	if r.GrowFrom == 0 {
+		r.GrowFrom = r.Small
+	}
 	if r.Small < 1 || r.Large < r.Small || r.MaxStrings < 0 {
 		return BondChoice{}, errors.Errorf("bond rule: small %d, large %d and max strings %d, want 1 <= small <= large and max strings >= 0", r.Small, r.Large, r.MaxStrings)
+	}
+	if r.GrowFrom >= r.Large {
+		return BondChoice{}, errors.Errorf("bond rule: grow from %d, want below large %d (or negative: no growth)", r.GrowFrom, r.Large)
 	}
 	if r.WFA.Spec.Rank != 0 {
 		return BondChoice{}, errors.Errorf("bond rule: the spectral rank is fixed at %d, want it selected (0)", r.WFA.Spec.Rank)
@@ -81,14 +100,31 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 	c.Bond = min(max(c.Rank, r.Small), r.Large)
 	if c.Rank >= c.MaxRank {
 		c.Bond = r.Large
+		c.GrowFrom = max(r.GrowFrom, 0)
 	}
 	return c, nil
 }
 
-// chooseBond resolves BondAuto in spec from the file's strings seqs (in
-// file order, as rtn wfa learn reads them; nil for a built-in language);
-// a fixed bond is left as it is and gives a zero choice.
+// chooseBond resolves BondAuto and GrowAuto in spec, the bond from the
+// file's strings seqs (in file order, as rtn wfa learn reads them; nil
+// for a built-in language); a fixed bond is left as it is and gives a
+// zero choice. A GrowFrom that is not below the bond is an error.
 func chooseBond(spec *UMPSSpec, seqs [][]int, alphabet []string) (BondChoice, error) {
+	c, err := chooseBondOnly(spec, seqs, alphabet)
+	if err != nil {
+		return c, err
+	}
+	if spec.GrowFrom == GrowAuto {
+		spec.GrowFrom = c.GrowFrom
+	}
+	if spec.GrowFrom < 0 || (spec.GrowFrom > 0 && spec.GrowFrom >= spec.Bond) {
+		return BondChoice{}, errors.Errorf("grow from bond dimension %d, want 0 (none) or below the bond dimension %d", spec.GrowFrom, spec.Bond)
+	}
+	return c, nil
+}
+
+// chooseBondOnly resolves BondAuto in spec as chooseBond says.
+func chooseBondOnly(spec *UMPSSpec, seqs [][]int, alphabet []string) (BondChoice, error) {
 	if spec.Bond != BondAuto {
 		return BondChoice{}, nil
 	}

@@ -56,7 +56,7 @@ func TestBondRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Bond != 2 || c.Rank >= c.MaxRank || c.MaxRank != 3 {
+	if c.Bond != 2 || c.Rank >= c.MaxRank || c.MaxRank != 3 || c.GrowFrom != 0 {
 		t.Errorf("one-state data: %+v, want bond 2 and a rank below 3", c)
 	}
 	rule.WFA.Ranks = []int{1, 2}
@@ -64,8 +64,13 @@ func TestBondRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Bond != 5 || c.Rank != 2 || c.MaxRank != 2 {
-		t.Errorf("rank-3 data, ranks 1-2: %+v, want bond 5 at rank 2", c)
+	if c.Bond != 5 || c.Rank != 2 || c.MaxRank != 2 || c.GrowFrom != 2 {
+		t.Errorf("rank-3 data, ranks 1-2: %+v, want bond 5 at rank 2, grown from 2", c)
+	}
+	noGrow := rule
+	noGrow.GrowFrom = -1
+	if c, err := noGrow.Choose(datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: cycleStrings(3000, 1)}); err != nil || c.GrowFrom != 0 {
+		t.Errorf("rank-3 data, no growth: %+v, %v, want bond 5 not grown", c, err)
 	}
 	if c.WFA == nil || c.WFA.Spec.Rank != c.Rank || c.WFA.WFA.States != c.Rank {
 		t.Errorf("rank-3 data: the chosen automaton %+v, want the selection's of rank %d", c.WFA, c.Rank)
@@ -84,6 +89,7 @@ func TestBondRule(t *testing.T) {
 		{Small: 30, Large: 20},
 		{WFA: wfa.Config{Spec: wfa.Spec{Rank: 3}}},
 		{MaxStrings: -1},
+		{Small: 2, Large: 5, GrowFrom: 5},
 	} {
 		if _, err := bad.Choose(s); err == nil {
 			t.Errorf("rule %+v: no error", bad)
@@ -165,5 +171,44 @@ func TestTrainUMPSBondAuto(t *testing.T) {
 	}
 	if _, err := TrainUMPS(UMPSSpec{Data: "tomita1", Bond: BondAuto, NTrain: 20, NValid: 10, Epochs: 1}); err == nil {
 		t.Error("BondAuto on a built-in language: no error")
+	}
+}
+
+// With GrowAuto at the top of the grid, TrainUMPS first trains the rule's
+// GrowFrom bond, which is the run at that bond given as a number, bit for
+// bit, then grows it; its metrics go to grow-from-N under Out. A GrowFrom
+// not below the bond is refused.
+func TestTrainUMPSGrow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cycle.train")
+	writePAutomaC(t, path, cycleStrings(400, 3), 3)
+	format := datasets.PAutomaC
+	out := filepath.Join(t.TempDir(), "run")
+	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, GrowFrom: GrowAuto, Norm: umps.AllLengths, Epochs: 2, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
+		BondRule: BondRule{Small: 2, Large: 3, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2}}}, Out: out}
+	grown, err := TrainUMPS(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grown.Bond != 3 || grown.Grown == nil || grown.Grown.Bond != 2 || grown.Grown.Grown != nil {
+		t.Fatalf("grown: bond %d, grown from %+v, want 3 grown from 2", grown.Bond, grown.Grown)
+	}
+	if _, err := os.Stat(filepath.Join(out, "grow-from-2", "metrics.jsonl")); err != nil {
+		t.Errorf("the smaller model's metrics: %v", err)
+	}
+	small := spec
+	small.Bond, small.GrowFrom, small.Out = 2, 0, ""
+	fixed, err := TrainUMPS(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.ValidNLL != grown.Grown.ValidNLL || fixed.TrainNLL != grown.Grown.TrainNLL || fixed.Epochs != grown.Grown.Epochs {
+		t.Errorf("bond 2 alone: valid NLL %v, train NLL %v; grown from: %v, %v", fixed.ValidNLL, fixed.TrainNLL, grown.Grown.ValidNLL, grown.Grown.TrainNLL)
+	}
+	for _, g := range []int{3, 4, -2} {
+		bad := small
+		bad.Bond, bad.GrowFrom = 3, g
+		if _, err := TrainUMPS(bad); err == nil {
+			t.Errorf("bond 3 grown from %d: no error", g)
+		}
 	}
 }

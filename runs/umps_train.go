@@ -169,24 +169,15 @@ func meanNLLAll(p umps.Distribution, seqs [][]int) (float64, error) {
 }
 
 // trainOnce trains one initialisation drawn from rng; dir, if not empty,
-// receives its checkpoint and metrics.
+// receives its checkpoint and metrics (and, with spec.GrowFrom, the
+// smaller model's in dir/grow-from-N).
 func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *rand.Rand, dir string) (*UMPSReport, error) {
-	p, err := umps.NewParams(spec.Bond, len(meta.Alphabet), spec.Init, rng)
+	p, grown, err := startParams(&spec, train, valid, meta, rng, dir)
 	if err != nil {
 		return nil, err
 	}
-	if spec.InitNoise > 0 && spec.Init == umps.NearIdentity {
-		initNoise(p, spec.InitNoise, rng)
-	}
 	var balanced *umps.Problem
 	if spec.Norm == umps.AllLengths {
-		// The contracted core (umps.ContractCore) keeps Z_* finite; its
-		// bound starts at the ratio of a geometric length distribution
-		// with the training mean, and the length-balanced start, if any,
-		// trains the same core on P_n (blind to the scale) first.
-		if err := umps.AddGamma(p, geometricRatio(train)); err != nil {
-			return nil, err
-		}
 		if balanced, err = umps.NewProblem(p, train, valid, umps.PerLength); err != nil {
 			return nil, err
 		}
@@ -230,7 +221,7 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	}
 	rep := &UMPSReport{Data: spec.Data, Bond: spec.Bond, NTrain: len(train), NValid: len(valid),
 		Epochs: pre.Epochs + res.Epochs, BestEpoch: pre.Epochs + res.BestEpoch, Seconds: pre.Seconds + res.Seconds,
-		BalanceEpochs: spec.BalanceEpochs, Params: p, Meta: meta}
+		BalanceEpochs: spec.BalanceEpochs, Params: p, Meta: meta, Grown: grown}
 	if rep.TrainNLL, err = umps.MeanNLL(p, train, spec.Norm); err != nil {
 		return nil, err
 	}
@@ -238,6 +229,55 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 		return nil, err
 	}
 	return rep, nil
+}
+
+// startParams returns the parameters trainOnce starts from: a new core
+// drawn from rng, or, with spec.GrowFrom, the model of that bond
+// dimension trained by trainOnce from the same generator and grown into
+// spec.Bond, whose report it also returns (spec then loses its
+// length-balanced start, the grown core not being at the uniform model,
+// and takes GrowLR as its learning rate).
+func startParams(spec *UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *rand.Rand, dir string) (*params.Params, *UMPSReport, error) {
+	if spec.GrowFrom > 0 {
+		small, smeta, sdir := *spec, meta, ""
+		small.Bond, small.GrowFrom, smeta.Bond = spec.GrowFrom, 0, spec.GrowFrom
+		if dir != "" {
+			sdir = filepath.Join(dir, fmt.Sprintf("grow-from-%d", spec.GrowFrom))
+		}
+		rep, err := trainOnce(small, train, valid, smeta, rng, sdir)
+		if err != nil {
+			return nil, nil, errors.Wrapf(err, "the bond dimension %d to grow from", spec.GrowFrom)
+		}
+		sd := spec.GrowNoise
+		if sd == 0 {
+			sd = 1e-6
+		}
+		p, err := umps.GrowParams(rep.Params, spec.Bond, sd, rng)
+		spec.BalanceEpochs = 0
+		if spec.GrowLR > 0 {
+			spec.LR = spec.GrowLR
+		} else {
+			spec.LR /= 10
+		}
+		return p, rep, err
+	}
+	p, err := umps.NewParams(spec.Bond, len(meta.Alphabet), spec.Init, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	if spec.InitNoise > 0 && spec.Init == umps.NearIdentity {
+		initNoise(p, spec.InitNoise, rng)
+	}
+	if spec.Norm == umps.AllLengths {
+		// The contracted core (umps.ContractCore) keeps Z_* finite; its
+		// bound starts at the ratio of a geometric length distribution
+		// with the training mean, and the length-balanced start, if any,
+		// trains the same core on P_n (blind to the scale) first.
+		if err := umps.AddGamma(p, geometricRatio(train)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p, nil, nil
 }
 
 // geometricRatio is q = mu/(mu+1) for the mean length mu of seqs (the

@@ -57,6 +57,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
 	fd := runs.DefaultUMPSFileSpec()
 	bond := fs.String("bond", "20", "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
+	growFrom := fs.String("grow-from", "0", "train first at this bond dimension, below -bond's, and grow the trained core into -bond's (0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0; with -format the default is auto)")
 	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
 	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
@@ -84,6 +85,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		// A string file gets the defaults chosen for it (docs/umps.md).
 		for name, set := range map[string]func(){
 			"bond":       func() { *bond = "auto" },
+			"grow-from":  func() { *growFrom = "auto" },
 			"norm":       func() { norm = fd.Norm.String() },
 			"balance":    func() { spec.BalanceEpochs = fd.BalanceEpochs },
 			"epochs":     func() { spec.Epochs = fd.Epochs },
@@ -108,6 +110,13 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("-bond must be auto or an integer in [1, 512], got %q", *bond)
 	} else {
 		spec.Bond = n
+	}
+	if *growFrom == "auto" {
+		spec.GrowFrom = runs.GrowAuto
+	} else if n, err := strconv.Atoi(*growFrom); err != nil || n < 0 || (n > 0 && spec.Bond != runs.BondAuto && n >= spec.Bond) {
+		return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", *growFrom)
+	} else {
+		spec.GrowFrom = n
 	}
 	switch {
 	case spec.NTrain < 1 || spec.NValid < 1:
@@ -164,6 +173,9 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "bond\t%d (auto: spectral rank %d, %.1f s)\n", rep.Bond, rep.SpectralRank, rep.BondSeconds)
 	} else {
 		fmt.Fprintf(tw, "bond\t%d\n", rep.Bond)
+	}
+	if g := rep.Grown; g != nil {
+		fmt.Fprintf(tw, "grown from\tbond %d: %d epochs (best %d), valid NLL %.6f nats/string, %.1f s\n", g.Bond, g.Epochs, g.BestEpoch, g.ValidNLL, g.Seconds)
 	}
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", rep.Epochs, rep.BestEpoch)
 	fmt.Fprintf(tw, "train NLL\t%.6f nats/string\n", rep.TrainNLL)

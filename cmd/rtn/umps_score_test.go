@@ -74,6 +74,15 @@ func TestUMPSScore(t *testing.T) {
 	if r, ok := auto["spectral_rank"].(float64); !ok || r < 1 || auto["bond"] != 20.0 || auto["valid_nll"] != fixed["valid_nll"] || fixed["spectral_rank"] != nil {
 		t.Errorf("-bond auto: %v; -bond 20: %v", auto, fixed)
 	}
+	// -grow-from trains the smaller model first and reports it.
+	var grown map[string]any
+	out, errs, code = invoke("umps", "train", "-data", train, "-format", "pautomac", "-bond", "3", "-grow-from", "2", "-epochs", "1", "-quiet", "-json")
+	if code != 0 || json.Unmarshal([]byte(out), &grown) != nil {
+		t.Fatalf("train -grow-from 2: exit %d, %q, %q", code, out, errs)
+	}
+	if g, ok := grown["grown_from"].(map[string]any); !ok || g["bond"] != 2.0 || grown["bond"] != 3.0 {
+		t.Errorf("-bond 3 -grow-from 2: %v", grown)
+	}
 	out, errs, code = invoke("umps", "score", "-model", run, "-test", test, "-solution", sol, "-json")
 	var sc map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &sc) != nil {
