@@ -52,11 +52,11 @@ type UMPSSpec struct {
 	// start's noise).
 	GrowNoise float64
 	// GrowLR is Adam's initial learning rate for the grown model. If 0,
-	// it will be defaulted to LR/10: Adam's first steps move every entry
-	// by about the rate, so at LR the grown core leaves the trained
-	// model for a validation NLL 3 nats per string worse (problem 40,
-	// 64 grown from 20) and spends the epochs until the first drop
-	// coming back.
+	// it will be defaulted to LR/100: a fresh Adam moves every entry by
+	// about the rate at each step, the added ones included however small
+	// their gradient, and at LR or LR/10 the grown core leaves the
+	// trained model for a validation NLL 2 to 3 nats per string worse
+	// and stays there until the first drop restores it (docs/umps.md).
 	GrowLR float64
 	// NTrain and NValid are the training and validation sizes for the
 	// built-in languages. If 0, they will be defaulted to 1,000 each.

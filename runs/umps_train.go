@@ -257,7 +257,7 @@ func startParams(spec *UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng 
 		if spec.GrowLR > 0 {
 			spec.LR = spec.GrowLR
 		} else {
-			spec.LR /= 10
+			spec.LR /= 100
 		}
 		return p, rep, err
 	}
