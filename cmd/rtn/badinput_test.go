@@ -179,6 +179,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `-grow-from must be auto, 0 or an integer below -bond, got "20"`, "umps", "train", "-bond", "20", "-grow-from", "20")
 	c(2, `-grow-from must be auto, 0 or an integer below -bond, got "-3"`, "umps", "train", "-grow-from", "-3")
 	c(2, `-grow-from must be auto, 0 or an integer below -bond, got "x"`, "umps", "train", "-grow-from", "x")
+	c(2, "-grow-lr must be a finite number >= 0, got -1", "umps", "train", "-grow-lr", "-1")
 	c(2, "-train and -valid must be >= 1", "umps", "train", "-train", "0")
 	c(2, "-train and -valid must be >= 1", "umps", "train", "-valid", "-5")
 	c(2, "-epochs must be >= 1", "umps", "train", "-epochs", "0")

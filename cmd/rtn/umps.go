@@ -58,6 +58,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fd := runs.DefaultUMPSFileSpec()
 	bond := fs.String("bond", "20", "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
 	growFrom := fs.String("grow-from", "0", "train first at this bond dimension, below -bond's, and grow the trained core into -bond's (0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0; with -format the default is auto)")
+	fs.Float64Var(&spec.GrowLR, "grow-lr", 0, "Adam's learning rate for the grown model (0: -lr's / 100)")
 	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
 	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
@@ -129,6 +130,8 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("-lr must be a finite number >= 0, got %v", spec.LR)
 	case !(spec.InitNoise >= 0) || math.IsInf(spec.InitNoise, 1):
 		return usagef("-init-noise must be a finite number >= 0, got %v", spec.InitNoise)
+	case !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1):
+		return usagef("-grow-lr must be a finite number >= 0, got %v", spec.GrowLR)
 	case spec.Patience < 1:
 		return usagef("-patience must be >= 1, got %d", spec.Patience)
 	case !(spec.ClipNorm >= 0) || math.IsInf(spec.ClipNorm, 1):

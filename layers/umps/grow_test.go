@@ -32,17 +32,28 @@ func growStrings(symbols int) [][]int {
 	return out
 }
 
-// maxLogDiff is the largest |a_i - b_i|.
-func maxLogDiff(t *testing.T, a, b []float64) float64 {
+// logProbsFunc is LogProbsN or LogProbsStar.
+type logProbsFunc func(*MPS, [][]int) ([]float64, error)
+
+// checkLogProbs fails t when f gives got and want values farther apart
+// than tol on some string of seqs.
+func checkLogProbs(t *testing.T, what string, f logProbsFunc, got, want *MPS, seqs [][]int, tol float64) {
 	t.Helper()
-	if len(a) != len(b) {
-		t.Fatalf("%d and %d values", len(a), len(b))
+	w, err := f(want, seqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := f(got, seqs)
+	if err != nil {
+		t.Fatal(err)
 	}
 	worst := 0.0
-	for i := range a {
-		worst = math.Max(worst, math.Abs(a[i]-b[i]))
+	for i := range w {
+		worst = math.Max(worst, math.Abs(g[i]-w[i]))
 	}
-	return worst
+	if worst > tol {
+		t.Errorf("%s moved by up to %.3g, want <= %g", what, worst, tol)
+	}
 }
 
 func TestGrowKeepsTheDistribution(t *testing.T) {
@@ -70,22 +81,8 @@ func TestGrowKeepsTheDistribution(t *testing.T) {
 					}
 				}
 			}
-			for _, q := range []struct {
-				name string
-				f    func(*MPS, [][]int) ([]float64, error)
-			}{{"log P_n", (*MPS).LogProbsN}, {"log P_*", (*MPS).LogProbsStar}} {
-				want, err := q.f(m, seqs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := q.f(g, seqs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := maxLogDiff(t, got, want); d > tc.tol {
-					t.Errorf("%s moved by up to %.3g, want <= %g", q.name, d, tc.tol)
-				}
-			}
+			checkLogProbs(t, "log P_n", (*MPS).LogProbsN, g, m, seqs, tc.tol)
+			checkLogProbs(t, "log P_*", (*MPS).LogProbsStar, g, m, seqs, tc.tol)
 		})
 	}
 }
@@ -126,17 +123,7 @@ func TestGrowParamsKeepsTheContractedCore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := m.LogProbsStar(seqs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := g.LogProbsStar(seqs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := maxLogDiff(t, got, want); d > tc.tol {
-				t.Errorf("log P_* moved by up to %.3g, want <= %g", d, tc.tol)
-			}
+			checkLogProbs(t, "log P_*", (*MPS).LogProbsStar, g, m, seqs, tc.tol)
 		})
 	}
 }
@@ -156,17 +143,7 @@ func TestGrowParamsPerLength(t *testing.T) {
 	seqs := growStrings(2)
 	m, _ := FromParams(p)
 	g, _ := FromParams(q)
-	want, err := m.LogProbsN(seqs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := g.LogProbsN(seqs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := maxLogDiff(t, got, want); d > growExactTol {
-		t.Errorf("log P_n moved by up to %.3g, want <= %g", d, growExactTol)
-	}
+	checkLogProbs(t, "log P_n", (*MPS).LogProbsN, g, m, seqs, growExactTol)
 }
 
 func TestGrowRejects(t *testing.T) {
