@@ -28,11 +28,16 @@ type PAutomaCResult struct {
 	// Learn and Finetune are the test scores of wfa.Fit with default
 	// settings and of wfa.Finetune from it with default settings.
 	Learn, Finetune float64
-	// Chosen is the selected configuration.
-	Chosen wfa.Spec
+	// Chosen is the selected configuration (the first component's when
+	// the model is a mixture); Components the mixture's components (nil
+	// for a single automaton).
+	Chosen     wfa.Spec
+	Components []wfa.Component
 	// SelectSeconds is the selection's wall time; FitSeconds and FitCPU
 	// the wall and CPU time of the final fit at the chosen configuration
-	// on all training strings, run alone on one thread (GOMAXPROCS 1);
+	// (at every component's for a mixture, whose weights come from the
+	// selection) on all training strings, run alone on one thread
+	// (GOMAXPROCS 1);
 	// FinetuneSeconds the wall time of the fine-tuning.
 	SelectSeconds, FitSeconds, FitCPU, FinetuneSeconds float64
 	// Radius is the spectral radius of the learned automaton's transition
@@ -67,15 +72,26 @@ func RunPAutomaC(dir string, p int, seed uint64) (*PAutomaCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Chosen, res.SelectSeconds = rep.Chosen, rep.SelectSeconds
+	res.Chosen, res.Components, res.SelectSeconds = rep.Chosen, rep.Components, rep.SelectSeconds
 	res.Radius, _ = m.WFA.SpectralRadius()
 	if res.Learn, err = wfa.Score(m, test.Seqs, sol); err != nil {
 		return nil, err
 	}
 	procs := runtime.GOMAXPROCS(1)
 	runtime.GC()
+	specs := []wfa.Spec{rep.Chosen}
+	if len(rep.Components) > 0 {
+		specs = specs[:0]
+		for _, c := range rep.Components {
+			specs = append(specs, c.Spec)
+		}
+	}
 	cpu0, t0 := cpuSeconds(), time.Now()
-	_, err = wfa.FitSpec(train.Seqs, len(train.Alphabet), rep.Chosen, rand.New(rand.NewPCG(seed, 2)))
+	for _, spec := range specs {
+		if _, err = wfa.FitSpec(train.Seqs, len(train.Alphabet), spec, rand.New(rand.NewPCG(seed, 2))); err != nil {
+			break
+		}
+	}
 	res.FitSeconds, res.FitCPU = time.Since(t0).Seconds(), cpuSeconds()-cpu0
 	runtime.GOMAXPROCS(procs)
 	if err != nil {
@@ -144,7 +160,7 @@ func runWFASection(ctx *Context) ([]Row, error) {
 		}
 		fmt.Fprintf(ctx.Log, "wfa: problem %d: optimum %.4f, learn %.4f (%v, select %.1fs, fit %.2fs), finetune %.4f (%.1fs), splearn %s\n",
 			p, res.Optimum, res.Learn, res.Chosen, res.SelectSeconds, res.FitSeconds, res.Finetune, res.FinetuneSeconds, paper)
-		note := fmt.Sprintf("optimum %.4f; ours %v; %s", res.Optimum, res.Chosen, mode)
+		note := fmt.Sprintf("optimum %.4f; ours %v%s; %s", res.Optimum, res.Chosen, mixtureNote(res.Components), mode)
 		if ref.DivergentConfig != "" {
 			note += fmt.Sprintf("; splearn validation pick (%s) diverges: %.3g; non-divergent pick quoted", ref.DivergentConfig, ref.DivergentScore)
 		}
@@ -161,6 +177,14 @@ func runWFASection(ctx *Context) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// mixtureNote is ", mixture of k" for a mixture of k components, else "".
+func mixtureNote(c []wfa.Component) string {
+	if len(c) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", mixture of %d", len(c))
 }
 
 // wfaMeanRows are the mean ratios to the optimum.
@@ -190,8 +214,8 @@ func writeWFATable(path string, results []*PAutomaCResult, refs map[int]PAutomaC
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			ref := refs[r.Problem]
-			fmt.Fprintf(&b, "| %d | %.4f | %.4f (%s) | %.4f | %.4f (%v, %d, %d) | %.4f | %.4f | %.2f (%.2f) | %.2f | %.1f | %.1f |\n",
-				r.Problem, r.Optimum, ref.Splearn, ref.SplearnConfig, ref.SplearnOracle, r.Learn, r.Chosen.Variant, r.Chosen.Rows, r.Chosen.Rank,
+			fmt.Fprintf(&b, "| %d | %.4f | %.4f (%s) | %.4f | %.4f (%v, %d, %d%s) | %.4f | %.4f | %.2f (%.2f) | %.2f | %.1f | %.1f |\n",
+				r.Problem, r.Optimum, ref.Splearn, ref.SplearnConfig, ref.SplearnOracle, r.Learn, r.Chosen.Variant, r.Chosen.Rows, r.Chosen.Rank, mixtureNote(r.Components),
 				r.Finetune, r.Learn/ref.Splearn, r.FitSeconds, r.FitCPU, ref.SplearnSeconds, r.SelectSeconds, r.FinetuneSeconds)
 		}
 		_, err := io.WriteString(w, b.String())

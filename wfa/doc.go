@@ -11,7 +11,10 @@
 //     strings, by the validation log-loss of the floored values over the
 //     automaton's mass (ValidZLL), rejecting automata that diverge
 //     (spectral radius of sum_s A_s >= 1), have a mass far from 1 or floor
-//     more than a small share of the validation strings.
+//     more than a small share of the validation strings. By default the
+//     result is a mixture of up to 8 of the best candidates (Mix: a
+//     block-diagonal WFA), with weights fitted on the validation strings,
+//     when it beats the best single candidate there (Config.Mixture).
 //   - Predict returns the model's probabilities under the floor rule
 //     (max(f(x), Floor)); Score computes the PAutomaC perplexity against a
 //     solution file, LogLoss the per-symbol log-loss without one, and

@@ -85,11 +85,25 @@ func (e *EvalSet) LOO(w spectral.WFA) float64 {
 // scores computes Perplexity, ZLL and LOO in one pass over the strings.
 func (e *EvalSet) scores(w spectral.WFA) (perp, floored, zll, loo float64) {
 	z, err := w.Mass()
-	normal := err == nil && z > 0 && !math.IsInf(z, 0)
+	return e.scoreValues(e.values(w), z, err == nil)
+}
+
+// values returns the automaton's raw values f(x) on the distinct strings.
+func (e *EvalSet) values(w spectral.WFA) []float64 {
+	v := make([]float64, len(e.Seqs))
+	for i, s := range e.Seqs {
+		v[i] = w.Value(s)
+	}
+	return v
+}
+
+// scoreValues is scores from the raw values f(x) of the distinct strings
+// and the mass z (ok false when it could not be computed).
+func (e *EvalSet) scoreValues(f []float64, z float64, ok bool) (perp, floored, zll, loo float64) {
+	normal := ok && z > 0 && !math.IsInf(z, 0)
 	q := make([]float64, len(e.Seqs))
 	sum := 0.0
-	for i, s := range e.Seqs {
-		v := w.Value(s)
+	for i, v := range f {
 		if !(v > 0) {
 			floored += e.Weights[i]
 		}

@@ -556,6 +556,6 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 		rep.Stopped = "fine-tuned automaton worse on the frequent validation strings (loo); the start is kept"
 		best = m.WFA
 	}
-	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Finetuned: true}
+	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Components: slices.Clone(m.Components), Finetuned: true}
 	return out, rep, nil
 }

@@ -109,6 +109,14 @@ type Config struct {
 	MaxFloored float64
 	// Criterion is what the selection minimises (ValidZLL by default).
 	Criterion Criterion
+	// Mixture is the largest number of selection candidates (the best by
+	// ValidZLL) averaged into the returned automaton. If 0, it will be
+	// defaulted to 8; 1 returns the single best candidate. The weights
+	// minimise ValidZLL of the mixture on the validation strings (see
+	// Fit); the mixture is kept only when that figure beats the best
+	// single candidate's. Only ValidZLL forms mixtures: with another
+	// Criterion, Mixture is ignored.
+	Mixture int
 	// OnCandidate, when not nil, is called with every candidate and its
 	// automaton (fitted on the training part), for inspection.
 	OnCandidate func(c Candidate, w spectral.WFA)
@@ -148,6 +156,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
+	if c.Mixture == 0 {
+		c.Mixture = 8
+	}
+	if c.Mixture < 1 {
+		return c, errors.Errorf("wfa: mixture of %d candidates, want >= 1", c.Mixture)
+	}
 	if c.Spec.Rank < 0 {
 		return c, errors.Errorf("wfa: rank %d, want >= 1 (or 0 to select it)", c.Spec.Rank)
 	}
@@ -179,14 +193,22 @@ type Candidate struct {
 	Radius, Floored float64
 	// Rejected says why the candidate cannot be selected ("" if it can).
 	Rejected string
+	// vals are the values f(x)/Z on the distinct validation strings of
+	// every fold in turn, Z the mass of the automaton fitted without that
+	// fold (for the mixture; dropped when Fit returns).
+	vals []float64
 }
 
 // Report describes a Fit.
 type Report struct {
 	// Candidates lists the selection's candidates (nil with a fixed rank).
 	Candidates []Candidate
-	// Chosen is the configuration of the returned model.
+	// Chosen is the configuration of the returned model (of its first
+	// component when it is a mixture).
 	Chosen Spec
+	// Components are the mixture's components, nil when the model is a
+	// single automaton (see Model.Components).
+	Components []Component
 	// SelectSeconds is the wall time of the selection (fits on the
 	// training part and validation scoring); FitSeconds that of the final
 	// fit on all the strings (Hankel matrices, SVD and automaton).
@@ -202,6 +224,17 @@ type Report struct {
 // validation strings), and refits the one with the best mean validation
 // figure (cfg.Criterion) on all strings; a refit that fails the same
 // checks (on all the strings) is rejected and the next best is refitted.
+//
+// With the ValidZLL criterion and cfg.Mixture > 1 it first tries a
+// mixture of the cfg.Mixture best candidates: weights on the simplex
+// minimising the ValidZLL of sum_i w_i f_i / Z_i on the validation strings
+// (Frank-Wolfe from the best candidate alone, so the figure never gets
+// worse than its), weights below MinMixtureWeight dropped and the rest
+// rescaled to sum 1. When more than one component is left and the
+// mixture's figure is below the best candidate's, each component is
+// refitted on all strings and the mixture of the refits (Mix) returned,
+// unless a refit or the mixture fails the checks above; then Fit falls
+// back to the single best candidate.
 // When the selection fails the report still lists the candidates.
 func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 	cfg, err := cfg.withDefaults()
@@ -222,9 +255,15 @@ func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 		return &Model{WFA: w, Alphabet: slices.Clone(s.Alphabet), Spec: cfg.Spec}, rep, nil
 	}
 	start := time.Now()
-	if rep.Candidates, err = selectSpec(s, cfg); err != nil {
+	var validWeights []float64
+	if rep.Candidates, validWeights, err = selectSpec(s, cfg); err != nil {
 		return nil, rep, err
 	}
+	defer func() {
+		for i := range rep.Candidates {
+			rep.Candidates[i].vals = nil
+		}
+	}()
 	rep.SelectSeconds = time.Since(start).Seconds()
 	order := make([]int, 0, len(rep.Candidates))
 	for i, c := range rep.Candidates {
@@ -236,7 +275,13 @@ func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 	slices.SortStableFunc(order, func(i, j int) int {
 		return cmp.Compare(rep.Candidates[i].value(cfg.Criterion), rep.Candidates[j].value(cfg.Criterion))
 	})
-	var all *EvalSet
+	all := NewEvalSet(s.Seqs)
+	if cfg.Criterion == ValidZLL && cfg.Mixture > 1 {
+		m, err := fitMixture(s, cfg, rep, order, validWeights, all)
+		if m != nil || err != nil {
+			return m, rep, err
+		}
+	}
 	for _, i := range order {
 		spec := rep.Candidates[i].Spec
 		start := time.Now()
@@ -245,9 +290,6 @@ func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 			return nil, nil, err
 		}
 		rep.FitSeconds = time.Since(start).Seconds()
-		if all == nil {
-			all = NewEvalSet(s.Seqs)
-		}
 		if why := refitRejected(w, all, cfg); why != "" {
 			rep.Candidates[i].Rejected = why
 			continue
@@ -315,12 +357,15 @@ func folds(n int, cfg Config) ([][]int, error) {
 
 // selectSpec scores every candidate on every fold and returns them in
 // grid order (variant, basis, rank), their figures the size-weighted means
-// over the folds.
-func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, error) {
+// over the folds, and the weights of the candidates' vals: the
+// frequencies of the distinct validation strings of every fold in turn,
+// each fold's scaled by its share.
+func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) {
 	parts, err := folds(len(s.Seqs), cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var weights []float64
 	var cands []Candidate
 	index := map[Spec]int{}
 	for k, va := range parts {
@@ -339,12 +384,15 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, error) {
 		if cfg.Folds == 1 {
 			share = 1
 		}
+		for _, p := range valid.Weights {
+			weights = append(weights, share*p)
+		}
 		seen := map[Spec]bool{}
 		for _, v := range cfg.Variants {
 			for _, b := range cfg.Bases {
 				h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				var ranks []int
 				for _, r := range cfg.Ranks {
@@ -357,12 +405,12 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, error) {
 				}
 				f, err := h.Factorize(slices.Max(ranks), rand.New(rand.NewPCG(cfg.Seed, uint64(3+k))))
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				for _, r := range ranks {
 					w, err := f.WFA(r)
 					if err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 					spec := Spec{Variant: v, Rows: b, Cols: b, Rank: r}
 					c := judge(w, spec, valid, cfg)
@@ -389,7 +437,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, error) {
 			}
 		}
 	}
-	return cands, nil
+	return cands, weights, nil
 }
 
 // add accumulates fold k's judgement c with weight share.
@@ -399,6 +447,7 @@ func (c *Candidate) add(f Candidate, share float64, k int) {
 	c.NLL += share * f.NLL
 	c.ZLL += share * f.ZLL
 	c.Radius, c.Floored = max(c.Radius, f.Radius), max(c.Floored, f.Floored)
+	c.vals = append(c.vals, f.vals...)
 	if c.Rejected == "" && f.Rejected != "" {
 		c.Rejected = f.Rejected
 		if k > 0 {
@@ -436,12 +485,16 @@ func judge(w spectral.WFA, spec Spec, valid *EvalSet, cfg Config) Candidate {
 	c := Candidate{Spec: spec}
 	rad, err := w.SpectralRadius()
 	c.Radius = rad
-	c.Perplexity, c.Floored, c.ZLL, c.LOO = valid.scores(w)
+	z, zerr := w.Mass()
+	c.vals = valid.values(w)
+	c.Perplexity, c.Floored, c.ZLL, c.LOO = valid.scoreValues(c.vals, z, zerr == nil)
+	for i := range c.vals {
+		c.vals[i] /= z
+	}
 	c.NLL = math.NaN()
 	if cfg.Criterion == ValidNLL || cfg.AllFigures {
 		c.NLL = NLL(w, valid)
 	}
-	z, zerr := w.Mass()
 	switch v := c.value(cfg.Criterion); {
 	case err != nil || !(rad < 1):
 		c.Rejected = "diverges"

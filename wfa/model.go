@@ -25,8 +25,15 @@ type Model struct {
 	WFA spectral.WFA
 	// Alphabet names the symbols (ids are positions).
 	Alphabet []string
-	// Spec is the configuration that produced the automaton.
+	// Spec is the configuration that produced the automaton (the first
+	// component's when it is a mixture).
 	Spec Spec
+	// Components, when not empty, says that the automaton is the mixture
+	// sum_i Weight_i f_i / Z_i of the automata fitted at these
+	// configurations, Z_i their masses (as Fit builds it with Mix, one
+	// block of states per component in this order; Finetune and Minimize
+	// keep the list while changing the states).
+	Components []Component
 	// Finetuned reports that the parameters were trained by Finetune.
 	Finetuned bool
 }
@@ -63,17 +70,27 @@ func (m *Model) Predict(seqs [][]int) []float64 {
 
 // fileModel is the JSON layout of a model file.
 type fileModel struct {
-	Format    string      `json:"format"`
-	Alphabet  []string    `json:"alphabet"`
-	Variant   string      `json:"variant"`
-	Rows      int         `json:"lrows"`
-	Cols      int         `json:"lcolumns"`
-	Rank      int         `json:"rank"`
-	Finetuned bool        `json:"finetuned"`
-	States    int         `json:"states"`
-	Alpha     []float64   `json:"alpha"`
-	Trans     [][]float64 `json:"transitions"`
-	Omega     []float64   `json:"omega"`
+	Format     string          `json:"format"`
+	Alphabet   []string        `json:"alphabet"`
+	Variant    string          `json:"variant"`
+	Rows       int             `json:"lrows"`
+	Cols       int             `json:"lcolumns"`
+	Rank       int             `json:"rank"`
+	Finetuned  bool            `json:"finetuned"`
+	Components []fileComponent `json:"components,omitempty"`
+	States     int             `json:"states"`
+	Alpha      []float64       `json:"alpha"`
+	Trans      [][]float64     `json:"transitions"`
+	Omega      []float64       `json:"omega"`
+}
+
+// fileComponent is the JSON layout of a mixture component.
+type fileComponent struct {
+	Variant string  `json:"variant"`
+	Rows    int     `json:"lrows"`
+	Cols    int     `json:"lcolumns"`
+	Rank    int     `json:"rank"`
+	Weight  float64 `json:"weight"`
 }
 
 const fileFormat = "rtn-wfa-1"
@@ -84,6 +101,9 @@ func (m *Model) Write(w io.Writer) error {
 	f := fileModel{Format: fileFormat, Alphabet: m.Alphabet, Variant: m.Spec.Variant.String(), Rows: m.Spec.Rows,
 		Cols: m.Spec.Cols, Rank: m.Spec.Rank, Finetuned: m.Finetuned, States: m.WFA.States,
 		Alpha: m.WFA.Alpha, Trans: m.WFA.Trans, Omega: m.WFA.Omega}
+	for _, c := range m.Components {
+		f.Components = append(f.Components, fileComponent{Variant: c.Spec.Variant.String(), Rows: c.Spec.Rows, Cols: c.Spec.Cols, Rank: c.Spec.Rank, Weight: c.Weight})
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return errors.Wrap(enc.Encode(f), "wfa")
@@ -111,6 +131,13 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	m := &Model{Alphabet: f.Alphabet, Spec: Spec{Variant: v, Rows: f.Rows, Cols: f.Cols, Rank: f.Rank}, Finetuned: f.Finetuned,
 		WFA: spectral.WFA{States: f.States, Out: 1, Alpha: f.Alpha, Trans: f.Trans, Omega: f.Omega}}
+	for _, c := range f.Components {
+		v, err := spectral.ParseHankelVariant(c.Variant)
+		if err != nil {
+			return nil, errors.Wrap(err, "wfa: model file component")
+		}
+		m.Components = append(m.Components, Component{Spec: Spec{Variant: v, Rows: c.Rows, Cols: c.Cols, Rank: c.Rank}, Weight: c.Weight})
+	}
 	if err := m.WFA.Validate(); err != nil {
 		return nil, errors.Wrap(err, "wfa: model file")
 	}

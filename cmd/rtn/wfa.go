@@ -132,6 +132,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
+	mixture := fs.Int("mixture", 8, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there; 1: the best candidate alone; zll only)")
 	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (clipped next-symbol likelihood), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
@@ -143,6 +144,10 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
 		return usagef("-select: %v", err)
 	}
+	if *mixture < 1 {
+		return usagef("-mixture must be >= 1, got %d", *mixture)
+	}
+	cfg.Mixture = *mixture
 	s, err := in.read(*train, "-train")
 	if err != nil {
 		return err
@@ -166,7 +171,10 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	res := wfaLearnResult{Variant: rep.Chosen.Variant.String(), Rows: rep.Chosen.Rows, Cols: rep.Chosen.Cols, Rank: rep.Chosen.Rank,
-		Candidates: len(rep.Candidates), SelectSeconds: rep.SelectSeconds, FitSeconds: rep.FitSeconds, Model: *out}
+		States: m.WFA.States, Candidates: len(rep.Candidates), SelectSeconds: rep.SelectSeconds, FitSeconds: rep.FitSeconds, Model: *out}
+	for _, c := range rep.Components {
+		res.Components = append(res.Components, wfaComponent{Variant: c.Spec.Variant.String(), Rows: c.Spec.Rows, Cols: c.Spec.Cols, Rank: c.Spec.Rank, Weight: c.Weight})
+	}
 	if r, err := m.WFA.SpectralRadius(); err == nil {
 		res.Radius = r
 	}
@@ -174,21 +182,38 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\t%s\nlrows\t%d\nlcolumns\t%d\nrank\t%d\nspectral radius\t%.4f\ncandidates\t%d\nselect seconds\t%.3f\nfit seconds\t%.3f\n",
-		res.Variant, res.Rows, res.Cols, res.Rank, res.Radius, res.Candidates, res.SelectSeconds, res.FitSeconds)
+	fmt.Fprintf(tw, "variant\t%s\nlrows\t%d\nlcolumns\t%d\nrank\t%d\n", res.Variant, res.Rows, res.Cols, res.Rank)
+	for i, c := range res.Components {
+		fmt.Fprintf(tw, "component %d\t%s lrows=%d lcolumns=%d rank=%d weight=%.4f\n", i+1, c.Variant, c.Rows, c.Cols, c.Rank, c.Weight)
+	}
+	fmt.Fprintf(tw, "states\t%d\nspectral radius\t%.4f\ncandidates\t%d\nselect seconds\t%.3f\nfit seconds\t%.3f\n",
+		res.States, res.Radius, res.Candidates, res.SelectSeconds, res.FitSeconds)
 	return tw.Flush()
 }
 
+// wfaLearnResult is what wfa learn prints: the chosen configuration (the
+// first component's for a mixture) and the mixture's components.
 type wfaLearnResult struct {
-	Variant       string  `json:"variant"`
-	Rows          int     `json:"lrows"`
-	Cols          int     `json:"lcolumns"`
-	Rank          int     `json:"rank"`
-	Radius        float64 `json:"spectral_radius"`
-	Candidates    int     `json:"candidates"`
-	SelectSeconds float64 `json:"select_seconds"`
-	FitSeconds    float64 `json:"fit_seconds"`
-	Model         string  `json:"model,omitempty"`
+	Variant       string         `json:"variant"`
+	Rows          int            `json:"lrows"`
+	Cols          int            `json:"lcolumns"`
+	Rank          int            `json:"rank"`
+	Components    []wfaComponent `json:"components,omitempty"`
+	States        int            `json:"states"`
+	Radius        float64        `json:"spectral_radius"`
+	Candidates    int            `json:"candidates"`
+	SelectSeconds float64        `json:"select_seconds"`
+	FitSeconds    float64        `json:"fit_seconds"`
+	Model         string         `json:"model,omitempty"`
+}
+
+// wfaComponent is one mixture component in wfa learn's output.
+type wfaComponent struct {
+	Variant string  `json:"variant"`
+	Rows    int     `json:"lrows"`
+	Cols    int     `json:"lcolumns"`
+	Rank    int     `json:"rank"`
+	Weight  float64 `json:"weight"`
 }
 
 // wfaConfig turns the learn flags into a Config.

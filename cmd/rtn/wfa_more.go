@@ -241,7 +241,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg.MaxFloored, cfg.AllFigures = *maxRuled, true
+	cfg.MaxFloored, cfg.AllFigures, cfg.Mixture = *maxRuled, true, 1 // the sweep lists candidates: no mixture
 	testScore := map[string]float64{}
 	if *testPath != "" && *solPath != "" {
 		test, err := in.read(*testPath, "-test")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -50,12 +51,30 @@ func TestWFACommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("learn: exit %d: %s", code, stderr)
 	}
-	var lr struct {
-		Rank   int     `json:"rank"`
-		Radius float64 `json:"spectral_radius"`
+	type learnOut struct {
+		Rank       int     `json:"rank"`
+		States     int     `json:"states"`
+		Radius     float64 `json:"spectral_radius"`
+		Components []struct {
+			Rank   int     `json:"rank"`
+			Weight float64 `json:"weight"`
+		} `json:"components"`
 	}
+	var lr learnOut
 	if err := json.Unmarshal([]byte(stdout), &lr); err != nil || lr.Rank < 1 || !(lr.Radius < 1) {
 		t.Fatalf("learn output %q (%v)", stdout, err)
+	}
+	states, weights := 0, 0.0
+	for _, c := range lr.Components {
+		states, weights = states+c.Rank, weights+c.Weight
+	}
+	if len(lr.Components) > 0 && (states != lr.States || math.Abs(weights-1) > 1e-12) {
+		t.Fatalf("mixture of %d states with components %+v", lr.States, lr.Components)
+	}
+	stdout, stderr, code = invoke("wfa", "learn", "-train", train, "-lrows", "3", "-mixture", "1", "-json")
+	var single learnOut
+	if err := json.Unmarshal([]byte(stdout), &single); code != 0 || err != nil || single.Components != nil || single.States != single.Rank {
+		t.Fatalf("learn -mixture 1: exit %d, %q, %s", code, stdout, stderr)
 	}
 	// A solution file: the test strings' values under the learned model
 	// give perplexity = the optimum, here checked only for being finite.
@@ -116,6 +135,7 @@ func TestWFAErrors(t *testing.T) {
 		{[]string{"learn", "-train", train, "-hankel", "diagonal"}, 2, "-hankel"},
 		{[]string{"learn", "-train", train, "-format", "csv"}, 2, "-format"},
 		{[]string{"learn"}, 2, "-train"},
+		{[]string{"learn", "-train", train, "-mixture", "0"}, 2, "-mixture"},
 		{[]string{"score", "-model", filepath.Join(dir, "none.json"), "-test", train}, 1, "none.json"},
 		{[]string{"frobnicate"}, 2, "frobnicate"},
 	} {

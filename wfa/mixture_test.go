@@ -1,0 +1,155 @@
+package wfa
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/spectral"
+)
+
+// allStrings returns every string over d symbols of length at most n.
+func allStrings(d, n int) [][]int {
+	out := [][]int{{}}
+	last := [][]int{{}}
+	for range n {
+		var next [][]int
+		for _, x := range last {
+			for s := range d {
+				next = append(next, append(append([]int(nil), x...), s))
+			}
+		}
+		out, last = append(out, next...), next
+	}
+	return out
+}
+
+// closeTo reports |a - b| <= tol * max(|a|, |b|, 1e-300).
+func closeTo(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b), 1e-300)
+}
+
+// The mixture automaton's value on every string up to length 4 is the
+// weighted sum of its components' values, signed weights included.
+func TestMixIdentity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	ws := []spectral.WFA{randomPFA(rng, 2, 3), randomPFA(rng, 3, 3), randomPFA(rng, 1, 3)}
+	ws[1].Trans[2][4] = -0.3 // a signed component
+	coef := []float64{0.25, 1.5, -0.4}
+	m, err := Mix(ws, coef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.States != 6 {
+		t.Fatalf("%d states, want 6", m.States)
+	}
+	for _, x := range allStrings(3, 4) {
+		want := 0.0
+		for i, w := range ws {
+			want += coef[i] * w.Value(x)
+		}
+		if got := m.Value(x); !closeTo(got, want, 1e-12) {
+			t.Fatalf("value of %v: %g, want %g", x, got, want)
+		}
+	}
+	if _, err := Mix(ws, coef[:2]); err == nil {
+		t.Fatal("mixture with too few coefficients accepted")
+	}
+}
+
+// mixWeights finds the minimum of the floored validation log-loss: two
+// mirrored components mix half and half, and with a third, useless one
+// the weights match a brute-force search of the simplex.
+func TestMixWeights(t *testing.T) {
+	p := []float64{0.5, 0.5}
+	u := [][]float64{{0.8, 0.2}, {0.2, 0.8}}
+	w := mixWeights(u, p)
+	if !closeTo(w[0], 0.5, 1e-3) || !closeTo(w[0]+w[1], 1, 1e-12) {
+		t.Fatalf("weights %v, want 0.5 each", w)
+	}
+	p = []float64{0.5, 0.3, 0.2}
+	u = [][]float64{{0.5, 0.1, 0.05}, {0.2, 0.4, 0.1}, {0.1, 0.1, -0.2}}
+	w = mixWeights(u, p)
+	best, bw := math.Inf(1), []float64(nil)
+	for a := 0.0; a <= 1; a += 0.001 {
+		for b := 0.0; a+b <= 1; b += 0.001 {
+			c := []float64{a, b, max(0, 1-a-b)}
+			if v := mixZLL(u, p, c); v < best {
+				best, bw = v, c
+			}
+		}
+	}
+	if got := mixZLL(u, p, w); got > best+1e-6 || !closeTo(w[0]+w[1]+w[2], 1, 1e-12) {
+		t.Fatalf("weights %v (figure %.8f), brute force %v (%.8f)", w, got, bw, best)
+	}
+}
+
+// Fit's mixture: the weights sum to 1, each is at least MinMixtureWeight,
+// the model is sum_i w_i f_i / Z_i of the components refitted on all
+// strings, its mass is 1, and the file round-trips the components.
+func TestFitMixture(t *testing.T) {
+	target := randomPFA(rand.New(rand.NewPCG(21, 22)), 3, 3)
+	z, _ := target.Mass()
+	for i := range target.Omega {
+		target.Omega[i] /= z
+	}
+	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 5000, 1)}
+	cfg := Config{Bases: []int{2, 3}, Ranks: []int{1, 2, 3, 4, 5, 6}}
+	m, rep, err := Fit(s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Components) < 2 || len(m.Components) != len(rep.Components) || m.Spec != rep.Components[0].Spec {
+		t.Fatalf("no mixture: components %v, model %v", rep.Components, m.Components)
+	}
+	sum := 0.0
+	var ws []spectral.WFA
+	var coef []float64
+	for _, c := range m.Components {
+		if c.Weight < MinMixtureWeight {
+			t.Fatalf("component %v below the smallest weight", c)
+		}
+		sum += c.Weight
+		w, err := FitSpec(s.Seqs, len(s.Alphabet), c.Spec, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zc, _ := w.Mass()
+		ws, coef = append(ws, w), append(coef, c.Weight/zc)
+	}
+	if !closeTo(sum, 1, 1e-12) {
+		t.Fatalf("weights sum to %g", sum)
+	}
+	if mass, _ := m.WFA.Mass(); !closeTo(mass, 1, 1e-9) {
+		t.Fatalf("mixture mass %g, want 1", mass)
+	}
+	for _, x := range allStrings(3, 4) {
+		want := 0.0
+		for i, w := range ws {
+			want += coef[i] * w.Value(x)
+		}
+		if got := m.WFA.Value(x); !closeTo(got, want, 1e-9) {
+			t.Fatalf("value of %v: %g, want %g", x, got, want)
+		}
+	}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(&b)
+	if err != nil || len(back.Components) != len(m.Components) {
+		t.Fatalf("round trip: %v, %v", back, err)
+	}
+	for i, c := range back.Components {
+		if c != m.Components[i] {
+			t.Fatalf("component %d read back as %v, want %v", i, c, m.Components[i])
+		}
+	}
+	cfg.Mixture = 1
+	single, rep1, err := Fit(s, cfg)
+	if err != nil || single.Components != nil || rep1.Components != nil || single.WFA.States != rep1.Chosen.Rank {
+		t.Fatalf("Mixture 1: %v, %v, %v", err, single.Components, rep1.Components)
+	}
+}
