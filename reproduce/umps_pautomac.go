@@ -137,14 +137,14 @@ type umpsPAutomaCResult struct {
 	// both models'.
 	grownFrom int
 	// wfa is the test perplexity of the spectral automaton the bond rule
-	// fitted (rtn wfa learn's), 0 for a fixed bond.
+	// fitted (rtn wfa learn -mixture 1's), 0 for a fixed bond.
 	wfa float64
 }
 
 // runUMPSPAutomaC trains a u-MPS on each problem's training strings and
 // scores it on the test strings against the solution, beside the
 // README's optimum and scikit-splearn figure and the spectral WFA that
-// chose the bond dimension (the wfa section's learn column). Full mode:
+// chose the bond dimension (rtn wfa learn -mixture 1). Full mode:
 // every problem with a training file, rtn umps train's default flags
 // (DefaultUMPSFileSpec, the bond dimension
 // chosen per problem by BondRule). Quick mode: two problems, the same

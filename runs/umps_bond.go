@@ -34,7 +34,9 @@ type BondRule struct {
 	// model at Large is not grown.
 	GrowFrom int
 	// WFA configures the spectral selection (the zero value is
-	// rtn wfa learn's default, seed 1).
+	// rtn wfa learn's default, seed 1, but with Mixture 1: the rule reads
+	// the rank of the single best candidate, and a mixture would only
+	// add refits).
 	WFA wfa.Config
 	// MaxStrings bounds the strings the selection reads: a file with more
 	// is represented by MaxStrings of them, evenly spaced in file order,
@@ -60,7 +62,7 @@ type BondChoice struct {
 	// Seconds is the wall time of the spectral selection.
 	Seconds float64
 	// WFA is the automaton the selection chose, refitted on the strings
-	// it read (the one rtn wfa learn fits on a file of at most
+	// it read (the one rtn wfa learn -mixture 1 fits on a file of at most
 	// MaxStrings strings).
 	WFA *wfa.Model
 }
@@ -78,6 +80,9 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 	}
 	if r.GrowFrom == 0 {
 		r.GrowFrom = r.Small
+	}
+	if r.WFA.Mixture == 0 {
+		r.WFA.Mixture = 1
 	}
 	if r.Small < 1 || r.Large < r.Small || r.MaxStrings < 0 {
 		return BondChoice{}, errors.Errorf("bond rule: small %d, large %d and max strings %d, want 1 <= small <= large and max strings >= 0", r.Small, r.Large, r.MaxStrings)
