@@ -189,7 +189,7 @@ func TestTrainUMPSGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if grown.Bond != 3 || grown.Grown == nil || grown.Grown.Bond != 2 || grown.Grown.Grown != nil {
+	if grown.Bond != 3 || grown.Grown == nil || grown.Grown.Bond != 2 || grown.Grown.Grown != nil || grown.Grown.LengthModel != "star" || grown.Grown.ValidNLLAll != grown.Grown.ValidNLL {
 		t.Fatalf("grown: bond %d, grown from %+v, want 3 grown from 2", grown.Bond, grown.Grown)
 	}
 	if _, err := os.Stat(filepath.Join(out, "grow-from-2", "metrics.jsonl")); err != nil {

@@ -106,24 +106,31 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 			}
 		}
 	}
-	m, err := umps.Contracted(best.Params)
-	if err != nil {
+	if err := finishReport(best, meta, valid); err != nil {
 		return nil, err
 	}
-	if best.Params, err = umps.NewParamsFrom(m); err != nil {
-		return nil, err
-	}
-	best.Meta, best.LengthModel = meta, meta.LengthModelName()
 	best.SpectralRank, best.BondSeconds, best.Spectral = bond.Rank, bond.Seconds, bond.WFA
-	if best.ValidNLLAll, err = meanNLLAll(meta.Distribution(m), valid); err != nil {
-		return nil, err
-	}
 	if spec.Out != "" {
 		if err := umps.SaveModel(filepath.Join(spec.Out, "model.npz"), meta, best.Params); err != nil {
 			return nil, err
 		}
 	}
 	return best, nil
+}
+
+// finishReport bakes the contraction into rep.Params (umps.Contracted)
+// and fills in the model's metadata, length model and ValidNLLAll.
+func finishReport(rep *UMPSReport, meta umps.ModelMeta, valid [][]int) error {
+	m, err := umps.Contracted(rep.Params)
+	if err != nil {
+		return err
+	}
+	if rep.Params, err = umps.NewParamsFrom(m); err != nil {
+		return err
+	}
+	rep.Meta, rep.LengthModel = meta, meta.LengthModelName()
+	rep.ValidNLLAll, err = meanNLLAll(meta.Distribution(m), valid)
+	return err
 }
 
 // umpsSpecData returns the training and validation strings of spec, all
@@ -175,6 +182,9 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	p, grown, err := startParams(&spec, train, valid, meta, rng, dir)
 	if err != nil {
 		return nil, err
+	}
+	if spec.Norm == umps.AllLengths && !p.Has(umps.ParamGamma) {
+		return nil, errors.New("runs: a P_* start without the contraction bound")
 	}
 	var balanced *umps.Problem
 	if spec.Norm == umps.AllLengths {
@@ -252,7 +262,12 @@ func startParams(spec *UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng 
 		if sd == 0 {
 			sd = 1e-6
 		}
+		// Grown before finishReport bakes the contraction in, so that a
+		// P_* core keeps its bound.
 		p, err := umps.GrowParams(rep.Params, spec.Bond, sd, rng)
+		if err == nil {
+			err = finishReport(rep, smeta, valid)
+		}
 		spec.BalanceEpochs = 0
 		if spec.GrowLR > 0 {
 			spec.LR = spec.GrowLR
