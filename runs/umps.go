@@ -40,7 +40,8 @@ type UMPSSpec struct {
 	// value is the rule's defaults).
 	BondRule BondRule
 	// GrowFrom, if above 0, trains every initialisation first at this
-	// bond dimension (below Bond, with the same settings and generator),
+	// bond dimension (below Bond, with the same settings and generator;
+	// with Bond = BondAuto, only when the chosen bond is above it),
 	// then grows the trained core into Bond (umps.GrowParams: the small
 	// model in the top-left block, other entries N(0, GrowNoise^2)) and
 	// trains that, without a length-balanced start. GrowAuto takes the
@@ -136,7 +137,9 @@ type UMPSSpec struct {
 	// when it is larger, before Adam sees it; 0 does not clip.
 	ClipNorm float64
 	// Out, if not empty, is a directory that receives model.npz,
-	// checkpoint.npz and metrics.jsonl.
+	// checkpoint.npz and metrics.jsonl (each initialisation's in
+	// restartK[-balanced]/ when there are several, and the metrics of
+	// the model a run was grown from in grow-from-N/ below its own).
 	Out string
 	// Progress receives a progress bar (nil: none).
 	Progress io.Writer
@@ -155,7 +158,8 @@ type UMPSReport struct {
 	Seconds   float64 `json:"seconds"`
 	// BalanceEpochs is the number of length-balanced epochs the kept
 	// model started with (0 or UMPSSpec.BalanceEpochs); Epochs and
-	// BestEpoch count them.
+	// BestEpoch count them. A grown model has none: the model it was
+	// grown from (Grown) had them.
 	BalanceEpochs int `json:"balance_epochs"`
 	// LengthModel is "fitted" (per-length model with the length model
 	// of the training lengths) or "star" (P_*, the model's own).

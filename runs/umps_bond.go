@@ -30,8 +30,8 @@ type BondRule struct {
 	// GrowFrom is the bond dimension a model at Large is first trained at
 	// before it is grown into Large (UMPSSpec.GrowFrom): started at
 	// Large directly, the near-identity core can stay on a plateau for a
-	// whole run. If 0, it will be defaulted to Small; if negative, a
-	// model at Large is not grown.
+	// whole run. If 0, it will be defaulted to Small (no growth when
+	// Small is Large); if negative, a model at Large is not grown.
 	GrowFrom int
 	// WFA configures the spectral selection (the zero value is
 	// rtn wfa learn's default, seed 1, but with Mixture 1: the rule reads
@@ -80,6 +80,9 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 	}
 	if r.GrowFrom == 0 {
 		r.GrowFrom = r.Small
+		if r.Small == r.Large {
+			r.GrowFrom = -1
+		}
 	}
 	if r.WFA.Mixture == 0 {
 		r.WFA.Mixture = 1
@@ -113,14 +116,20 @@ func (r BondRule) Choose(s datasets.Symbols) (BondChoice, error) {
 // chooseBond resolves BondAuto and GrowAuto in spec, the bond from the
 // file's strings seqs (in file order, as rtn wfa learn reads them; nil
 // for a built-in language); a fixed bond is left as it is and gives a
-// zero choice. A GrowFrom that is not below the bond is an error.
+// zero choice. With a bond the rule chose, a GrowFrom given as a number
+// applies when it is below that bond and means none otherwise; with a
+// fixed bond, a GrowFrom not below it is an error.
 func chooseBond(spec *UMPSSpec, seqs [][]int, alphabet []string) (BondChoice, error) {
+	auto := spec.Bond == BondAuto
 	c, err := chooseBondOnly(spec, seqs, alphabet)
 	if err != nil {
 		return c, err
 	}
-	if spec.GrowFrom == GrowAuto {
+	switch {
+	case spec.GrowFrom == GrowAuto:
 		spec.GrowFrom = c.GrowFrom
+	case auto && spec.GrowFrom >= spec.Bond:
+		spec.GrowFrom = 0
 	}
 	if spec.GrowFrom < 0 || (spec.GrowFrom > 0 && spec.GrowFrom >= spec.Bond) {
 		return BondChoice{}, errors.Errorf("grow from bond dimension %d, want 0 (none) or below the bond dimension %d", spec.GrowFrom, spec.Bond)

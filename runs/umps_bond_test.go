@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -66,6 +67,11 @@ func TestBondRule(t *testing.T) {
 	}
 	if c.Bond != 5 || c.Rank != 2 || c.MaxRank != 2 || c.GrowFrom != 2 {
 		t.Errorf("rank-3 data, ranks 1-2: %+v, want bond 5 at rank 2, grown from 2", c)
+	}
+	same := rule
+	same.Small, same.Large = 3, 3
+	if c, err := same.Choose(datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: cycleStrings(3000, 1)}); err != nil || c.Bond != 3 || c.GrowFrom != 0 {
+		t.Errorf("small = large = 3: %+v, %v, want bond 3 not grown", c, err)
 	}
 	noGrow := rule
 	noGrow.GrowFrom = -1
@@ -189,11 +195,28 @@ func TestTrainUMPSGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if grown.Bond != 3 || grown.Grown == nil || grown.Grown.Bond != 2 || grown.Grown.Grown != nil || grown.Grown.LengthModel != "star" || grown.Grown.ValidNLLAll != grown.Grown.ValidNLL {
+	if grown.Bond != 3 || grown.Grown == nil || grown.Grown.Bond != 2 || grown.Grown.Grown != nil || grown.Grown.LengthModel != "star" || math.Abs(grown.Grown.ValidNLLAll-grown.Grown.ValidNLL) > 1e-9 {
 		t.Fatalf("grown: bond %d, grown from %+v, want 3 grown from 2", grown.Bond, grown.Grown)
 	}
 	if _, err := os.Stat(filepath.Join(out, "grow-from-2", "metrics.jsonl")); err != nil {
 		t.Errorf("the smaller model's metrics: %v", err)
+	}
+	// The grown model trains at a hundredth of the rate.
+	metrics, err := os.ReadFile(filepath.Join(out, "metrics.jsonl"))
+	if err != nil || !strings.Contains(strings.SplitN(string(metrics), "\n", 2)[0], `"lr":0.0003,`) {
+		t.Errorf("the grown model's first epoch: %q, %v, want lr 0.0003", metrics, err)
+	}
+	// A number given with a bond the rule chooses applies only below it.
+	explicit := spec
+	explicit.GrowFrom, explicit.Out = 3, ""
+	if r, err := TrainUMPS(explicit); err != nil || r.Grown != nil {
+		t.Errorf("auto bond 3, grow from 3: %v, grown from %+v, want no growth", err, r.Grown)
+	}
+	// Growth under P_n.
+	pn := spec
+	pn.Bond, pn.GrowFrom, pn.Norm, pn.Out = 3, 2, umps.PerLength, ""
+	if r, err := TrainUMPS(pn); err != nil || r.Grown == nil || r.LengthModel != "fitted" {
+		t.Errorf("P_n grown from 2: %v, %+v", err, r)
 	}
 	small := spec
 	small.Bond, small.GrowFrom, small.Out = 2, 0, ""
@@ -209,6 +232,13 @@ func TestTrainUMPSGrow(t *testing.T) {
 		bad.Bond, bad.GrowFrom = 3, g
 		if _, err := TrainUMPS(bad); err == nil {
 			t.Errorf("bond 3 grown from %d: no error", g)
+		}
+	}
+	for _, bad := range []UMPSSpec{{GrowNoise: -1}, {GrowNoise: 2}, {GrowLR: math.NaN()}, {GrowLR: math.Inf(1)}} {
+		b := small
+		b.GrowNoise, b.GrowLR = bad.GrowNoise, bad.GrowLR
+		if _, err := TrainUMPS(b); err == nil {
+			t.Errorf("grow noise %v, rate %v: no error", bad.GrowNoise, bad.GrowLR)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -58,6 +59,9 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	}
 	if spec.BalanceEpochs < 0 {
 		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
+	}
+	if !(spec.GrowNoise >= 0 && spec.GrowNoise <= 1) || !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1) {
+		return nil, errors.Errorf("grow noise %v and learning rate %v, want noise in [0, 1] and a finite rate >= 0", spec.GrowNoise, spec.GrowLR)
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
 	train, valid, all, alphabet, err := umpsSpecData(spec, rng)

@@ -19,7 +19,7 @@ import (
 // and every probability; a small sd moves them by O(sd). Training a model
 // grown from a trained smaller one starts a large bond dimension where the
 // small one ended rather than at the uniform model, which a large D leaves
-// slowly (docs/umps.md, "Growing a trained core").
+// slowly (docs/umps.md, "Growing at the top of the grid").
 func Grow(m *MPS, bond int, sd float64, rng *rand.Rand) (*MPS, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err

@@ -141,8 +141,14 @@ func TestGrowParamsPerLength(t *testing.T) {
 		t.Fatalf("grown per-length parameters have %s", ParamGamma)
 	}
 	seqs := growStrings(2)
-	m, _ := FromParams(p)
-	g, _ := FromParams(q)
+	m, err := FromParams(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := FromParams(q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	checkLogProbs(t, "log P_n", (*MPS).LogProbsN, g, m, seqs, growExactTol)
 }
 
