@@ -56,6 +56,16 @@ func checkLogProbs(t *testing.T, what string, f logProbsFunc, got, want *MPS, se
 	}
 }
 
+// contracted is the model p stands for (Contracted).
+func contracted(t *testing.T, p *params.Params) *MPS {
+	t.Helper()
+	m, err := Contracted(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func TestGrowKeepsTheDistribution(t *testing.T) {
 	seqs := growStrings(3)
 	for _, tc := range []struct {
@@ -115,15 +125,7 @@ func TestGrowParamsKeepsTheContractedCore(t *testing.T) {
 			if !q.Has(ParamGamma) || q.Shape(ParamA)[0] != 8 {
 				t.Fatalf("grown parameters %v, want %s and a core of bond 8", q, ParamGamma)
 			}
-			m, err := Contracted(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := Contracted(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkLogProbs(t, "log P_*", (*MPS).LogProbsStar, g, m, seqs, tc.tol)
+			checkLogProbs(t, "log P_*", (*MPS).LogProbsStar, contracted(t, q), contracted(t, p), seqs, tc.tol)
 		})
 	}
 }
@@ -140,16 +142,7 @@ func TestGrowParamsPerLength(t *testing.T) {
 	if q.Has(ParamGamma) {
 		t.Fatalf("grown per-length parameters have %s", ParamGamma)
 	}
-	seqs := growStrings(2)
-	m, err := FromParams(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := FromParams(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLogProbs(t, "log P_n", (*MPS).LogProbsN, g, m, seqs, growExactTol)
+	checkLogProbs(t, "log P_n", (*MPS).LogProbsN, contracted(t, q), contracted(t, p), growStrings(2), growExactTol)
 }
 
 func TestGrowRejects(t *testing.T) {
