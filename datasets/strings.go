@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -247,6 +248,60 @@ func ReadStringsFile(path string, format StringFormat, alphabet []string) (Symbo
 		te.Path = path
 	}
 	return s, err
+}
+
+// ReadStringsSampleFile reads n strings of the file at path, evenly spaced
+// in file order, and holds only those: with N strings in the file, the
+// strings at i*N/n for i < n (all of them when N <= n), with the alphabet
+// and ids ReadStringsFile gives. A PAutomaC or SPiCe file is read once, its
+// header giving N; a Lines file is read twice, once to count. It also
+// returns N. Errors are those of ReadStringsFile.
+func ReadStringsSampleFile(path string, format StringFormat, alphabet []string, n int) (Symbols, int, error) {
+	if n < 1 {
+		return Symbols{}, 0, errors.Errorf("datasets: a sample of %d strings, want >= 1", n)
+	}
+	scan := func(head func(StringsHeader) error, fn func(int, []int) error) ([]string, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, errors.Wrap(err, "datasets")
+		}
+		defer f.Close()
+		names, err := ScanStrings(f, format, alphabet, head, fn)
+		var te *TextError
+		if errors.As(err, &te) {
+			te.Path = path
+		}
+		return names, err
+	}
+	total := -1
+	if format == Lines {
+		total = 0
+		if _, err := scan(nil, func(int, []int) error { total++; return nil }); err != nil {
+			return Symbols{}, 0, err
+		}
+	}
+	var seqs [][]int
+	next, k, i := 0, 0, 0 // next: index of the k-th string to keep; i: strings seen
+	head := func(h StringsHeader) error {
+		total = h.Count
+		return nil
+	}
+	names, err := scan(head, func(_ int, seq []int) error {
+		if total <= n || i == next {
+			seqs = append(seqs, slices.Clone(seq))
+			k++
+			next = k * total / n
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return Symbols{}, 0, err
+	}
+	if format == Lines && alphabet == nil {
+		names = sortAlphabet(names, seqs)
+	}
+	return Symbols{Alphabet: names, Seqs: seqs}, i, nil
 }
 
 // ValidateStrings is Symbols.Validate for string samples: empty sequences

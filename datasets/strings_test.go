@@ -2,8 +2,11 @@ package datasets
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,6 +77,74 @@ func TestReadStringsFileNamesPath(t *testing.T) {
 	_, err := ReadStringsFile(p, PAutomaC, nil)
 	if err == nil || !strings.Contains(err.Error(), "bad.train:2:") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// The sampled reader keeps the strings at i*N/n, with the alphabet and ids
+// of a full read, for counted and Lines files, and reports a malformed
+// file as the full read does.
+func TestReadStringsSampleFile(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var counted, lines strings.Builder
+	const total = 37
+	fmt.Fprintf(&counted, "%d 3\n", total)
+	for i := range total {
+		l := rng.IntN(4)
+		if i == 5 {
+			l = 0
+		}
+		fmt.Fprintf(&counted, "%d", l)
+		var toks []string
+		for range l {
+			c := rng.IntN(3)
+			fmt.Fprintf(&counted, " %d", c)
+			toks = append(toks, []string{"zeta", "alpha", "mu"}[c])
+		}
+		counted.WriteString("\n")
+		lines.WriteString(strings.Join(toks, " ") + "\n")
+	}
+	files := map[StringFormat]string{PAutomaC: counted.String(), Lines: lines.String()}
+	for format, text := range files {
+		p := filepath.Join(dir, format.String())
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		full, err := ReadStringsFile(p, format, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{1, 5, 10, 36, 37, 100} {
+			got, seen, err := ReadStringsSampleFile(p, format, nil, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := full.Seqs
+			if n < total {
+				want = make([][]int, n)
+				for i := range want {
+					want[i] = full.Seqs[i*total/n]
+				}
+			}
+			if seen != total || !slices.Equal(got.Alphabet, full.Alphabet) || len(got.Seqs) != len(want) {
+				t.Fatalf("%v, n = %d: %d strings of %d over %v, want %d of %d over %v", format, n, len(got.Seqs), seen, got.Alphabet, len(want), total, full.Alphabet)
+			}
+			for i := range want {
+				if !slices.Equal(got.Seqs[i], want[i]) {
+					t.Fatalf("%v, n = %d: string %d is %v, want %v", format, n, i, got.Seqs[i], want[i])
+				}
+			}
+		}
+	}
+	bad := filepath.Join(dir, "bad.train")
+	if err := os.WriteFile(bad, []byte("3 2\n1 0\n1 5\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadStringsSampleFile(bad, PAutomaC, nil, 1); err == nil || !strings.Contains(err.Error(), "bad.train:3:") {
+		t.Fatalf("malformed file: %v", err)
+	}
+	if _, _, err := ReadStringsSampleFile(bad, PAutomaC, nil, 0); err == nil {
+		t.Fatal("a sample of 0 strings accepted")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
@@ -63,14 +64,23 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if !(spec.GrowNoise >= 0 && spec.GrowNoise <= 1) || !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1) {
 		return nil, errors.Errorf("grow noise %v and learning rate %v, want noise in [0, 1] and a finite rate >= 0", spec.GrowNoise, spec.GrowLR)
 	}
-	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
-	train, valid, all, alphabet, err := umpsSpecData(spec, rng)
+	if spec.Format != nil && !(spec.ValidFrac >= 0 && spec.ValidFrac < 1) {
+		return nil, errors.Errorf("validation fraction %v, want in (0, 1)", spec.ValidFrac)
+	}
+	// The bond rule reads its own sample of the file, before the training
+	// strings are read, so the two are never held at once. It has its own
+	// generator (BondRule.WFA.Seed), so a run with the bond it chooses
+	// given as a number trains the same model.
+	sample, sampleAlphabet, err := bondSample(spec)
 	if err != nil {
 		return nil, err
 	}
-	// The rule has its own generator (BondRule.WFA.Seed), so a run with
-	// the bond it chooses given as a number trains the same model.
-	bond, err := chooseBond(&spec, all, alphabet)
+	bond, err := chooseBond(&spec, sample, sampleAlphabet)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x756d7073))
+	train, valid, alphabet, err := umpsSpecData(spec, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -137,33 +147,53 @@ func finishReport(rep *UMPSReport, meta umps.ModelMeta, valid [][]int) error {
 	return err
 }
 
-// umpsSpecData returns the training and validation strings of spec, all
-// its strings in file order (nil for a built-in language) and the
-// alphabet: a string file when spec.Format is set, else UMPSData.
-func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid, all [][]int, alphabet []string, err error) {
+// umpsSpecData returns the training and validation strings of spec and
+// the alphabet: a string file when spec.Format is set, else UMPSData.
+func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet []string, err error) {
 	if spec.Format == nil {
-		train, valid, alphabet, err = UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
-		return train, valid, nil, alphabet, err
+		return UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
 	}
 	frac := spec.ValidFrac
 	if frac == 0 {
 		frac = 0.2
 	}
-	if !(frac > 0 && frac < 1) {
-		return nil, nil, nil, nil, errors.Errorf("validation fraction %v, want in (0, 1)", frac)
-	}
 	seqs, alphabet, err := ReadUMPSStrings(spec.Data, *spec.Format, spec.Alphabet)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(alphabet) == 0 {
-		return nil, nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
+		return nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
 	}
 	train, valid, err = splitValid(seqs, frac, rng)
 	if err != nil {
-		return nil, nil, nil, nil, errors.Wrap(err, spec.Data)
+		return nil, nil, nil, errors.Wrap(err, spec.Data)
 	}
-	return train, valid, seqs, alphabet, nil
+	return train, valid, alphabet, nil
+}
+
+// bondSample returns the strings the bond rule reads and their alphabet:
+// BondRule.MaxStrings of the file's strings, evenly spaced in file order
+// (datasets.ReadStringsSampleFile), when spec chooses its bond from a
+// string file, else nil.
+func bondSample(spec UMPSSpec) ([][]int, []string, error) {
+	if spec.Bond != BondAuto || spec.Format == nil {
+		return nil, nil, nil
+	}
+	n := spec.BondRule.MaxStrings
+	if n == 0 {
+		n = DefaultBondStrings
+	}
+	if n < 0 {
+		return nil, nil, errors.Errorf("bond rule: max strings %d, want >= 0", n)
+	}
+	s, _, err := datasets.ReadStringsSampleFile(spec.Data, *spec.Format, spec.Alphabet, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(s.Alphabet) == 0 {
+		return nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
+	}
+	return s.Seqs, s.Alphabet, nil
 }
 
 // meanNLLAll is -(1/N) sum log P(s) under p, nats per string.

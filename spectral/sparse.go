@@ -3,8 +3,13 @@ package spectral
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,69 +26,72 @@ type Sparse struct {
 	Val []float64
 }
 
-// triplets accumulates (row, col, value) entries before compression.
-type triplets struct {
-	rows, cols int
-	r, c       []int
-	v          []float64
+// sparseBuilder assembles a CSR matrix from entries it is given twice, in
+// any order: count(r) for each entry, then alloc, then put(r, c, v) for
+// each, then build. Only the matrix itself is allocated.
+type sparseBuilder struct {
+	m    *Sparse
+	next []int
 }
 
-func newTriplets(rows, cols int) *triplets { return &triplets{rows: rows, cols: cols} }
-
-func (t *triplets) add(r, c int, v float64) {
-	t.r = append(t.r, r)
-	t.c = append(t.c, c)
-	t.v = append(t.v, v)
+func newSparseBuilder(rows, cols int) *sparseBuilder {
+	return &sparseBuilder{m: &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}}
 }
 
-// csr compresses the triplets, summing duplicates: two stable counting
-// sorts, by column and then by row, so duplicates are summed in insertion
-// order.
-func (t *triplets) csr() *Sparse {
-	idx := make([]int, len(t.r))
-	for i := range idx {
-		idx[i] = i
+// count records one entry in row r.
+func (b *sparseBuilder) count(r int) { b.m.RowPtr[r+1]++ }
+
+// alloc sizes the matrix for the counted entries.
+func (b *sparseBuilder) alloc() {
+	m := b.m
+	for i := range m.Rows {
+		m.RowPtr[i+1] += m.RowPtr[i]
 	}
-	byCol := countingSort(idx, t.c, t.cols)
-	start := make([]int, t.rows+1)
-	for _, r := range t.r {
-		start[r+1]++
+	nnz := m.RowPtr[m.Rows]
+	m.Col, m.Val = make([]int, nnz), make([]float64, nnz)
+	b.next = slices.Clone(m.RowPtr[:m.Rows])
+}
+
+// put stores an entry; row r must have been counted once per put.
+func (b *sparseBuilder) put(r, c int, v float64) {
+	i := b.next[r]
+	b.m.Col[i], b.m.Val[i] = c, v
+	b.next[r]++
+}
+
+// build sorts every row by column, sums duplicates and returns the
+// matrix. Within a row, entries are ordered by column alone, so the
+// matrix does not depend on the order of the puts unless a (row, column)
+// pair repeats.
+func (b *sparseBuilder) build() *Sparse {
+	m := b.m
+	type entry struct {
+		c int
+		v float64
 	}
-	for i := range t.rows {
-		start[i+1] += start[i]
-	}
-	order := countingSort(byCol, t.r, t.rows)
-	m := &Sparse{Rows: t.rows, Cols: t.cols, RowPtr: make([]int, t.rows+1), Col: make([]int, 0, len(t.r)), Val: make([]float64, 0, len(t.r))}
-	for r := range t.rows {
-		first := len(m.Col)
-		for _, i := range order[start[r]:start[r+1]] {
-			if n := len(m.Col); n > first && m.Col[n-1] == t.c[i] {
-				m.Val[n-1] += t.v[i]
+	var buf []entry
+	out := 0
+	for i := range m.Rows {
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+		buf = buf[:0]
+		for k := lo; k < hi; k++ {
+			buf = append(buf, entry{m.Col[k], m.Val[k]})
+		}
+		slices.SortStableFunc(buf, func(x, y entry) int { return x.c - y.c })
+		m.RowPtr[i] = out
+		for j, e := range buf {
+			if j > 0 && m.Col[out-1] == e.c {
+				m.Val[out-1] += e.v
 				continue
 			}
-			m.Col = append(m.Col, t.c[i])
-			m.Val = append(m.Val, t.v[i])
+			m.Col[out], m.Val[out] = e.c, e.v
+			out++
 		}
-		m.RowPtr[r+1] = len(m.Col)
 	}
+	m.RowPtr[m.Rows] = out
+	m.Col, m.Val = m.Col[:out], m.Val[:out]
+	b.next = nil
 	return m
-}
-
-// countingSort returns idx ordered by key[i] in [0, n), stably.
-func countingSort(idx, key []int, n int) []int {
-	next := make([]int, n+1)
-	for _, i := range idx {
-		next[key[i]+1]++
-	}
-	for k := range n {
-		next[k+1] += next[k]
-	}
-	out := make([]int, len(idx))
-	for _, i := range idx {
-		out[next[key[i]]] = i
-		next[key[i]]++
-	}
-	return out
 }
 
 // NNZ is the number of stored entries.
@@ -104,9 +112,17 @@ func (m *Sparse) Dense() *mat.Dense {
 func (m *Sparse) mulDense(x *mat.Dense) *mat.Dense {
 	_, k := x.Dims()
 	out := mat.NewDense(m.Rows, k, nil)
+	m.mulDenseTo(out, x)
+	return out
+}
+
+// mulDenseTo sets out (Rows x k) to m x (Cols x k).
+func (m *Sparse) mulDenseTo(out, x *mat.Dense) {
+	_, k := x.Dims()
 	xr := x.RawMatrix()
 	for i := range m.Rows {
 		o := out.RawRowView(i)
+		clear(o)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
 			v, row := m.Val[p], xr.Data[m.Col[p]*xr.Stride:m.Col[p]*xr.Stride+k]
 			for j, a := range row {
@@ -114,13 +130,20 @@ func (m *Sparse) mulDense(x *mat.Dense) *mat.Dense {
 			}
 		}
 	}
-	return out
 }
 
 // tMulDense returns m^T x (Rows x k).
 func (m *Sparse) tMulDense(x *mat.Dense) *mat.Dense {
 	_, k := x.Dims()
 	out := mat.NewDense(m.Cols, k, nil)
+	m.tMulDenseTo(out, x)
+	return out
+}
+
+// tMulDenseTo sets out (Cols x k) to m^T x (Rows x k).
+func (m *Sparse) tMulDenseTo(out, x *mat.Dense) {
+	_, k := x.Dims()
+	out.Zero()
 	or := out.RawMatrix()
 	for i := range m.Rows {
 		row := x.RawRowView(i)
@@ -131,7 +154,6 @@ func (m *Sparse) tMulDense(x *mat.Dense) *mat.Dense {
 			}
 		}
 	}
-	return out
 }
 
 // SVD is a truncated singular value decomposition M ~ U diag(S) V^T with
@@ -150,9 +172,14 @@ const denseSVDLimit = 400
 // TruncatedSVD returns the k leading singular triplets of m. Up to
 // denseSVDLimit rows or columns it is a dense SVD; above, the randomized
 // subspace iteration of Halko, Martinsson and Tropp (2011, Algorithm 4.4)
-// with k + max(10, k/2) vectors and iters power iterations (0 means 4), its
-// start drawn from rng, so a seed fixes the result. k must be in
+// with l = k + max(10, k/2) vectors and iters power iterations (0 means
+// 4), its start drawn from rng, so a seed fixes the result. k must be in
 // [1, min(Rows, Cols)].
+//
+// The iteration works in place in one Rows x l and one Cols x l block, and
+// the final SVD of the Cols x l block (Q^T m)^T overwrites it, so at most
+// three blocks of that size are live at once: on a Hankel matrix with
+// 200,000 rows and columns and l = 75, about 360 MB.
 func (m *Sparse) TruncatedSVD(k, iters int, rng *rand.Rand) (SVD, error) {
 	if k < 1 || k > min(m.Rows, m.Cols) {
 		return SVD{}, errors.Errorf("spectral: truncated SVD of rank %d of a %d x %d matrix", k, m.Rows, m.Cols)
@@ -164,28 +191,52 @@ func (m *Sparse) TruncatedSVD(k, iters int, rng *rand.Rand) (SVD, error) {
 		iters = 4
 	}
 	l := min(k+max(10, k/2), m.Rows, m.Cols)
-	omega := mat.NewDense(m.Cols, l, nil)
-	raw := omega.RawMatrix().Data
+	p := mat.NewDense(m.Cols, l, nil)
+	raw := p.RawMatrix().Data
 	for i := range raw {
 		raw[i] = rng.NormFloat64()
 	}
-	q := orthonormalize(m.mulDense(omega))
+	q := mat.NewDense(m.Rows, l, nil)
+	m.mulDenseTo(q, p)
+	orthonormalize(q)
 	for range iters {
-		q = orthonormalize(m.mulDense(orthonormalize(m.tMulDense(q))))
+		m.tMulDenseTo(p, q)
+		orthonormalize(p)
+		m.mulDenseTo(q, p)
+		orthonormalize(q)
 	}
-	bt := m.tMulDense(q) // cols x l = (Q^T M)^T
-	var svd mat.SVD
-	if !svd.Factorize(bt, mat.SVDThin) {
+	m.tMulDenseTo(p, q) // (Q^T M)^T
+	w, z, s, ok := thinSVDInPlace(p)
+	if !ok {
 		return SVD{}, errors.New("spectral: SVD did not converge")
 	}
-	var w, z mat.Dense
-	svd.UTo(&w) // cols x l
-	svd.VTo(&z) // l x l
-	s := svd.Values(nil)
+	p = nil
 	u := mat.NewDense(m.Rows, k, nil)
 	u.Mul(q, z.Slice(0, l, 0, k))
-	v := mat.DenseCopyOf(w.Slice(0, m.Cols, 0, k))
-	return SVD{U: u, V: v, S: s[:k]}, nil
+	return SVD{U: u, V: w.Slice(0, m.Cols, 0, k).(*mat.Dense), S: s[:k]}, nil
+}
+
+// thinSVDInPlace is mat.SVD's thin factorization a = w diag(s) z^T of an
+// r x c matrix with r >= c, without its copy of a: a is destroyed. w is
+// r x c and z c x c.
+func thinSVDInPlace(a *mat.Dense) (w, z *mat.Dense, s []float64, ok bool) {
+	r, c := a.Dims()
+	ug := blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+	vt := blas64.General{Rows: c, Cols: c, Stride: c, Data: make([]float64, c*c)}
+	s = make([]float64, c)
+	work := []float64{0}
+	lapack64.Gesvd(lapack.SVDStore, lapack.SVDStore, a.RawMatrix(), ug, vt, s, work, -1)
+	work = make([]float64, int(work[0]))
+	if !lapack64.Gesvd(lapack.SVDStore, lapack.SVDStore, a.RawMatrix(), ug, vt, s, work, len(work)) {
+		return nil, nil, nil, false
+	}
+	z = mat.NewDense(c, c, nil)
+	for i := range c {
+		for j := range c {
+			z.Set(j, i, vt.Data[i*vt.Stride+j])
+		}
+	}
+	return mat.NewDense(r, c, ug.Data), z, s, true
 }
 
 // denseSVD is the exact truncated SVD of a dense matrix.
@@ -236,9 +287,7 @@ func cholQR(a *mat.Dense) bool {
 	if err := rinv.InverseTri(&r); err != nil {
 		return false
 	}
-	var q mat.Dense
-	q.Mul(a, &rinv)
-	a.Copy(&q)
+	blas64.Trmm(blas.Right, blas.NoTrans, 1, rinv.RawTriangular(), a.RawMatrix())
 	return true
 }
 

@@ -290,38 +290,45 @@ func (h *StringHankel) fill(counts map[string]*float64, kr *keyer, scale float64
 		width = 4
 	}
 	maxRow, maxCol := len(h.Prefixes[len(h.Prefixes)-1]), len(h.Suffixes[len(h.Suffixes)-1])
-	hb := newTriplets(len(h.Prefixes), len(h.Suffixes))
-	sb := make([]*triplets, h.Symbols)
-	for s := range sb {
-		sb[s] = newTriplets(len(h.Prefixes), len(h.Suffixes))
-	}
-	// Each (row, column) pair comes from one string, so the order of the
-	// map walk does not change the compressed matrices.
-	for k, cp := range counts {
-		c := *cp * scale
-		n := len(k) / width
-		for i := max(0, n-1-maxCol); i <= min(n, maxRow); i++ {
-			r, okr := rows[k[:i*width]]
-			if !okr {
-				continue
-			}
-			if n-i <= maxCol {
-				if col, ok := cols[k[i*width:]]; ok {
-					hb.add(r, col, c)
+	// walk calls f on every entry: matrix 0 is H, 1+s is H_s. Each (row,
+	// column) pair of a matrix comes from one counted string, so the order
+	// of the map walk does not change the built matrices.
+	walk := func(f func(m, r, col int, v float64)) {
+		for k, cp := range counts {
+			c := *cp * scale
+			n := len(k) / width
+			for i := max(0, n-1-maxCol); i <= min(n, maxRow); i++ {
+				r, okr := rows[k[:i*width]]
+				if !okr {
+					continue
 				}
-			}
-			if i == n {
-				break
-			}
-			if col, ok := cols[k[(i+1)*width:]]; ok {
-				sb[kr.symbol(k[i*width:])].add(r, col, c)
+				if n-i <= maxCol {
+					if col, ok := cols[k[i*width:]]; ok {
+						f(0, r, col, c)
+					}
+				}
+				if i == n {
+					break
+				}
+				if col, ok := cols[k[(i+1)*width:]]; ok {
+					f(1+kr.symbol(k[i*width:]), r, col, c)
+				}
 			}
 		}
 	}
-	h.H = hb.csr()
+	b := make([]*sparseBuilder, 1+h.Symbols)
+	for m := range b {
+		b[m] = newSparseBuilder(len(h.Prefixes), len(h.Suffixes))
+	}
+	walk(func(m, r, _ int, _ float64) { b[m].count(r) })
+	for _, bm := range b {
+		bm.alloc()
+	}
+	walk(func(m, r, col int, v float64) { b[m].put(r, col, v) })
+	h.H = b[0].build()
 	h.Sigma = make([]*Sparse, h.Symbols)
-	for s := range sb {
-		h.Sigma[s] = sb[s].csr()
+	for s := range h.Sigma {
+		h.Sigma[s] = b[1+s].build()
 	}
 }
 

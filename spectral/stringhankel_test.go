@@ -3,6 +3,7 @@ package spectral
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -216,17 +217,17 @@ func TestRandomizedSVD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const rows, cols, k = 520, 450, 8
 	g, h := randVec(rng, rows*12, 1), randVec(rng, cols*12, 1)
-	tr := newTriplets(rows, cols)
+	var tr []triplet
 	for i := range rows {
 		for j := range cols {
 			v := 1e-3 * rng.NormFloat64()
 			for r := range 12 {
 				v += math.Pow(0.6, float64(r)) * g[i*12+r] * h[j*12+r]
 			}
-			tr.add(i, j, v)
+			tr = append(tr, triplet{i, j, v})
 		}
 	}
-	m := tr.csr()
+	m := buildSparse(rows, cols, tr)
 	got, err := m.TruncatedSVD(k, 0, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
@@ -235,6 +236,14 @@ func TestRandomizedSVD(t *testing.T) {
 	for i := range k {
 		if !closeRel(got.S[i], want.S[i], 1e-8) {
 			t.Fatalf("singular value %d: %g, want %g", i, got.S[i], want.S[i])
+		}
+	}
+	for name, f := range map[string]*mat.Dense{"U": got.U, "V": got.V} {
+		var g mat.Dense
+		g.Mul(f.T(), f)
+		id := mat.NewDiagDense(k, slices.Repeat([]float64{1}, k))
+		if !mat.EqualApprox(&g, id, 1e-10) {
+			t.Fatalf("%s^T %s is not the identity:\n%v", name, name, mat.Formatted(&g))
 		}
 	}
 	again, _ := m.TruncatedSVD(k, 0, rand.New(rand.NewPCG(1, 2)))
@@ -280,19 +289,37 @@ func TestMinimize(t *testing.T) {
 	}
 }
 
-// Compression sorts every row by column and sums duplicates: the CSR
-// matrix of shuffled triplets with repeats equals their dense sum.
-func TestTripletsCSR(t *testing.T) {
+type triplet struct {
+	r, c int
+	v    float64
+}
+
+// buildSparse runs a sparseBuilder over the entries.
+func buildSparse(rows, cols int, tr []triplet) *Sparse {
+	b := newSparseBuilder(rows, cols)
+	for _, e := range tr {
+		b.count(e.r)
+	}
+	b.alloc()
+	for _, e := range tr {
+		b.put(e.r, e.c, e.v)
+	}
+	return b.build()
+}
+
+// The builder sorts every row by column and sums duplicates: the CSR
+// matrix of shuffled entries with repeats equals their dense sum.
+func TestSparseBuilder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const rows, cols = 7, 5
 	want := mat.NewDense(rows, cols, nil)
-	tr := newTriplets(rows, cols)
+	var tr []triplet
 	for range 60 {
 		i, j, v := rng.IntN(rows), rng.IntN(cols), rng.NormFloat64()
-		tr.add(i, j, v)
+		tr = append(tr, triplet{i, j, v})
 		want.Set(i, j, want.At(i, j)+v)
 	}
-	m := tr.csr()
+	m := buildSparse(rows, cols, tr)
 	if !mat.EqualApprox(m.Dense(), want, 1e-14) {
 		t.Fatalf("CSR\n%v\nwant\n%v", mat.Formatted(m.Dense()), mat.Formatted(want))
 	}
@@ -302,5 +329,20 @@ func TestTripletsCSR(t *testing.T) {
 				t.Fatalf("row %d: columns %v not strictly increasing", i, m.Col[m.RowPtr[i]:m.RowPtr[i+1]])
 			}
 		}
+	}
+	// Without repeats, the order of the puts does not matter, bit for bit.
+	var distinct []triplet
+	for i := range rows {
+		for j := range cols {
+			if rng.IntN(2) == 0 {
+				distinct = append(distinct, triplet{i, j, rng.NormFloat64()})
+			}
+		}
+	}
+	a := buildSparse(rows, cols, distinct)
+	rng.Shuffle(len(distinct), func(i, j int) { distinct[i], distinct[j] = distinct[j], distinct[i] })
+	b := buildSparse(rows, cols, distinct)
+	if !slices.Equal(a.RowPtr, b.RowPtr) || !slices.Equal(a.Col, b.Col) || !slices.Equal(a.Val, b.Val) {
+		t.Fatal("shuffled puts give a different matrix")
 	}
 }
