@@ -270,10 +270,9 @@ func orthonormalize(a *mat.Dense) *mat.Dense {
 // unchanged) when a^T a is not numerically positive definite.
 func cholQR(a *mat.Dense) bool {
 	_, c := a.Dims()
-	var g mat.SymDense
-	g.SymOuterK(1, a.T())
+	g := tallGram(a)
 	var ch mat.Cholesky
-	if !ch.Factorize(&g) {
+	if !ch.Factorize(g) {
 		return false
 	}
 	var r mat.TriDense
@@ -289,6 +288,25 @@ func cholQR(a *mat.Dense) bool {
 	}
 	blas64.Trmm(blas.Right, blas.NoTrans, 1, rinv.RawTriangular(), a.RawMatrix())
 	return true
+}
+
+// tallGram returns a^T a. Its entries are those of SymOuterK(1, a.T()), bit
+// for bit: each is summed over the rows of a in order, with the same
+// updates. SymOuterK's Dsyrk reads a once per column of a, which on a tall
+// matrix is that many passes over memory; tallGram reads it once.
+func tallGram(a *mat.Dense) *mat.SymDense {
+	r, c := a.Dims()
+	g := mat.NewSymDense(c, nil)
+	gr := g.RawSymmetric()
+	for l := range r {
+		row := a.RawRowView(l)
+		for i, t := range row {
+			if t != 0 {
+				blas64.Axpy(t, blas64.Vector{N: c - i, Inc: 1, Data: row[i:]}, blas64.Vector{N: c - i, Inc: 1, Data: gr.Data[i*gr.Stride+i:]})
+			}
+		}
+	}
+	return g
 }
 
 // gramSchmidt orthonormalises the columns of a in place by modified

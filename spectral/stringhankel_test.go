@@ -252,6 +252,24 @@ func TestRandomizedSVD(t *testing.T) {
 	}
 }
 
+// tallGram gives SymOuterK's a^T a bit for bit.
+func TestGramT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	a := mat.NewDense(300, 17, nil)
+	for i := range 300 {
+		for j := range 17 {
+			if rng.IntN(4) > 0 {
+				a.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(7)-3)))
+			}
+		}
+	}
+	var want mat.SymDense
+	want.SymOuterK(1, a.T())
+	if got := tallGram(a); !mat.Equal(got, &want) {
+		t.Fatalf("tallGram differs from SymOuterK:\n%v\nwant\n%v", mat.Formatted(got), mat.Formatted(&want))
+	}
+}
+
 // Minimize removes the redundant half of a direct sum and keeps the
 // function.
 func TestMinimize(t *testing.T) {
