@@ -252,14 +252,13 @@ type gram struct {
 }
 
 func newGram(x, y *mat.Dense) gram {
-	var g mat.SymDense
-	g.SymOuterK(1, x.T())
+	g := tallGram(x)
 	_, D := x.Dims()
 	_, p := y.Dims()
 	b := mat.NewDense(D, p, nil)
 	b.Mul(x.T(), y)
 	r := mat.Norm(y, 2)
-	return gram{g: &g, b: b, yy: r * r}
+	return gram{g: g, b: b, yy: r * r}
 }
 
 func (q gram) newState() *mat.Dense {

@@ -122,11 +122,10 @@ func NuclearNorm(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, er
 			c.Rho = 10 / math.Max(s1, math.SmallestNonzeroFloat64)
 		}
 	} else {
-		var gram mat.SymDense
-		gram.SymOuterK(1, x.T())
+		gram := tallGram(x)
 		if c.Rho == 0 {
 			var eig mat.EigenSym
-			if !eig.Factorize(&gram, false) {
+			if !eig.Factorize(gram, false) {
 				return Hankel{}, IHTStats{}, errors.New("spectral: eigenvalues of the Gram matrix failed")
 			}
 			ev := eig.Values(nil)
@@ -136,7 +135,7 @@ func NuclearNorm(s datasets.TwoRNNData, cfg NuclearConfig) (Hankel, IHTStats, er
 			gram.SetSym(i, i, gram.At(i, i)+c.Rho)
 		}
 		var chol mat.Cholesky
-		if !chol.Factorize(&gram) {
+		if !chol.Factorize(gram) {
 			return Hankel{}, IHTStats{}, errors.New("spectral: X^T X + rho I is not positive definite")
 		}
 		b := mat.NewDense(D, p, nil)

@@ -325,8 +325,7 @@ func contractStep(lv *mat.Dense, t *TT, j int, s datasets.TwoRNNData, idx []int)
 // rank deficiency.
 func ridgeSolve(dst, a, y *mat.Dense) error {
 	_, m := a.Dims()
-	var g mat.SymDense
-	g.SymOuterK(1, a.T())
+	g := tallGram(a)
 	tr := 0.0
 	for i := range m {
 		tr += g.At(i, i)
@@ -336,7 +335,7 @@ func ridgeSolve(dst, a, y *mat.Dense) error {
 		g.SetSym(i, i, g.At(i, i)+ridge)
 	}
 	var chol mat.Cholesky
-	if !chol.Factorize(&g) {
+	if !chol.Factorize(g) {
 		return errors.New("spectral: ALS normal equations are not positive definite")
 	}
 	var b mat.Dense
