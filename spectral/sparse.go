@@ -66,8 +66,8 @@ func (b *sparseBuilder) put(r, c int, v float64) {
 func (b *sparseBuilder) build() *Sparse {
 	m := b.m
 	type entry struct {
-		c int
-		v float64
+		c, k int // column, position of the put
+		v    float64
 	}
 	var buf []entry
 	out := 0
@@ -75,9 +75,14 @@ func (b *sparseBuilder) build() *Sparse {
 		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
 		buf = buf[:0]
 		for k := lo; k < hi; k++ {
-			buf = append(buf, entry{m.Col[k], m.Val[k]})
+			buf = append(buf, entry{m.Col[k], k, m.Val[k]})
 		}
-		slices.SortStableFunc(buf, func(x, y entry) int { return x.c - y.c })
+		slices.SortFunc(buf, func(x, y entry) int {
+			if x.c != y.c {
+				return x.c - y.c
+			}
+			return x.k - y.k
+		})
 		m.RowPtr[i] = out
 		for j, e := range buf {
 			if j > 0 && m.Col[out-1] == e.c {

@@ -3,7 +3,6 @@ package spectral
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/mat"
@@ -105,33 +104,6 @@ func (c StringHankelConfig) withDefaults() (StringHankelConfig, error) {
 	return c, nil
 }
 
-// keyer encodes strings as map keys, one byte per symbol for alphabets of
-// at most 256 symbols and four otherwise.
-type keyer struct {
-	wide bool
-	buf  []byte
-}
-
-func (k *keyer) key(seq []int) []byte {
-	k.buf = k.buf[:0]
-	for _, s := range seq {
-		if k.wide {
-			k.buf = append(k.buf, byte(s>>24), byte(s>>16), byte(s>>8), byte(s))
-		} else {
-			k.buf = append(k.buf, byte(s))
-		}
-	}
-	return k.buf
-}
-
-// symbol decodes the first symbol of a key.
-func (k *keyer) symbol(key string) int {
-	if k.wide {
-		return int(key[0])<<24 | int(key[1])<<16 | int(key[2])<<8 | int(key[3])
-	}
-	return int(key[0])
-}
-
 // NewStringHankel estimates the Hankel matrices of the sample seqs over an
 // alphabet of symbols symbols: F is estimated by counts divided by the
 // number of strings. It fails on an empty sample or a symbol out of range.
@@ -173,10 +145,21 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	if total <= 0 {
 		return nil, errors.New("spectral: the weights sum to 0")
 	}
-	kr := &keyer{wide: symbols > 256}
 	maxLen := cfg.Rows + cfg.Cols + 1
-	counts := map[string]*float64{}
-	rowSet, colSet := map[string][]int{}, map[string][]int{}
+	counts := newTrie(symbols)
+	var cnt []float64
+	var counted []bool
+	add := func(n int32, wt float64) {
+		for len(cnt) < counts.size() {
+			cnt, counted = append(cnt, 0), append(counted, false)
+		}
+		cnt[n] += wt
+		counted[n] = true
+	}
+	// Every row set is prefix-closed, so every node of rows is a row. The
+	// column trie holds the columns reversed: every column set is
+	// suffix-closed, so every node of cols is a column too.
+	rows, cols := newTrie(symbols), newTrie(symbols)
 	rowFactors := cfg.Variant == Suffix || cfg.Variant == Factor
 	colFactors := cfg.Variant == Prefix || cfg.Variant == Factor
 	for i, s := range seqs {
@@ -184,134 +167,134 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 		if weights != nil {
 			wt = weights[i]
 		}
-		countString(counts, kr, s, wt, cfg.Variant, maxLen)
-		collectBasis(rowSet, kr, s, cfg.Rows, rowFactors, false)
-		collectBasis(colSet, kr, s, cfg.Cols, colFactors, true)
+		countString(counts, add, s, wt, cfg.Variant, maxLen)
+		for start := range len(s) + 1 {
+			if start > 0 && !rowFactors {
+				break
+			}
+			n := int32(0)
+			for _, c := range s[start:min(len(s), start+cfg.Rows)] {
+				n = rows.extend(n, c)
+			}
+		}
+		for end := len(s); end >= 0; end-- {
+			if end < len(s) && !colFactors {
+				break
+			}
+			n := int32(0)
+			for t := end - 1; t >= max(0, end-cfg.Cols); t-- {
+				n = cols.extend(n, s[t])
+			}
+		}
 	}
-	h := &StringHankel{Variant: cfg.Variant, Symbols: symbols, Prefixes: sortedBasis(rowSet), Suffixes: sortedBasis(colSet)}
-	h.fill(counts, kr, 1/total)
+	// fill reads the counted strings through their parents alone.
+	counts.dropChildren()
+	h := &StringHankel{Variant: cfg.Variant, Symbols: symbols}
+	var rowPos, colPos []int32
+	h.Prefixes, rowPos = rows.sorted(false)
+	h.Suffixes, colPos = cols.sorted(true)
+	h.fill(counts, cnt, counted, rows, cols, rowPos, colPos, 1/total)
 	return h, nil
 }
 
-// countString adds the variant's counts of the strings of length <= maxLen
-// that s contributes.
-func countString(counts map[string]*float64, kr *keyer, s []int, wt float64, v HankelVariant, maxLen int) {
-	add := func(w []int) {
-		k := kr.key(w)
-		if p, ok := counts[string(k)]; ok {
-			*p += wt
-			return
-		}
-		v := wt
-		counts[string(k)] = &v
-	}
+// countString adds, through add, the variant's counts of the strings of
+// length <= maxLen that s contributes, extending counts with them.
+func countString(counts *trie, add func(int32, float64), s []int, wt float64, v HankelVariant, maxLen int) {
 	switch v {
 	case Classic:
 		if len(s) <= maxLen {
-			add(s)
+			n := int32(0)
+			for _, c := range s {
+				n = counts.extend(n, c)
+			}
+			add(n, wt)
 		}
 	case Prefix:
-		for l := 0; l <= min(len(s), maxLen); l++ {
-			add(s[:l])
+		n := int32(0)
+		add(n, wt)
+		for _, c := range s[:min(len(s), maxLen)] {
+			n = counts.extend(n, c)
+			add(n, wt)
 		}
 	case Suffix:
 		for l := 0; l <= min(len(s), maxLen); l++ {
-			add(s[len(s)-l:])
+			n := int32(0)
+			for _, c := range s[len(s)-l:] {
+				n = counts.extend(n, c)
+			}
+			add(n, wt)
 		}
 	case Factor:
-		add(nil)
+		add(0, wt)
 		for i := range s {
-			for j := i + 1; j <= min(len(s), i+maxLen); j++ {
-				add(s[i:j])
+			n := int32(0)
+			for _, c := range s[i:min(len(s), i+maxLen)] {
+				n = counts.extend(n, c)
+				add(n, wt)
 			}
 		}
-		*counts[""] += wt * float64(len(s))
+		add(0, wt*float64(len(s)))
 	}
 }
 
-// collectBasis adds to set the prefixes (suffixes if suffix) of s, or all
-// its factors, of length <= maxLen.
-func collectBasis(set map[string][]int, kr *keyer, s []int, maxLen int, factors, suffix bool) {
-	add := func(w []int) {
-		k := kr.key(w)
-		if _, ok := set[string(k)]; !ok {
-			set[string(k)] = slices.Clone(w)
-		}
-	}
-	if !factors {
-		for l := 0; l <= min(len(s), maxLen); l++ {
-			if suffix {
-				add(s[len(s)-l:])
-			} else {
-				add(s[:l])
-			}
-		}
-		return
-	}
-	add(nil)
-	for i := range s {
-		for j := i + 1; j <= min(len(s), i+maxLen); j++ {
-			add(s[i:j])
-		}
-	}
-}
-
-// sortedBasis returns the strings of set by length, then lexicographically.
-func sortedBasis(set map[string][]int) [][]int {
-	b := make([][]int, 0, len(set))
-	for _, w := range set {
-		if w == nil {
-			w = []int{}
-		}
-		b = append(b, w)
-	}
-	slices.SortFunc(b, func(x, y []int) int {
-		if len(x) != len(y) {
-			return len(x) - len(y)
-		}
-		return slices.Compare(x, y)
-	})
-	return b
-}
-
-// fill builds H and the H_sigma from the counts: every counted string w
-// splits as u v (or u sigma v) with u a row and v a column of the basis.
-func (h *StringHankel) fill(counts map[string]*float64, kr *keyer, scale float64) {
-	index := func(b [][]int) map[string]int {
-		m := make(map[string]int, len(b))
-		for i, w := range b {
-			m[string(kr.key(w))] = i
-		}
-		return m
-	}
-	rows, cols := index(h.Prefixes), index(h.Suffixes)
-	width := 1
-	if kr.wide {
-		width = 4
-	}
+// fill builds H and the H_sigma from the counted strings: every counted
+// string w splits as u v (or u sigma v) with u a row and v a column of
+// the basis. rowPos and colPos give the basis position of each node of
+// rows and cols.
+func (h *StringHankel) fill(counts *trie, cnt []float64, counted []bool, rows, cols *trie, rowPos, colPos []int32, scale float64) {
 	maxRow, maxCol := len(h.Prefixes[len(h.Prefixes)-1]), len(h.Suffixes[len(h.Suffixes)-1])
-	// walk calls f on every entry: matrix 0 is H, 1+s is H_s. Each (row,
-	// column) pair of a matrix comes from one counted string, so the order
-	// of the map walk does not change the built matrices.
+	var w []int
+	// A counted string longer than maxRow + maxCol + 1 splits into no
+	// entry.
+	rowAt := make([]int32, maxRow+maxCol+2)
+	colAt := make([]int32, len(rowAt))
+	// walk calls f on every entry: matrix 0 is H, 1+s is H_s. The walk
+	// goes through the counted strings in a fixed order, and each (row,
+	// column) pair of a matrix comes from one of them.
 	walk := func(f func(m, r, col int, v float64)) {
-		for k, cp := range counts {
-			c := *cp * scale
-			n := len(k) / width
-			for i := max(0, n-1-maxCol); i <= min(n, maxRow); i++ {
-				r, okr := rows[k[:i*width]]
-				if !okr {
-					continue
-				}
-				if n-i <= maxCol {
-					if col, ok := cols[k[i*width:]]; ok {
-						f(0, r, col, c)
+		for n := range counts.size() {
+			if !counted[n] {
+				continue
+			}
+			c := cnt[n] * scale
+			w = counts.str(int32(n), w)
+			k := len(w)
+			if k >= len(rowAt) {
+				continue
+			}
+			// rowAt[i] is the node of w[:i] in rows, colAt[i] that of w[i:]
+			// in cols, -1 when absent.
+			rowAt[0] = 0
+			for i := 1; i <= k; i++ {
+				rowAt[i] = -1
+				if rowAt[i-1] >= 0 {
+					if ch := rows.child(rowAt[i-1], w[i-1]); ch != 0 {
+						rowAt[i] = ch
 					}
 				}
-				if i == n {
+			}
+			colAt[k] = 0
+			for i := k - 1; i >= 0; i-- {
+				colAt[i] = -1
+				if colAt[i+1] >= 0 {
+					if ch := cols.child(colAt[i+1], w[i]); ch != 0 {
+						colAt[i] = ch
+					}
+				}
+			}
+			for i := max(0, k-1-maxCol); i <= min(k, maxRow); i++ {
+				r := rowAt[i]
+				if r < 0 {
+					continue
+				}
+				if colAt[i] >= 0 {
+					f(0, int(rowPos[r]), int(colPos[colAt[i]]), c)
+				}
+				if i == k {
 					break
 				}
-				if col, ok := cols[k[(i+1)*width:]]; ok {
-					f(1+kr.symbol(k[i*width:]), r, col, c)
+				if colAt[i+1] >= 0 {
+					f(1+w[i], int(rowPos[r]), int(colPos[colAt[i+1]]), c)
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package spectral
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -155,6 +156,115 @@ func TestStringHankelExactRecovery(t *testing.T) {
 			}
 			if _, err := f.WFA(rank + 1); err == nil {
 				t.Fatal("rank above the factorization accepted")
+			}
+		})
+	}
+}
+
+// On a random sample with strings longer than lrows + lcolumns + 1, every
+// variant's basis and every entry of H and of each H_s equal the counts
+// taken by brute force, over a small alphabet (a trie with a child table)
+// and one above denseTrieSymbols (a trie with a child map).
+func TestStringHankelCounts(t *testing.T) {
+	for _, d := range []int{3, denseTrieSymbols + 6} {
+		t.Run(fmt.Sprint(d), func(t *testing.T) { testStringHankelCounts(t, d) })
+	}
+}
+
+func testStringHankelCounts(t *testing.T, d int) {
+	const rows, cols = 2, 3
+	rng := rand.New(rand.NewPCG(21, uint64(d)))
+	var sample [][]int
+	for range 300 {
+		s := make([]int, rng.IntN(10))
+		for k := range s {
+			s[k] = rng.IntN(3)
+			if s[k] == 2 {
+				s[k] = d - 1 // the alphabet's last symbol
+			}
+			if k > 0 && rng.IntN(2) == 0 {
+				s[k] = s[k-1]
+			}
+		}
+		sample = append(sample, s)
+	}
+	// f is the variant's count of x over the sample.
+	f := func(v HankelVariant, x []int) float64 {
+		c := 0.0
+		for _, s := range sample {
+			switch v {
+			case Classic:
+				if slices.Equal(s, x) {
+					c++
+				}
+			case Prefix:
+				if len(s) >= len(x) && slices.Equal(s[:len(x)], x) {
+					c++
+				}
+			case Suffix:
+				if len(s) >= len(x) && slices.Equal(s[len(s)-len(x):], x) {
+					c++
+				}
+			case Factor:
+				for k := 0; k+len(x) <= len(s); k++ {
+					if slices.Equal(s[k:k+len(x)], x) {
+						c++
+					}
+				}
+			}
+		}
+		return c / float64(len(sample))
+	}
+	// basis lists the prefixes (suffixes if suffix), or all factors, of
+	// the sample's strings up to length l, by length and then in order.
+	basis := func(l int, factors, suffix bool) [][]int {
+		set := map[string][]int{}
+		for _, s := range sample {
+			for a := 0; a <= len(s); a++ {
+				for b := a; b <= min(len(s), a+l); b++ {
+					if factors || (!suffix && a == 0) || (suffix && b == len(s)) {
+						set[fmt.Sprint(s[a:b])] = slices.Clone(s[a:b])
+					}
+				}
+			}
+		}
+		var out [][]int
+		for _, w := range set {
+			out = append(out, w)
+		}
+		slices.SortFunc(out, func(x, y []int) int {
+			if len(x) != len(y) {
+				return len(x) - len(y)
+			}
+			return slices.Compare(x, y)
+		})
+		return out
+	}
+	for _, v := range HankelVariants {
+		t.Run(v.String(), func(t *testing.T) {
+			h, err := NewStringHankel(sample, d, StringHankelConfig{Variant: v, Rows: rows, Cols: cols})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRows := basis(rows, v == Suffix || v == Factor, false)
+			wantCols := basis(cols, v == Prefix || v == Factor, true)
+			if fmt.Sprint(h.Prefixes) != fmt.Sprint(wantRows) || fmt.Sprint(h.Suffixes) != fmt.Sprint(wantCols) {
+				t.Fatalf("basis %v x %v, want %v x %v", h.Prefixes, h.Suffixes, wantRows, wantCols)
+			}
+			for m, hm := range append([]*Sparse{h.H}, h.Sigma...) {
+				hd := hm.Dense()
+				for i, u := range h.Prefixes {
+					for j, s := range h.Suffixes {
+						x := slices.Clone(u)
+						if m > 0 {
+							x = append(x, m-1)
+						}
+						x = append(x, s...)
+						if got, want := hd.At(i, j), f(v, x); !closeRel(got, want, 1e-12) {
+							t.Fatalf("matrix %d (0: H, 1+s: H_s) at [%v, %v] = %g, want %g", m, u, s, got, want)
+						}
+					}
+				}
 			}
 		})
 	}

@@ -1,0 +1,111 @@
+package spectral
+
+import "slices"
+
+// trieBlock is the number of nodes per block of a trie's child table.
+const trieBlock = 1 << 12
+
+// denseTrieSymbols is the largest alphabet for which a trie keeps its
+// children in a table of one slot per node and symbol; above, in a map.
+const denseTrieSymbols = 64
+
+// trie is a set of strings over [0, symbols) stored as a tree: node 0 is
+// the empty string, every other node extends its parent by one symbol,
+// and every prefix of a stored string is a node. Nodes are numbered in
+// order of insertion.
+type trie struct {
+	symbols int
+	// dense[n/trieBlock][(n%trieBlock)*symbols+s] is the child of node n
+	// by symbol s (0: none, the root being nobody's child), in blocks so
+	// that growing never copies; sparse holds the same when the alphabet
+	// is above denseTrieSymbols.
+	dense  [][]int32
+	sparse map[uint64]int32
+	// parent and last give each node's parent and the symbol leading to
+	// it (unused for the root).
+	parent, last []int32
+}
+
+func newTrie(symbols int) *trie {
+	t := &trie{symbols: symbols, parent: []int32{0}, last: []int32{0}}
+	if symbols <= denseTrieSymbols {
+		t.dense = [][]int32{make([]int32, trieBlock*symbols)}
+	} else {
+		t.sparse = map[uint64]int32{}
+	}
+	return t
+}
+
+// size is the number of nodes.
+func (t *trie) size() int { return len(t.parent) }
+
+// child returns the child of n by s, or 0 when there is none.
+func (t *trie) child(n int32, s int) int32 {
+	if t.dense != nil {
+		return t.dense[n/trieBlock][int(n%trieBlock)*t.symbols+s]
+	}
+	return t.sparse[uint64(n)*uint64(t.symbols)+uint64(s)]
+}
+
+// extend returns the child of n by s, adding it if needed.
+func (t *trie) extend(n int32, s int) int32 {
+	if c := t.child(n, s); c != 0 {
+		return c
+	}
+	c := int32(len(t.parent))
+	t.parent = append(t.parent, n)
+	t.last = append(t.last, int32(s))
+	if t.dense != nil {
+		t.dense[n/trieBlock][int(n%trieBlock)*t.symbols+s] = c
+		if int(c)/trieBlock == len(t.dense) {
+			t.dense = append(t.dense, make([]int32, trieBlock*t.symbols))
+		}
+	} else {
+		t.sparse[uint64(n)*uint64(t.symbols)+uint64(s)] = c
+	}
+	return c
+}
+
+// dropChildren releases the child table: str and size still work, child
+// and extend no longer do.
+func (t *trie) dropChildren() { t.dense, t.sparse = nil, nil }
+
+// str writes the string of node n into buf (reused) and returns it.
+func (t *trie) str(n int32, buf []int) []int {
+	buf = buf[:0]
+	for ; n != 0; n = t.parent[n] {
+		buf = append(buf, int(t.last[n]))
+	}
+	slices.Reverse(buf)
+	return buf
+}
+
+// sorted returns the strings of the nodes by length, then
+// lexicographically (the empty string first), reversed when reverse is
+// set, and the position of each node in that order.
+func (t *trie) sorted(reverse bool) ([][]int, []int32) {
+	b := make([][]int, t.size())
+	nodes := make([]int32, t.size())
+	for n := range b {
+		w := t.str(int32(n), nil)
+		if w == nil {
+			w = []int{}
+		}
+		if reverse {
+			slices.Reverse(w)
+		}
+		b[n], nodes[n] = w, int32(n)
+	}
+	slices.SortFunc(nodes, func(x, y int32) int {
+		if d := len(b[x]) - len(b[y]); d != 0 {
+			return d
+		}
+		return slices.Compare(b[x], b[y])
+	})
+	pos := make([]int32, t.size())
+	out := make([][]int, t.size())
+	for i, n := range nodes {
+		pos[n], out[i] = int32(i), b[n]
+	}
+	return out, pos
+}
