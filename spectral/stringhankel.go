@@ -145,103 +145,120 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	if total <= 0 {
 		return nil, errors.New("spectral: the weights sum to 0")
 	}
-	maxLen := cfg.Rows + cfg.Cols + 1
-	counts := newTrie(symbols)
-	var cnt []float64
-	var counted []bool
-	add := func(n int32, wt float64) {
-		for len(cnt) < counts.size() {
-			cnt, counted = append(cnt, 0), append(counted, false)
-		}
-		cnt[n] += wt
-		counted[n] = true
-	}
-	// Every row set is prefix-closed, so every node of rows is a row. The
-	// column trie holds the columns reversed: every column set is
-	// suffix-closed, so every node of cols is a column too.
+	c := &counter{t: newTrie(symbols)}
+	// The column trie holds the columns reversed (see addBasis).
 	rows, cols := newTrie(symbols), newTrie(symbols)
-	rowFactors := cfg.Variant == Suffix || cfg.Variant == Factor
-	colFactors := cfg.Variant == Prefix || cfg.Variant == Factor
 	for i, s := range seqs {
 		wt := 1.0
 		if weights != nil {
 			wt = weights[i]
 		}
-		countString(counts, add, s, wt, cfg.Variant, maxLen)
-		for start := range len(s) + 1 {
-			if start > 0 && !rowFactors {
-				break
-			}
-			n := int32(0)
-			for _, c := range s[start:min(len(s), start+cfg.Rows)] {
-				n = rows.extend(n, c)
-			}
-		}
-		for end := len(s); end >= 0; end-- {
-			if end < len(s) && !colFactors {
-				break
-			}
-			n := int32(0)
-			for t := end - 1; t >= max(0, end-cfg.Cols); t-- {
-				n = cols.extend(n, s[t])
-			}
-		}
+		c.addString(s, wt, cfg.Variant, cfg.Rows+cfg.Cols+1)
+		addBasis(rows, cols, s, cfg)
 	}
 	// fill reads the counted strings through their parents alone.
-	counts.dropChildren()
+	c.t.dropChildren()
 	h := &StringHankel{Variant: cfg.Variant, Symbols: symbols}
 	var rowPos, colPos []int32
 	h.Prefixes, rowPos = rows.sorted(false)
 	h.Suffixes, colPos = cols.sorted(true)
-	h.fill(counts, cnt, counted, rows, cols, rowPos, colPos, 1/total)
+	h.fill(c, rows, cols, rowPos, colPos, 1/total)
 	return h, nil
 }
 
-// countString adds, through add, the variant's counts of the strings of
-// length <= maxLen that s contributes, extending counts with them.
-func countString(counts *trie, add func(int32, float64), s []int, wt float64, v HankelVariant, maxLen int) {
+// counter accumulates weighted counts of strings, stored in a trie.
+type counter struct {
+	t *trie
+	// cnt[n] is the count of node n's string and counted[n] whether it
+	// was counted at all (a weight can be 0).
+	cnt     []float64
+	counted []bool
+}
+
+// add adds wt to the count of node n.
+func (c *counter) add(n int32, wt float64) {
+	for len(c.cnt) < c.t.size() {
+		c.cnt, c.counted = append(c.cnt, 0), append(c.counted, false)
+	}
+	c.cnt[n] += wt
+	c.counted[n] = true
+}
+
+// addString adds the variant's counts of the strings of length <= maxLen
+// that s contributes, with weight wt.
+func (c *counter) addString(s []int, wt float64, v HankelVariant, maxLen int) {
+	t := c.t
 	switch v {
 	case Classic:
 		if len(s) <= maxLen {
 			n := int32(0)
-			for _, c := range s {
-				n = counts.extend(n, c)
+			for _, x := range s {
+				n = t.extend(n, x)
 			}
-			add(n, wt)
+			c.add(n, wt)
 		}
 	case Prefix:
 		n := int32(0)
-		add(n, wt)
-		for _, c := range s[:min(len(s), maxLen)] {
-			n = counts.extend(n, c)
-			add(n, wt)
+		c.add(n, wt)
+		for _, x := range s[:min(len(s), maxLen)] {
+			n = t.extend(n, x)
+			c.add(n, wt)
 		}
 	case Suffix:
 		for l := 0; l <= min(len(s), maxLen); l++ {
 			n := int32(0)
-			for _, c := range s[len(s)-l:] {
-				n = counts.extend(n, c)
+			for _, x := range s[len(s)-l:] {
+				n = t.extend(n, x)
 			}
-			add(n, wt)
+			c.add(n, wt)
 		}
 	case Factor:
-		add(0, wt)
+		c.add(0, wt)
 		for i := range s {
 			n := int32(0)
-			for _, c := range s[i:min(len(s), i+maxLen)] {
-				n = counts.extend(n, c)
-				add(n, wt)
+			for _, x := range s[i:min(len(s), i+maxLen)] {
+				n = t.extend(n, x)
+				c.add(n, wt)
 			}
 		}
-		add(0, wt*float64(len(s)))
+		c.add(0, wt*float64(len(s)))
 	}
 }
 
-// fill builds H and the H_sigma from the counted strings: every counted
-// string w splits as u v (or u sigma v) with u a row and v a column of
-// the basis. rowPos and colPos give the basis position of each node of
-// rows and cols.
-func (h *StringHankel) fill(counts *trie, cnt []float64, counted []bool, rows, cols *trie, rowPos, colPos []int32, scale float64) {
+// addBasis adds to rows the prefixes of s of length <= cfg.Rows (Classic,
+// Prefix) or its factors of that length (Suffix, Factor), and to cols,
+// reversed, its suffixes of length <= cfg.Cols (Classic, Suffix) or its
+// factors (Prefix, Factor). Every row set is prefix-closed, so every node
+// of rows is a row; every column set is suffix-closed, so every node of
+// the reversed cols is a column.
+func addBasis(rows, cols *trie, s []int, cfg StringHankelConfig) {
+	rowFactors := cfg.Variant == Suffix || cfg.Variant == Factor
+	colFactors := cfg.Variant == Prefix || cfg.Variant == Factor
+	for start := range len(s) + 1 {
+		if start > 0 && !rowFactors {
+			break
+		}
+		n := int32(0)
+		for _, x := range s[start:min(len(s), start+cfg.Rows)] {
+			n = rows.extend(n, x)
+		}
+	}
+	for end := len(s); end >= 0; end-- {
+		if end < len(s) && !colFactors {
+			break
+		}
+		n := int32(0)
+		for t := end - 1; t >= max(0, end-cfg.Cols); t-- {
+			n = cols.extend(n, s[t])
+		}
+	}
+}
+
+// fill builds H and the H_sigma from the counted strings, their counts
+// times scale: every counted string w splits as u v (or u sigma v) with u
+// a row and v a column of the basis. rowPos and colPos give the basis
+// position of each node of rows and cols.
+func (h *StringHankel) fill(c *counter, rows, cols *trie, rowPos, colPos []int32, scale float64) {
 	maxRow, maxCol := len(h.Prefixes[len(h.Prefixes)-1]), len(h.Suffixes[len(h.Suffixes)-1])
 	var w []int
 	// A counted string longer than maxRow + maxCol + 1 splits into no
@@ -252,12 +269,12 @@ func (h *StringHankel) fill(counts *trie, cnt []float64, counted []bool, rows, c
 	// goes through the counted strings in a fixed order, and each (row,
 	// column) pair of a matrix comes from one of them.
 	walk := func(f func(m, r, col int, v float64)) {
-		for n := range counts.size() {
-			if !counted[n] {
+		for n := range c.t.size() {
+			if !c.counted[n] {
 				continue
 			}
-			c := cnt[n] * scale
-			w = counts.str(int32(n), w)
+			v := c.cnt[n] * scale
+			w = c.t.str(int32(n), w)
 			k := len(w)
 			if k >= len(rowAt) {
 				continue
@@ -288,13 +305,13 @@ func (h *StringHankel) fill(counts *trie, cnt []float64, counted []bool, rows, c
 					continue
 				}
 				if colAt[i] >= 0 {
-					f(0, int(rowPos[r]), int(colPos[colAt[i]]), c)
+					f(0, int(rowPos[r]), int(colPos[colAt[i]]), v)
 				}
 				if i == k {
 					break
 				}
 				if colAt[i+1] >= 0 {
-					f(1+w[i], int(rowPos[r]), int(colPos[colAt[i+1]]), c)
+					f(1+w[i], int(rowPos[r]), int(colPos[colAt[i+1]]), v)
 				}
 			}
 		}
