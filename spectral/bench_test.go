@@ -50,3 +50,52 @@ func BenchmarkALSSweep(b *testing.B) {
 		})
 	}
 }
+
+// benchStrings draws n strings over d symbols, the size of a PAutomaC
+// training sample at n = 20,000: geometric lengths of mean 8, each symbol
+// the previous one plus 1 or 2 (mod d) half the time and uniform
+// otherwise, so that factors repeat as they do in real samples.
+func benchStrings(n, d int) [][]int {
+	rng := rand.New(rand.NewPCG(7, 7))
+	seqs := make([][]int, n)
+	for i := range seqs {
+		var s []int
+		for rng.Float64() > 1.0/9 {
+			c := rng.IntN(d)
+			if len(s) > 0 && rng.IntN(2) == 0 {
+				c = (s[len(s)-1] + 1 + rng.IntN(2)) % d
+			}
+			s = append(s, c)
+		}
+		seqs[i] = s
+	}
+	return seqs
+}
+
+// BenchmarkStringHankel times the factor Hankel matrices at lrows =
+// lcolumns = 5 of a PAutomaC-sized sample (rtn wfa learn's largest
+// configuration): counting, bases and the compressed matrices.
+func BenchmarkStringHankel(b *testing.B) {
+	seqs := benchStrings(20000, 10)
+	for b.Loop() {
+		if _, err := NewStringHankel(seqs, 10, StringHankelConfig{Variant: Factor, Rows: 5, Cols: 5}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFactorize times the randomized truncated SVD at rank 50 (the
+// top of rtn wfa learn's grid) of those matrices and the projections of
+// every H_sigma.
+func BenchmarkFactorize(b *testing.B) {
+	h, err := NewStringHankel(benchStrings(20000, 10), 10, StringHankelConfig{Variant: Factor, Rows: 5, Cols: 5})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d x %d, %d entries", h.H.Rows, h.H.Cols, h.H.NNZ())
+	for b.Loop() {
+		if _, err := h.Factorize(50, rand.New(rand.NewPCG(1, 2))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -129,10 +129,7 @@ func (m *Sparse) mulDenseTo(out, x *mat.Dense) {
 		o := out.RawRowView(i)
 		clear(o)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			v, row := m.Val[p], xr.Data[m.Col[p]*xr.Stride:m.Col[p]*xr.Stride+k]
-			for j, a := range row {
-				o[j] += v * a
-			}
+			axpy(m.Val[p], xr.Data[m.Col[p]*xr.Stride:m.Col[p]*xr.Stride+k], o)
 		}
 	}
 }
@@ -153,10 +150,7 @@ func (m *Sparse) tMulDenseTo(out, x *mat.Dense) {
 	for i := range m.Rows {
 		row := x.RawRowView(i)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			v, o := m.Val[p], or.Data[m.Col[p]*or.Stride:m.Col[p]*or.Stride+k]
-			for j, a := range row {
-				o[j] += v * a
-			}
+			axpy(m.Val[p], row, or.Data[m.Col[p]*or.Stride:m.Col[p]*or.Stride+k])
 		}
 	}
 }
@@ -307,11 +301,19 @@ func tallGram(a *mat.Dense) *mat.SymDense {
 		row := a.RawRowView(l)
 		for i, t := range row {
 			if t != 0 {
-				blas64.Axpy(t, blas64.Vector{N: c - i, Inc: 1, Data: row[i:]}, blas64.Vector{N: c - i, Inc: 1, Data: gr.Data[i*gr.Stride+i:]})
+				axpy(t, row[i:], gr.Data[i*gr.Stride+i:i*gr.Stride+c])
 			}
 		}
 	}
 	return g
+}
+
+// axpy sets y[j] += alpha x[j] for every j < len(x), in gonum's
+// vectorised kernel: the same two roundings per entry as the plain loop,
+// so the same bits (nothing is done when alpha is 0, which changes no
+// finite entry).
+func axpy(alpha float64, x, y []float64) {
+	blas64.Axpy(alpha, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
 }
 
 // gramSchmidt orthonormalises the columns of a in place by modified
@@ -366,10 +368,7 @@ func (m *Sparse) projectSandwich(u, v *mat.Dense) *mat.Dense {
 		ug.SetRow(g, u.RawRowView(i))
 		o := t.RawRowView(g)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			x, row := m.Val[p], vr.Data[m.Col[p]*vr.Stride:m.Col[p]*vr.Stride+k]
-			for j, a := range row {
-				o[j] += x * a
-			}
+			axpy(m.Val[p], vr.Data[m.Col[p]*vr.Stride:m.Col[p]*vr.Stride+k], o)
 		}
 	}
 	out.Mul(ug.T(), t)
