@@ -142,7 +142,7 @@ func chooseBondOnly(spec *UMPSSpec, seqs [][]int, alphabet []string) (BondChoice
 	if spec.Bond != BondAuto {
 		return BondChoice{}, nil
 	}
-	if seqs == nil {
+	if spec.Format == nil {
 		return BondChoice{}, errors.Errorf("%s: the bond dimension is chosen from a string file only, give a number", spec.Data)
 	}
 	c, err := spec.BondRule.Choose(datasets.Symbols{Alphabet: alphabet, Seqs: seqs})

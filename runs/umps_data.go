@@ -19,12 +19,22 @@ func ReadUMPSStrings(path string, format datasets.StringFormat, alphabet []strin
 	return s.Seqs, s.Alphabet, err
 }
 
+// validCount is the number of validation strings splitValid draws from
+// n strings, an error when it leaves either part empty.
+func validCount(n int, frac float64) (int, error) {
+	nv := int(math.Round(frac * float64(n)))
+	if nv < 1 || nv >= n {
+		return 0, errors.Errorf("%d strings: too few for a validation fraction of %v", n, frac)
+	}
+	return nv, nil
+}
+
 // splitValid puts a fraction frac of seqs, drawn by rng, in valid and the
 // rest in train (both keep file order).
 func splitValid(seqs [][]int, frac float64, rng *rand.Rand) (train, valid [][]int, err error) {
-	nv := int(math.Round(frac * float64(len(seqs))))
-	if nv < 1 || nv >= len(seqs) {
-		return nil, nil, errors.Errorf("%d strings: too few for a validation fraction of %v", len(seqs), frac)
+	nv, err := validCount(len(seqs), frac)
+	if err != nil {
+		return nil, nil, err
 	}
 	inValid := make([]bool, len(seqs))
 	for _, k := range rng.Perm(len(seqs))[:nv] {

@@ -64,7 +64,10 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if !(spec.GrowNoise >= 0 && spec.GrowNoise <= 1) || !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1) {
 		return nil, errors.Errorf("grow noise %v and learning rate %v, want noise in [0, 1] and a finite rate >= 0", spec.GrowNoise, spec.GrowLR)
 	}
-	if spec.Format != nil && !(spec.ValidFrac >= 0 && spec.ValidFrac < 1) {
+	if spec.Format != nil && spec.ValidFrac == 0 {
+		spec.ValidFrac = 0.2
+	}
+	if spec.Format != nil && !(spec.ValidFrac > 0 && spec.ValidFrac < 1) {
 		return nil, errors.Errorf("validation fraction %v, want in (0, 1)", spec.ValidFrac)
 	}
 	// The bond rule reads its own sample of the file, before the training
@@ -153,10 +156,6 @@ func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet
 	if spec.Format == nil {
 		return UMPSData(spec.Data, spec.NTrain, spec.NValid, rng)
 	}
-	frac := spec.ValidFrac
-	if frac == 0 {
-		frac = 0.2
-	}
 	seqs, alphabet, err := ReadUMPSStrings(spec.Data, *spec.Format, spec.Alphabet)
 	if err != nil {
 		return nil, nil, nil, err
@@ -164,7 +163,7 @@ func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet
 	if len(alphabet) == 0 {
 		return nil, nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
 	}
-	train, valid, err = splitValid(seqs, frac, rng)
+	train, valid, err = splitValid(seqs, spec.ValidFrac, rng)
 	if err != nil {
 		return nil, nil, nil, errors.Wrap(err, spec.Data)
 	}
@@ -174,7 +173,9 @@ func umpsSpecData(spec UMPSSpec, rng *rand.Rand) (train, valid [][]int, alphabet
 // bondSample returns the strings the bond rule reads and their alphabet:
 // BondRule.MaxStrings of the file's strings, evenly spaced in file order
 // (datasets.ReadStringsSampleFile), when spec chooses its bond from a
-// string file, else nil.
+// string file, else nil. It checks first what the training strings will
+// need (an alphabet, enough strings for the validation split), so that a
+// file that cannot be trained on fails before the rule runs.
 func bondSample(spec UMPSSpec) ([][]int, []string, error) {
 	if spec.Bond != BondAuto || spec.Format == nil {
 		return nil, nil, nil
@@ -184,14 +185,17 @@ func bondSample(spec UMPSSpec) ([][]int, []string, error) {
 		n = DefaultBondStrings
 	}
 	if n < 0 {
-		return nil, nil, errors.Errorf("bond rule: max strings %d, want >= 0", n)
+		return nil, nil, errors.Errorf("%s: bond rule: max strings %d, want >= 0", spec.Data, n)
 	}
-	s, _, err := datasets.ReadStringsSampleFile(spec.Data, *spec.Format, spec.Alphabet, n)
+	s, total, err := datasets.ReadStringsSampleFile(spec.Data, *spec.Format, spec.Alphabet, n)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(s.Alphabet) == 0 {
 		return nil, nil, errors.Errorf("%s: empty alphabet", spec.Data)
+	}
+	if _, err := validCount(total, spec.ValidFrac); err != nil {
+		return nil, nil, errors.Wrap(err, spec.Data)
 	}
 	return s.Seqs, s.Alphabet, nil
 }

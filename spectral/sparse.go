@@ -28,7 +28,8 @@ type Sparse struct {
 
 // sparseBuilder assembles a CSR matrix from entries it is given twice, in
 // any order: count(r) for each entry, then alloc, then put(r, c, v) for
-// each, then build. Only the matrix itself is allocated.
+// each, then build. No list of entries is kept: besides the matrix, it
+// holds one cursor per row and sorts one row at a time.
 type sparseBuilder struct {
 	m    *Sparse
 	next []int
@@ -158,7 +159,8 @@ func (m *Sparse) tMulDenseTo(out, x *mat.Dense) {
 // SVD is a truncated singular value decomposition M ~ U diag(S) V^T with
 // the singular values in decreasing order.
 type SVD struct {
-	// U is rows x k and V cols x k, with orthonormal columns.
+	// U is rows x k and V cols x k, with orthonormal columns. V may be a
+	// view of a wider matrix (its stride above k).
 	U, V *mat.Dense
 	// S holds the k singular values.
 	S []float64
@@ -209,7 +211,6 @@ func (m *Sparse) TruncatedSVD(k, iters int, rng *rand.Rand) (SVD, error) {
 	if !ok {
 		return SVD{}, errors.New("spectral: SVD did not converge")
 	}
-	p = nil
 	u := mat.NewDense(m.Rows, k, nil)
 	u.Mul(q, z.Slice(0, l, 0, k))
 	return SVD{U: u, V: w.Slice(0, m.Cols, 0, k).(*mat.Dense), S: s[:k]}, nil

@@ -1,13 +1,19 @@
 package spectral
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
-// trieBlock is the number of nodes per block of a trie's child table.
+// trieBlock is the number of rows per block of a trie's child table.
 const trieBlock = 1 << 12
 
 // denseTrieSymbols is the largest alphabet for which a trie keeps its
-// children in a table of one slot per node and symbol; above, in a map.
-const denseTrieSymbols = 64
+// children in a table, one row of one slot per symbol for each node that
+// has a child; above, in a map. A row costs 4 bytes a symbol and a map
+// entry about 25 bytes a child, so the table pays off on small alphabets,
+// where inner nodes have many children, and it is several times faster.
+const denseTrieSymbols = 32
 
 // trie is a set of strings over [0, symbols) stored as a tree: node 0 is
 // the empty string, every other node extends its parent by one symbol,
@@ -15,11 +21,15 @@ const denseTrieSymbols = 64
 // order of insertion.
 type trie struct {
 	symbols int
-	// dense[n/trieBlock][(n%trieBlock)*symbols+s] is the child of node n
-	// by symbol s (0: none, the root being nobody's child), in blocks so
-	// that growing never copies; sparse holds the same when the alphabet
-	// is above denseTrieSymbols.
-	dense  [][]int32
+	// row[n] is node n's row in the child table, -1 while it has no
+	// child (the leaves, most nodes of a count trie, take no row);
+	// table[k/trieBlock][(k%trieBlock)*symbols+s] is the child by symbol
+	// s of the node of row k (0: none, the root being nobody's child),
+	// in blocks so that growing never copies. sparse holds the children
+	// instead when the alphabet is above denseTrieSymbols.
+	row    []int32
+	table  [][]int32
+	rows   int
 	sparse map[uint64]int32
 	// parent and last give each node's parent and the symbol leading to
 	// it (unused for the root).
@@ -29,7 +39,7 @@ type trie struct {
 func newTrie(symbols int) *trie {
 	t := &trie{symbols: symbols, parent: []int32{0}, last: []int32{0}}
 	if symbols <= denseTrieSymbols {
-		t.dense = [][]int32{make([]int32, trieBlock*symbols)}
+		t.row = []int32{-1}
 	} else {
 		t.sparse = map[uint64]int32{}
 	}
@@ -41,10 +51,14 @@ func (t *trie) size() int { return len(t.parent) }
 
 // child returns the child of n by s, or 0 when there is none.
 func (t *trie) child(n int32, s int) int32 {
-	if t.dense != nil {
-		return t.dense[n/trieBlock][int(n%trieBlock)*t.symbols+s]
+	if t.sparse != nil {
+		return t.sparse[uint64(n)*uint64(t.symbols)+uint64(s)]
 	}
-	return t.sparse[uint64(n)*uint64(t.symbols)+uint64(s)]
+	k := int(t.row[n])
+	if k < 0 {
+		return 0
+	}
+	return t.table[k/trieBlock][(k%trieBlock)*t.symbols+s]
 }
 
 // extend returns the child of n by s, adding it if needed.
@@ -52,23 +66,33 @@ func (t *trie) extend(n int32, s int) int32 {
 	if c := t.child(n, s); c != 0 {
 		return c
 	}
+	if len(t.parent) == math.MaxInt32 {
+		panic("spectral: trie of 2^31 nodes")
+	}
 	c := int32(len(t.parent))
 	t.parent = append(t.parent, n)
 	t.last = append(t.last, int32(s))
-	if t.dense != nil {
-		t.dense[n/trieBlock][int(n%trieBlock)*t.symbols+s] = c
-		if int(c)/trieBlock == len(t.dense) {
-			t.dense = append(t.dense, make([]int32, trieBlock*t.symbols))
-		}
-	} else {
+	if t.sparse != nil {
 		t.sparse[uint64(n)*uint64(t.symbols)+uint64(s)] = c
+		return c
 	}
+	t.row = append(t.row, -1)
+	k := int(t.row[n])
+	if k < 0 {
+		k = t.rows
+		t.rows++
+		if k/trieBlock == len(t.table) {
+			t.table = append(t.table, make([]int32, trieBlock*t.symbols))
+		}
+		t.row[n] = int32(k)
+	}
+	t.table[k/trieBlock][(k%trieBlock)*t.symbols+s] = c
 	return c
 }
 
 // dropChildren releases the child table: str and size still work, child
 // and extend no longer do.
-func (t *trie) dropChildren() { t.dense, t.sparse = nil, nil }
+func (t *trie) dropChildren() { t.row, t.table, t.sparse = nil, nil, nil }
 
 // str writes the string of node n into buf (reused) and returns it.
 func (t *trie) str(n int32, buf []int) []int {
