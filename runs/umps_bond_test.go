@@ -180,6 +180,20 @@ func TestTrainUMPSBondAuto(t *testing.T) {
 	}
 }
 
+// A file too small for the validation split fails on the split, before
+// the bond rule fits anything, with or without strings.
+func TestTrainUMPSBondAutoSplitFirst(t *testing.T) {
+	format := datasets.PAutomaC
+	for _, n := range []int{0, 1} {
+		path := filepath.Join(t.TempDir(), "small.train")
+		writePAutomaC(t, path, cycleStrings(n, 3), 3)
+		_, err := TrainUMPS(UMPSSpec{Data: path, Format: &format, Bond: BondAuto, Epochs: 1})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d strings: too few for a validation fraction", n)) || strings.Contains(err.Error(), "bond rule") {
+			t.Errorf("%d strings: %v", n, err)
+		}
+	}
+}
+
 // With GrowAuto at the top of the grid, TrainUMPS first trains the rule's
 // GrowFrom bond, which is the run at that bond given as a number, bit for
 // bit, then grows it; its metrics go to grow-from-N under Out. A GrowFrom
