@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -286,7 +285,7 @@ func cholQR(a *mat.Dense) bool {
 	if err := rinv.InverseTri(&r); err != nil {
 		return false
 	}
-	blas64.Trmm(blas.Right, blas.NoTrans, 1, rinv.RawTriangular(), a.RawMatrix())
+	trmmUpper(a, &rinv)
 	return true
 }
 
@@ -309,12 +308,44 @@ func tallGram(a *mat.Dense) *mat.SymDense {
 	return g
 }
 
-// axpy sets y[j] += alpha x[j] for every j < len(x), in gonum's
-// vectorised kernel: the same two roundings per entry as the plain loop,
-// so the same bits (nothing is done when alpha is 0, which changes no
-// finite entry).
+// axpy sets y[j] += alpha x[j] for every j < len(x), each entry rounded
+// twice (product, then sum) and never fused: the same bits as gonum's
+// f64.AxpyUnitary, whose vectorised kernel it calls on long vectors (a
+// zero alpha, which that call skips, changes no finite entry). Short
+// vectors take a plain loop, cheaper than the call.
 func axpy(alpha float64, x, y []float64) {
+	if len(x) < axpyLoop {
+		y = y[:len(x)]
+		for j, v := range x {
+			y[j] += float64(alpha * v)
+		}
+		return
+	}
 	blas64.Axpy(alpha, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
+}
+
+// axpyLoop is the vector length from which axpy calls gonum's kernel.
+const axpyLoop = 32
+
+// trmmUpper sets a to a r for an upper triangular r, in place: gonum's
+// Dtrmm (Right, NoTrans, Upper, NonUnit) with the same operations in the
+// same order, its inner updates through axpy.
+func trmmUpper(a *mat.Dense, r *mat.TriDense) {
+	rr := r.RawTriangular()
+	n := rr.N
+	rows, _ := a.Dims()
+	for i := range rows {
+		row := a.RawRowView(i)
+		for k := n - 1; k >= 0; k-- {
+			t := row[k]
+			if t == 0 {
+				continue
+			}
+			rk := rr.Data[k*rr.Stride : k*rr.Stride+n]
+			row[k] = t * rk[k]
+			axpy(t, rk[k+1:], row[k+1:])
+		}
+	}
 }
 
 // gramSchmidt orthonormalises the columns of a in place by modified

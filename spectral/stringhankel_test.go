@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -377,6 +379,39 @@ func TestGramT(t *testing.T) {
 	want.SymOuterK(1, a.T())
 	if got := tallGram(a); !mat.Equal(got, &want) {
 		t.Fatalf("tallGram differs from SymOuterK:\n%v\nwant\n%v", mat.Formatted(got), mat.Formatted(&want))
+	}
+}
+
+// trmmUpper gives blas64.Trmm's a r bit for bit, and axpy blas64.Axpy's
+// y + alpha x, on vectors below and above the length where axpy switches.
+func TestTrmmUpperAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{5, axpyLoop + 9} {
+		a := mat.NewDense(40, n, nil)
+		r := mat.NewTriDense(n, mat.Upper, nil)
+		for i := range n {
+			for j := i; j < n; j++ {
+				r.SetTri(i, j, rng.NormFloat64())
+			}
+			for k := range 40 {
+				if rng.IntN(5) > 0 {
+					a.Set(k, i, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(9)-4)))
+				}
+			}
+		}
+		want := mat.DenseCopyOf(a)
+		blas64.Trmm(blas.Right, blas.NoTrans, 1, r.RawTriangular(), want.RawMatrix())
+		trmmUpper(a, r)
+		if !mat.Equal(a, want) {
+			t.Fatalf("n = %d: trmmUpper differs from Trmm", n)
+		}
+		x, y := mat.Row(nil, 0, a), mat.Row(nil, 1, a)
+		wantY := slices.Clone(y)
+		blas64.Axpy(0.37, blas64.Vector{N: n, Inc: 1, Data: x}, blas64.Vector{N: n, Inc: 1, Data: wantY})
+		axpy(0.37, x, y)
+		if !slices.Equal(y, wantY) {
+			t.Fatalf("n = %d: axpy differs from Axpy", n)
+		}
 	}
 }
 
