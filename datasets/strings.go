@@ -237,17 +237,28 @@ func ReadStrings(r io.Reader, format StringFormat, alphabet []string) (Symbols, 
 // ReadStringsFile reads the file at path with ReadStrings; a *TextError
 // carries the path.
 func ReadStringsFile(path string, format StringFormat, alphabet []string) (Symbols, error) {
+	var s Symbols
+	err := readFile(path, func(r io.Reader) (err error) {
+		s, err = ReadStrings(r, format, alphabet)
+		return err
+	})
+	return s, err
+}
+
+// readFile runs read on the file at path; a *TextError it returns
+// carries the path.
+func readFile(path string, read func(io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return Symbols{}, errors.Wrap(err, "datasets")
+		return errors.Wrap(err, "datasets")
 	}
 	defer f.Close()
-	s, err := ReadStrings(f, format, alphabet)
+	err = read(f)
 	var te *TextError
 	if errors.As(err, &te) {
 		te.Path = path
 	}
-	return s, err
+	return err
 }
 
 // ReadStringsSampleFile reads n strings of the file at path, evenly spaced
@@ -260,17 +271,11 @@ func ReadStringsSampleFile(path string, format StringFormat, alphabet []string, 
 	if n < 1 {
 		return Symbols{}, 0, errors.Errorf("datasets: a sample of %d strings, want >= 1", n)
 	}
-	scan := func(head func(StringsHeader) error, fn func(int, []int) error) ([]string, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, errors.Wrap(err, "datasets")
-		}
-		defer f.Close()
-		names, err := ScanStrings(f, format, alphabet, head, fn)
-		var te *TextError
-		if errors.As(err, &te) {
-			te.Path = path
-		}
+	scan := func(head func(StringsHeader) error, fn func(int, []int) error) (names []string, err error) {
+		err = readFile(path, func(r io.Reader) (err error) {
+			names, err = ScanStrings(r, format, alphabet, head, fn)
+			return err
+		})
 		return names, err
 	}
 	total := -1
@@ -384,15 +389,10 @@ func ReadSolution(r io.Reader) ([]float64, error) {
 
 // ReadSolutionFile reads the file at path with ReadSolution.
 func ReadSolutionFile(path string) ([]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, errors.Wrap(err, "datasets")
-	}
-	defer f.Close()
-	p, err := ReadSolution(f)
-	var te *TextError
-	if errors.As(err, &te) {
-		te.Path = path
-	}
+	var p []float64
+	err := readFile(path, func(r io.Reader) (err error) {
+		p, err = ReadSolution(r)
+		return err
+	})
 	return p, err
 }
