@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rtnlab/rtn/datasets"
+	jreport "github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
@@ -279,22 +280,25 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	if rep == nil {
 		return err
 	}
+	// Figures of a rejected candidate can be infinite (a divergent
+	// automaton's zll and nll) and are written as null.
 	type row struct {
-		Variant    string  `json:"variant"`
-		Rows       int     `json:"lrows"`
-		Rank       int     `json:"rank"`
-		Perplexity float64 `json:"valid_perplexity"`
-		LOO        float64 `json:"valid_loo"`
-		NLL        float64 `json:"valid_nll"`
-		ZLL        float64 `json:"valid_zll"`
-		Test       float64 `json:"test_perplexity,omitempty"`
-		Radius     float64 `json:"spectral_radius"`
-		Ruled      float64 `json:"ruled_out"`
-		Rejected   string  `json:"rejected,omitempty"`
+		Variant    string        `json:"variant"`
+		Rows       int           `json:"lrows"`
+		Rank       int           `json:"rank"`
+		Perplexity jreport.Float `json:"valid_perplexity"`
+		LOO        jreport.Float `json:"valid_loo"`
+		NLL        jreport.Float `json:"valid_nll"`
+		ZLL        jreport.Float `json:"valid_zll"`
+		Test       jreport.Float `json:"test_perplexity,omitempty"`
+		Radius     jreport.Float `json:"spectral_radius"`
+		Ruled      jreport.Float `json:"ruled_out"`
+		Rejected   string        `json:"rejected,omitempty"`
 	}
 	var rows []row
 	for _, c := range rep.Candidates {
-		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, c.Perplexity, c.LOO, c.NLL, c.ZLL, testScore[c.Spec.String()], c.Radius, c.Floored, c.Rejected})
+		rows = append(rows, row{c.Spec.Variant.String(), c.Spec.Rows, c.Spec.Rank, jreport.Float(c.Perplexity), jreport.Float(c.LOO), jreport.Float(c.NLL),
+			jreport.Float(c.ZLL), jreport.Float(testScore[c.Spec.String()]), jreport.Float(c.Radius), jreport.Float(c.Floored), c.Rejected})
 	}
 	if *asJSON {
 		res := map[string]any{"candidates": rows}

@@ -145,3 +145,37 @@ func TestWFAErrors(t *testing.T) {
 		}
 	}
 }
+
+// wfa sweep -json writes every candidate, a rejected candidate's
+// infinite figures as null.
+func TestWFASweepJSON(t *testing.T) {
+	train := writeSample(t, t.TempDir(), "train", 300, 4)
+	stdout, stderr, code := invoke("wfa", "sweep", "-train", train, "-lrows", "2", "-ranks", "1,2,3,4,5,6,8,10", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Candidates []struct {
+			Rank     int      `json:"rank"`
+			ZLL      *float64 `json:"valid_zll"`
+			NLL      *float64 `json:"valid_nll"`
+			Rejected string   `json:"rejected"`
+		} `json:"candidates"`
+		Chosen string `json:"chosen"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || out.Chosen == "" {
+		t.Fatalf("output %q (%v)", stdout, err)
+	}
+	nulls := 0
+	for _, c := range out.Candidates {
+		if c.ZLL == nil || c.NLL == nil {
+			nulls++
+			if c.Rejected == "" {
+				t.Errorf("rank %d: a null figure on a candidate not rejected", c.Rank)
+			}
+		}
+	}
+	if nulls == 0 {
+		t.Fatal("no candidate with an infinite figure: the test needs one")
+	}
+}
