@@ -20,13 +20,12 @@
 //     solution file, LogLoss the per-symbol log-loss without one, and
 //     Rank/NDCG the SPiCe next-symbol ranking.
 //   - Finetune turns the WFA into a linear 2-RNN (Theorem 2) and trains it
-//     on the strings' log-likelihood under its clipped next-symbol
-//     probabilities (exactly log f(x) - log alpha^T (I - S)^-1 omega where
+//     on the strings' log-likelihood under its next-symbol probabilities
+//     (weights taken in absolute value and normalised; exactly log f(x) - log alpha^T (I - S)^-1 omega where
 //     no next-symbol weight is negative; see Likelihood), with any
 //     optimizer of the optim registry and early stopping on validation,
 //     and keeps the start unless the trained automaton is no worse on
-//     validation under the floor rule (EvalSet.ZLL) and on the frequent
-//     strings (EvalSet.LOO).
+//     validation under the floor rule (EvalSet.ZLL).
 //   - Model files are JSON and round-trip bit for bit.
 //
 // A minimal example:

@@ -31,9 +31,10 @@ const (
 //
 // wherever the automaton gives no negative next-symbol weight, Z being the
 // exact normaliser (the sum of f over all strings) while the spectral
-// radius of S is below 1. Negative weights are clipped to 0 and the rest
-// renormalised, so the loss is that of a proper distribution and bounded
-// below by 0: the plain form -log f + log Z is not, since a signed
+// radius of S is below 1. Elsewhere each next-symbol weight counts by its
+// absolute value, so the loss is that of a proper distribution, bounded
+// below by 0 and differentiable wherever no weight is exactly 0: the
+// plain form -log f + log Z is not, since a signed
 // automaton can push Z to 0 by giving negative values to unseen strings.
 // Outside the normalisable region (radius >= 1) the loss is +Inf and the
 // Trainer stops, keeping the best validated parameters. It implements
@@ -127,7 +128,7 @@ func (l *Likelihood) ValidationLoss() (float64, error) {
 }
 
 // NLL is the mean negative log-likelihood (nats per string) of the
-// strings of e under w read as a distribution by its clipped next-symbol
+// strings of e under w read as a distribution by its next-symbol
 // probabilities (the loss of Likelihood), +Inf when the spectral radius of
 // sum_s A_s is >= 1 or the mass is <= 0.
 func NLL(w spectral.WFA, e *EvalSet) float64 {
@@ -179,16 +180,19 @@ func (l *Likelihood) normaliser() (z float64, beta, gamma []float64, ok bool) {
 }
 
 // condFloor is the smallest next-symbol probability a term of the loss
-// takes: a symbol whose clipped probability is below it costs
-// -log(condFloor) and passes no gradient.
+// takes: a symbol whose probability is below it costs -log(condFloor) and
+// passes no gradient.
 const condFloor = 1e-12
 
 // loss computes the mean loss over the batch and, when grads is not nil,
 // adds its gradient. Each string x_1..x_k costs -sum_t log q_t(x_t) - log
-// q_{k+1}(end), with q_t the clipped next-symbol distribution after
-// x_1..x_(t-1): g_s = h A_s beta, g_end = h omega, q = max(g, 0) / sum
-// max(g, 0), h = alpha^T A_x1..A_x(t-1). As sum_s A_s beta + omega = beta,
-// the product of the q_t telescopes to f(x) / Z wherever no g is negative.
+// q_{k+1}(end), with q_t the next-symbol distribution after x_1..x_(t-1):
+// g_s = h A_s beta, g_end = h omega, q = |g| / sum |g|, h = alpha^T
+// A_x1..A_x(t-1). As sum_s A_s beta + omega = beta, the product of the q_t
+// telescopes to f(x) / Z wherever no g is negative. A negative weight is
+// the sign noise of a spectral estimate around a small probability, and
+// its absolute value keeps that string likely and its gradient alive,
+// where clipping it to 0 would cost -log(condFloor) and pass no gradient.
 func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 	seqs := make([][]int, len(batch))
 	weights := make([]float64, len(batch))
@@ -271,21 +275,24 @@ func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *params.
 		}
 		pos := 0.0
 		for _, v := range st.g {
-			pos += max(v, 0)
+			pos += math.Abs(v)
 		}
 		clear(st.direct[t])
-		if !(pos > 0) || !(st.g[y] > condFloor*pos) {
+		if !(pos > 0) || !(math.Abs(st.g[y]) > condFloor*pos) {
 			loss -= math.Log(condFloor)
 			continue
 		}
-		loss -= math.Log(st.g[y] / pos)
+		loss -= math.Log(math.Abs(st.g[y]) / pos)
 		if grads == nil {
 			continue
 		}
 		for j, v := range st.g {
 			st.dg[j] = 0
-			if v > 0 {
+			switch {
+			case v > 0:
 				st.dg[j] = inv / pos
+			case v < 0:
+				st.dg[j] = -inv / pos
 			}
 		}
 		st.dg[y] -= inv / st.g[y]
@@ -462,10 +469,10 @@ type FinetuneReport struct {
 	InitialValid, BestValid float64
 	// StartZLL and BestZLL are EvalSet.ZLL on the validation strings (the
 	// floor rule's log-loss over the mass) of the start and of the best
-	// parameters, StartLOO and BestLOO EvalSet.LOO (floored values
+	// parameters; the start is returned when BestZLL is the larger.
+	// StartLOO and BestLOO are EvalSet.LOO of the same (floored values
 	// normalised over the distinct validation strings, each weighted by
-	// its count minus one); the start is returned when either figure of
-	// the best parameters is the larger.
+	// its count minus one: the frequent strings), reported only.
 	StartZLL, BestZLL, StartLOO, BestLOO float64
 	// Stopped explains an early end other than patience, or why the start
 	// was kept ("" otherwise).
@@ -476,9 +483,8 @@ type FinetuneReport struct {
 // log-likelihood of the strings of s (see Likelihood), with the
 // validation split used for early stopping, and returns the automaton of
 // the best validation loss, or the start when that automaton is worse on
-// validation under the floor rule (EvalSet.ZLL) or on the frequent
-// strings (EvalSet.LOO): never worse on validation than the start under
-// either figure.
+// validation under the floor rule the model is scored by (EvalSet.ZLL):
+// never worse than the start on validation under that figure.
 func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *FinetuneReport, error) {
 	if cfg.Optimizer == "" {
 		cfg.Optimizer = "adam"
@@ -540,20 +546,14 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	rep.BestValid = p.bestLoss
 	best := p.Best()
 	// The model is scored by its floored values; the likelihood trained
-	// above clips negative next-symbol weights and gives clipped steps no
-	// gradient, so it can improve while more strings fall to the floor.
-	// And the score weighs the frequent strings, which the likelihood can
-	// trade for the rare ones. Keep the start unless the best parameters
-	// also do at least as well under the floor rule (EvalSet.ZLL) and on
-	// the frequent strings (EvalSet.LOO) on validation.
+	// above reads negative next-symbol weights by their absolute values,
+	// so it can improve while more strings fall to the floor. Keep the
+	// start unless the best parameters also do at least as well under the
+	// floor rule (EvalSet.ZLL) on validation.
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
-	switch {
-	case !(rep.BestZLL <= rep.StartZLL):
+	if !(rep.BestZLL <= rep.StartZLL) {
 		rep.Stopped = "fine-tuned automaton worse on validation under the floor rule; the start is kept"
-		best = m.WFA
-	case !(rep.BestLOO <= rep.StartLOO):
-		rep.Stopped = "fine-tuned automaton worse on the frequent validation strings (loo); the start is kept"
 		best = m.WFA
 	}
 	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Components: slices.Clone(m.Components), Finetuned: true}

@@ -26,11 +26,9 @@ const (
 	// normaliser instead of a sum over the validation strings.
 	ValidZLL Criterion = iota
 	// ValidNLL is the mean negative log-likelihood of the validation
-	// strings under the automaton read as a distribution by its clipped
-	// next-symbol probabilities (NLL). A clipped step costs
-	// -log(1e-12), so it prefers automata with few negative weights,
-	// which is wrong on problems where every good spectral automaton has
-	// many.
+	// strings under the automaton read as a distribution by its
+	// next-symbol probabilities (NLL, the fine-tuning objective: weights
+	// in absolute value, normalised).
 	ValidNLL
 	// ValidPerplexity is EvalSet.Perplexity: the PAutomaC score with the
 	// validation frequencies standing for the solution, values floored

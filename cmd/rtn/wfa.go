@@ -133,7 +133,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
 	mixture := fs.Int("mixture", 8, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there; 1: the best candidate alone; zll only)")
-	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (clipped next-symbol likelihood), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
+	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (next-symbol likelihood, the fine-tuning objective), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
