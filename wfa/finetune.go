@@ -453,11 +453,23 @@ type FinetuneConfig struct {
 	ValidFraction float64
 	// Seed draws the split and the batches. If 0, it will be defaulted to 1.
 	Seed uint64
+	// Check is the final comparison with the start: "zll" returns the
+	// start when the fine-tuned automaton is worse on validation under the
+	// floor rule (EvalSet.ZLL); "none" returns the automaton of the best
+	// validation loss whatever its figures (to compare optimizers by what
+	// they reach). If empty, it will be defaulted to "zll".
+	Check string
 	// Train is passed to the Trainer (checkpoints, metrics, progress,
 	// hooks); its Epochs, BatchSize, Seed and Patience are set from the
 	// fields above, and MaxDrops = 3 with RestoreOnDrop and ResetOnDrop.
 	Train optim.TrainConfig
 }
+
+// Values of FinetuneConfig.Check.
+const (
+	CheckZLL  = "zll"
+	CheckNone = "none"
+)
 
 // FinetuneReport describes a Finetune run.
 type FinetuneReport struct {
@@ -484,7 +496,8 @@ type FinetuneReport struct {
 // validation split used for early stopping, and returns the automaton of
 // the best validation loss, or the start when that automaton is worse on
 // validation under the floor rule the model is scored by (EvalSet.ZLL):
-// never worse than the start on validation under that figure.
+// never worse than the start on validation under that figure (unless
+// cfg.Check is CheckNone).
 func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *FinetuneReport, error) {
 	if cfg.Optimizer == "" {
 		cfg.Optimizer = "adam"
@@ -506,6 +519,12 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
+	}
+	if cfg.Check == "" {
+		cfg.Check = CheckZLL
+	}
+	if cfg.Check != CheckZLL && cfg.Check != CheckNone {
+		return nil, nil, errors.Errorf("wfa: fine-tuning check %q, want %q or %q", cfg.Check, CheckZLL, CheckNone)
 	}
 	if len(s.Alphabet) > len(m.Alphabet) {
 		return nil, nil, errors.Errorf("wfa: the strings use %d symbols, the model knows %d", len(s.Alphabet), len(m.Alphabet))
@@ -552,7 +571,7 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	// floor rule (EvalSet.ZLL) on validation.
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
-	if !(rep.BestZLL <= rep.StartZLL) {
+	if cfg.Check == CheckZLL && !(rep.BestZLL <= rep.StartZLL) {
 		rep.Stopped = "fine-tuned automaton worse on validation under the floor rule; the start is kept"
 		best = m.WFA
 	}

@@ -248,3 +248,57 @@ func TestFinetuneImproves(t *testing.T) {
 }
 
 func optimLR(lr float64) optim.Config { return optim.Config{LR: lr} }
+
+// With Check "zll" the start is kept when the fine-tuned automaton is
+// worse on validation under the floor rule; with "none" the fine-tuned
+// automaton is returned all the same. The start is a signed perturbation
+// of the automaton that generated the strings, on which fine-tuning
+// improves the likelihood and worsens the floor rule's figure.
+func TestFinetuneCheck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 18))
+	const n, d = 3, 3
+	target := randomPFA(rng, n, d)
+	var seqs [][]int
+	for range 300 {
+		s, err := target.Sample(rng, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, s)
+	}
+	start := target
+	start.Trans = nil
+	for _, a := range target.Trans {
+		b := make([]float64, len(a))
+		for i, v := range a {
+			b[i] = v + 0.08*(rng.Float64()-0.6)
+		}
+		start.Trans = append(start.Trans, b)
+	}
+	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
+	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
+	cfg := FinetuneConfig{Epochs: 5, Optim: optimLR(0.01)}
+	kept, rep, err := Finetune(m, s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(rep.BestValid < rep.InitialValid) || !(rep.BestZLL > rep.StartZLL) {
+		t.Fatalf("likelihood %g -> %g, zll %g -> %g: the test needs a better likelihood and a worse zll", rep.InitialValid, rep.BestValid, rep.StartZLL, rep.BestZLL)
+	}
+	if !slices.EqualFunc(kept.WFA.Trans, start.Trans, slices.Equal[[]float64]) || rep.Stopped == "" {
+		t.Fatalf("check zll: start not kept (stopped %q)", rep.Stopped)
+	}
+	cfg.Check = CheckNone
+	tuned, rep2, err := Finetune(m, s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, va, _, _ := datasets.Split(len(seqs), 0.1, 0, rand.New(rand.NewPCG(1, 1)))
+	if got := NewEvalSet(pick(seqs, va)).ZLL(tuned.WFA); got != rep.BestZLL || rep2.BestZLL != rep.BestZLL || rep2.Stopped != "" {
+		t.Fatalf("check none returned zll %g (report %g, first run %g), stopped %q", got, rep2.BestZLL, rep.BestZLL, rep2.Stopped)
+	}
+	cfg.Check = "loo"
+	if _, _, err := Finetune(m, s, cfg); err == nil {
+		t.Fatal("check \"loo\" accepted")
+	}
+}

@@ -31,10 +31,14 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches)")
 	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz)")
 	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
+	fs.StringVar(&cfg.Check, "check", wfa.CheckZLL, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse on validation under the floor rule) or none (return the fine-tuned automaton)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
+	}
+	if cfg.Check != wfa.CheckZLL && cfg.Check != wfa.CheckNone {
+		return usagef("-check must be zll or none, got %q", cfg.Check)
 	}
 	if cfg.Epochs < 1 || cfg.BatchSize < 1 || cfg.Patience < 1 {
 		return usagef("-epochs, -batch and -patience must be >= 1")
