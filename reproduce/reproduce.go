@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -224,14 +225,25 @@ func (s *Summary) WriteMarkdown(w io.Writer, command string) error {
 			}
 			fmt.Fprintf(&b, "\n## %s\n\n| metric | paper | ours | note |\n|---|---|---|---|\n", title)
 		}
-		m := "NaN"
-		if !math.IsNaN(r.Measured) {
-			m = fmt.Sprintf("%.4g", r.Measured)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(r.Metric), mdCell(r.Paper), m, mdCell(r.Note))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(r.Metric), mdCell(r.Paper), measuredCell(r.Measured), mdCell(r.Note))
 	}
 	_, err := io.WriteString(w, b.String())
 	return errors.Wrap(err, "reproduce: writing the Markdown summary")
+}
+
+// measuredCell writes a measurement for a Markdown table: 4 significant
+// digits, or as many more (up to 8) as keep it within 1e-4 of its value
+// relative, so that a ratio of 1.0004 does not read as 1.
+func measuredCell(v float64) string {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	for digits := 4; ; digits++ {
+		s := strconv.FormatFloat(v, 'g', digits, 64)
+		if r, err := strconv.ParseFloat(s, 64); digits == 8 || err == nil && math.Abs(r-v) <= 1e-4*math.Abs(v) {
+			return s
+		}
+	}
 }
 
 // mdCell escapes the characters that would break a Markdown table cell.
@@ -261,11 +273,7 @@ func (s *Summary) ReplaceHeadline(doc, command string) (string, error) {
 		if !r.Headline {
 			continue
 		}
-		m := "NaN"
-		if !math.IsNaN(r.Measured) {
-			m = fmt.Sprintf("%.4g", r.Measured)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Section, mdCell(r.Metric), mdCell(r.Paper), m)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Section, mdCell(r.Metric), mdCell(r.Paper), measuredCell(r.Measured))
 	}
 	b.WriteString("\n")
 	return doc[:i] + b.String() + doc[j:], nil

@@ -140,3 +140,16 @@ func TestReplaceHeadline(t *testing.T) {
 		t.Error("a document without markers was accepted")
 	}
 }
+
+// Measurements keep 4 significant digits unless that moves them by more
+// than 1e-4 relative.
+func TestMeasuredCell(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1.0004, "1.0004"}, {1.00762, "1.0076"}, {38.98123, "38.98"}, {2, "2"}, {0.01479, "0.01479"}, {1e-9 + 1, "1"}, {math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}} {
+		if got := measuredCell(c.v); got != c.want {
+			t.Errorf("measuredCell(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
