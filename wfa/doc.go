@@ -21,11 +21,13 @@
 //     Rank/NDCG the SPiCe next-symbol ranking.
 //   - Finetune turns the WFA into a linear 2-RNN (Theorem 2) and trains it
 //     on the strings' log-likelihood under its next-symbol probabilities
-//     (weights taken in absolute value and normalised; exactly log f(x) - log alpha^T (I - S)^-1 omega where
-//     no next-symbol weight is negative; see Likelihood), with any
-//     optimizer of the optim registry and early stopping on validation,
-//     and keeps the start unless the trained automaton is no worse on
-//     validation under the floor rule (EvalSet.ZLL).
+//     (weights taken in absolute value and normalised; exactly
+//     log f(x) - log alpha^T (I - S)^-1 omega where no next-symbol weight
+//     is negative; see Likelihood), with any optimizer of the optim
+//     registry and early stopping on validation, and keeps the start
+//     unless the trained automaton is no worse on validation under the
+//     floor rule (EvalSet.ZLL; FinetuneConfig.Check CheckNone turns the
+//     check off).
 //   - Model files are JSON and round-trip bit for bit.
 //
 // A minimal example:

@@ -33,9 +33,10 @@ const (
 // exact normaliser (the sum of f over all strings) while the spectral
 // radius of S is below 1. Elsewhere each next-symbol weight counts by its
 // absolute value, so the loss is that of a proper distribution, bounded
-// below by 0 and differentiable wherever no weight is exactly 0: the
-// plain form -log f + log Z is not, since a signed
-// automaton can push Z to 0 by giving negative values to unseen strings.
+// below by 0 and differentiable wherever no weight is 0 and no step is
+// floored (see condFloor): the plain form -log f + log Z is not bounded,
+// since a signed automaton can push Z to 0 by giving negative values to
+// unseen strings.
 // Outside the normalisable region (radius >= 1) the loss is +Inf and the
 // Trainer stops, keeping the best validated parameters. It implements
 // optim.Problem, optim.Evaluator and optim.Validator.
@@ -476,8 +477,9 @@ type FinetuneReport struct {
 	// Result is the Trainer's summary (nil when training stopped at once).
 	Result *optim.Result
 	// InitialValid and BestValid are the validation losses
-	// (Likelihood.ValidationLoss, nats per string) of the starting and the
-	// returned automaton.
+	// (Likelihood.ValidationLoss, nats per string) of the start and of the
+	// best parameters training reached, which are returned unless the
+	// check keeps the start.
 	InitialValid, BestValid float64
 	// StartZLL and BestZLL are EvalSet.ZLL on the validation strings (the
 	// floor rule's log-loss over the mass) of the start and of the best
@@ -572,7 +574,11 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
 	if cfg.Check == CheckZLL && !(rep.BestZLL <= rep.StartZLL) {
-		rep.Stopped = "fine-tuned automaton worse on validation under the floor rule; the start is kept"
+		kept := "fine-tuned automaton worse on validation under the floor rule; the start is kept"
+		if rep.Stopped != "" {
+			kept = rep.Stopped + "; " + kept
+		}
+		rep.Stopped = kept
 		best = m.WFA
 	}
 	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Components: slices.Clone(m.Components), Finetuned: true}

@@ -69,9 +69,10 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	res := map[string]any{"initial_valid_nll": rep.InitialValid, "best_valid_nll": rep.BestValid,
-		"start_valid_zll": rep.StartZLL, "best_valid_zll": rep.BestZLL,
-		"start_valid_loo": rep.StartLOO, "best_valid_loo": rep.BestLOO, "model": *out}
+	type F = jreport.Float
+	res := map[string]any{"initial_valid_nll": F(rep.InitialValid), "best_valid_nll": F(rep.BestValid),
+		"start_valid_zll": F(rep.StartZLL), "best_valid_zll": F(rep.BestZLL),
+		"start_valid_loo": F(rep.StartLOO), "best_valid_loo": F(rep.BestLOO), "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}
