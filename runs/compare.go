@@ -14,10 +14,11 @@ import (
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/spectral"
+	"github.com/rtnlab/rtn/wfa"
 )
 
 // CompareModels lists the models CompareProblem builds.
-var CompareModels = []string{"rnn", "lstm", "gru", "2rnn", "2rnn-spectral", "umps", "pcnn", "pcnn-rnn", "pcnn-cnn"}
+var CompareModels = []string{"rnn", "lstm", "gru", "2rnn", "2rnn-spectral", "umps", "pcnn", "pcnn-rnn", "pcnn-cnn", "wfa"}
 
 // CompareSpec describes the problem of an optimizer comparison (rtn
 // compare): a model and its data. The data are drawn once from DataSeed;
@@ -30,18 +31,24 @@ type CompareSpec struct {
 	// estimate as the start, the same for every seed) on the spectral
 	// paper's regression; umps (Born machine, NLL per length); pcnn,
 	// pcnn-rnn and pcnn-cnn (the Riemannian paper's networks, one long
-	// stream; the only models the riemann optimizer trains). Default lstm.
+	// stream; the only models the riemann optimizer trains); wfa (the
+	// spectral WFA of a string file as a linear 2-RNN trained on the
+	// strings' likelihood, as rtn wfa finetune: the start is wfa.Fit's,
+	// the same for every seed). Default lstm.
 	Model string `json:"model"`
 	// Task is the data: for rnn/lstm/gru a train task ("pfa") unless DataFile
 	// is set; for 2rnn "random2rnn" or "addition"; for umps a u-MPS data
 	// set (tomita1..7, motzkin); for pcnn "alphabet", "music", "xor" or
-	// "anbn". Default: the first of each list.
+	// "anbn"; for wfa the format of DataFile ("pautomac", "spice" or
+	// "lines"). Default: the first of each list.
 	Task string `json:"task"`
-	// DataFile is a text file, one sequence per line (rnn, lstm, gru).
+	// DataFile is a text file, one sequence per line (rnn, lstm, gru),
+	// or the string file (wfa, required).
 	DataFile string `json:"data_file,omitempty"`
 	// Hidden is the hidden size (rnn, lstm, gru: default 32), the rank (2rnn:
-	// the target's), the bond dimension (umps: 8) or the number of units
-	// (pcnn: 16).
+	// the target's; wfa: 0 selects the configuration as rtn wfa learn does,
+	// else a classic Hankel matrix with lrows 5 at this rank), the bond
+	// dimension (umps: 8) or the number of units (pcnn: 16).
 	Hidden int `json:"hidden,omitempty"`
 	// Size is the data size: training examples per length (2rnn: 640),
 	// training strings (umps: 500), the task's size (pcnn: 100 lines, bars
@@ -64,7 +71,7 @@ func (s *CompareSpec) defaults() error {
 		s.DataSeed = 1
 	}
 	def := map[string][2]string{"rnn": {"pfa", "32"}, "lstm": {"pfa", "32"}, "gru": {"pfa", "32"}, "2rnn": {"random2rnn"}, "2rnn-spectral": {"random2rnn"},
-		"umps": {"tomita3", "8"}, "pcnn": {"alphabet", "16"}, "pcnn-rnn": {"alphabet", "16"}, "pcnn-cnn": {"alphabet", "16"}}
+		"umps": {"tomita3", "8"}, "pcnn": {"alphabet", "16"}, "pcnn-rnn": {"alphabet", "16"}, "pcnn-cnn": {"alphabet", "16"}, "wfa": {"pautomac"}}
 	d, ok := def[s.Model]
 	if !ok {
 		return errors.Errorf("unknown model %q (known: %v)", s.Model, CompareModels)
@@ -98,6 +105,8 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 		f, err = twoRNNFactory(&spec)
 	case "umps":
 		f, err = umpsFactory(spec)
+	case "wfa":
+		f, err = wfaFactory(spec)
 	default:
 		f, err = pcnnFactory(spec)
 	}
@@ -231,5 +240,52 @@ func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
 			return nil, err
 		}
 		return p.WithValidation(valid)
+	}, nil
+}
+
+// wfaFinetuneValid is the share of the strings wfaFactory holds out for
+// validation, as wfa.Finetune's default.
+const wfaFinetuneValid = 0.1
+
+// wfaFactory learns the spectral WFA of spec.DataFile once (wfa.Fit, every
+// default but the rank when spec.Hidden is set) and returns problems that
+// fine-tune it: wfa.Likelihood on a split of the strings drawn from
+// DataSeed, the same for every run.
+func wfaFactory(spec CompareSpec) (compare.Factory, error) {
+	if spec.DataFile == "" {
+		return nil, errors.New("model wfa needs a string file (-data)")
+	}
+	format, err := datasets.ParseStringFormat(spec.Task)
+	if err != nil {
+		return nil, err
+	}
+	s, err := datasets.ReadStringsFile(spec.DataFile, format, nil)
+	if err != nil {
+		return nil, err
+	}
+	tr, va, _, err := datasets.Split(len(s.Seqs), wfaFinetuneValid, 0, rand.New(rand.NewPCG(spec.DataSeed, 1)))
+	if err != nil {
+		return nil, err
+	}
+	if len(tr) == 0 || len(va) == 0 {
+		return nil, errors.Errorf("%s: %d strings are too few for a %g validation split", spec.DataFile, len(s.Seqs), wfaFinetuneValid)
+	}
+	cfg := wfa.Config{Seed: spec.DataSeed}
+	if spec.Hidden > 0 {
+		cfg.Spec = wfa.Spec{Variant: spectral.Classic, Rank: spec.Hidden}
+	}
+	m, _, err := wfa.Fit(s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	train, valid := make([][]int, len(tr)), make([][]int, len(va))
+	for i, j := range tr {
+		train[i] = s.Seqs[j]
+	}
+	for i, j := range va {
+		valid[i] = s.Seqs[j]
+	}
+	return func(uint64) (optim.Problem, error) {
+		return wfa.NewLikelihood(m.WFA, train, valid)
 	}, nil
 }

@@ -1,26 +1,34 @@
 package runs
 
 import (
+	"bytes"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/spectral"
 )
 
 // TestCompareProblems checks that every model's factory gives the same
 // start for the same seed, a different one for another seed (except the
-// spectral start, which is the same estimate for every seed), and a
-// validation loss.
+// spectral starts, the same estimate for every seed), and a validation
+// loss.
 func TestCompareProblems(t *testing.T) {
+	strs := writeStringFile(t)
 	for _, m := range CompareModels {
 		t.Run(m, func(t *testing.T) {
 			spec := CompareSpec{Model: m, Hidden: 4, Size: 20}
-			if m == "2rnn" || m == "2rnn-spectral" {
+			switch m {
+			case "2rnn", "2rnn-spectral":
 				spec.Hidden = 0
+			case "wfa":
+				spec.Hidden, spec.DataFile = 2, strs
 			}
 			f, _, err := CompareProblem(spec)
 			if err != nil {
@@ -39,7 +47,7 @@ func TestCompareProblems(t *testing.T) {
 			if !sameParams(a, b) {
 				t.Error("seed 1 gave two different starts")
 			}
-			if sameParams(a, c) != (m == "2rnn-spectral") {
+			if sameParams(a, c) != (m == "2rnn-spectral" || m == "wfa") {
 				t.Errorf("seeds 1 and 2: same start %v", sameParams(a, c))
 			}
 			v, ok := p1.(optim.Validator)
@@ -50,6 +58,43 @@ func TestCompareProblems(t *testing.T) {
 				t.Errorf("validation loss %v, %v", l, err)
 			}
 		})
+	}
+}
+
+// writeStringFile writes 300 strings drawn from a 2-state automaton over 3
+// symbols in PAutomaC format and returns the path.
+func writeStringFile(t *testing.T) string {
+	t.Helper()
+	w := spectral.WFA{States: 2, Out: 1, Alpha: []float64{1, 0}, Omega: []float64{0.3, 0.4},
+		Trans: [][]float64{{0.2, 0.2, 0, 0.3}, {0.1, 0.1, 0.1, 0.1}, {0.2, 0, 0.05, 0.05}}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := datasets.Symbols{Alphabet: []string{"0", "1", "2"}}
+	for range 300 {
+		x, err := w.Sample(rng, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Seqs = append(s.Seqs, x)
+	}
+	var b bytes.Buffer
+	if err := datasets.WriteStrings(&b, s, datasets.PAutomaC); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "strings.train")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The wfa model needs its string file, and reads it in the format -task
+// names.
+func TestCompareWFAData(t *testing.T) {
+	if _, _, err := CompareProblem(CompareSpec{Model: "wfa"}); err == nil {
+		t.Error("wfa without a string file accepted")
+	}
+	if _, _, err := CompareProblem(CompareSpec{Model: "wfa", DataFile: writeStringFile(t), Task: "csv"}); err == nil {
+		t.Error("wfa with format csv accepted")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/runs"
@@ -39,8 +40,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("compare")
 	var spec runs.CompareSpec
 	fs.StringVar(&spec.Model, "model", "lstm", "model: "+strings.Join(runs.CompareModels, ", "))
-	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm, gru), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn); default the first")
-	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm, gru; overrides -task)")
+	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm, gru), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn), the format of -data: pautomac, spice or lines (wfa); default the first")
+	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm, gru; overrides -task), or the string file (wfa; required)")
 	fs.IntVar(&spec.Hidden, "hidden", 0, "hidden units / rank / bond dimension / units (0: the model's default)")
 	fs.IntVar(&spec.Size, "size", 0, "data size (2rnn, umps, pcnn; 0: the model's default)")
 	fs.Float64Var(&spec.Noise, "noise", 0, "output noise standard deviation (2rnn)")
@@ -80,6 +81,16 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	if spec.DataSeed == 0 {
 		return usagef("-data-seed must be >= 1")
+	}
+	if spec.Model == "wfa" {
+		if spec.DataFile == "" {
+			return usagef("-data: model wfa needs a string file")
+		}
+		if spec.Task != "" {
+			if _, err := datasets.ParseStringFormat(spec.Task); err != nil {
+				return usagef("-task: %v", err)
+			}
+		}
 	}
 	for _, st := range cfg.Settings {
 		if st.Optimizer == compare.Riemann && !strings.HasPrefix(spec.Model, "pcnn") {

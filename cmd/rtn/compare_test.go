@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +123,8 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"-jobs", "0"}, "-jobs"},
 		{[]string{"-target", "NaN"}, "-target"},
 		{[]string{"-optimizers", "riemann"}, "riemann needs a model with a metric"},
+		{[]string{"-model", "wfa"}, "-data: model wfa needs a string file"},
+		{[]string{"-model", "wfa", "-data", "strings.train", "-task", "csv"}, "-task"},
 	} {
 		_, stderr, code := invoke(append([]string{"compare", "-out", t.TempDir()}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -140,5 +143,32 @@ func TestParseGrid(t *testing.T) {
 	}
 	if g, err := parseGrid("0.5,0.05"); err != nil || len(g) != 2 || g[1] != 0.05 {
 		t.Errorf("parseGrid(0.5,0.05) = %v, %v", g, err)
+	}
+}
+
+// rtn compare -model wfa fine-tunes the spectral WFA of a string file
+// with each optimizer.
+func TestCompareWFA(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train", 300, 7)
+	stdout, stderr, code := invoke("compare", "-model", "wfa", "-data", train, "-hidden", "2", "-optimizers", "adam,sgd",
+		"-seeds", "1", "-epochs", "1", "-quiet", "-json", "-out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Rows []struct {
+			Setting string   `json:"setting"`
+			OK      int      `json:"ok"`
+			Valid   *float64 `json:"valid_mean"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil || len(sum.Rows) != 2 {
+		t.Fatalf("summary %q (%v)", stdout, err)
+	}
+	for _, r := range sum.Rows {
+		if r.Setting == "adam" && (r.OK != 1 || r.Valid == nil || !(*r.Valid > 0)) {
+			t.Errorf("adam: %d runs ok, validation loss %v", r.OK, r.Valid)
+		}
 	}
 }
