@@ -1,18 +1,14 @@
 package runs
 
 import (
-	"bytes"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/params"
-	"github.com/rtnlab/rtn/spectral"
 )
 
 // TestCompareProblems checks that every model's factory gives the same
@@ -61,29 +57,11 @@ func TestCompareProblems(t *testing.T) {
 	}
 }
 
-// writeStringFile writes 300 strings drawn from a 2-state automaton over 3
-// symbols in PAutomaC format and returns the path.
+// writeStringFile writes 400 strings of the cycle language over 3 symbols
+// in PAutomaC format and returns the path.
 func writeStringFile(t *testing.T) string {
-	t.Helper()
-	w := spectral.WFA{States: 2, Out: 1, Alpha: []float64{1, 0}, Omega: []float64{0.3, 0.4},
-		Trans: [][]float64{{0.2, 0.2, 0, 0.3}, {0.1, 0.1, 0.1, 0.1}, {0.2, 0, 0.05, 0.05}}}
-	rng := rand.New(rand.NewPCG(5, 6))
-	s := datasets.Symbols{Alphabet: []string{"0", "1", "2"}}
-	for range 300 {
-		x, err := w.Sample(rng, 40)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Seqs = append(s.Seqs, x)
-	}
-	var b bytes.Buffer
-	if err := datasets.WriteStrings(&b, s, datasets.PAutomaC); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "strings.train")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writePAutomaC(t, path, cycleStrings(400, 3), 3)
 	return path
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -62,22 +63,7 @@ func TestLikelihoodGradient(t *testing.T) {
 	if _, err := p.LossGrad(batch, grads); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range p.Params().Names() {
-		v := p.Params().Data(name)
-		g := grads.Data(name)
-		for i := range v {
-			old := v[i]
-			v[i] = old + fdStep
-			up, _ := p.Loss(batch)
-			v[i] = old - fdStep
-			down, _ := p.Loss(batch)
-			v[i] = old
-			fd := (up - down) / (2 * fdStep)
-			if math.Abs(fd-g[i]) > fdTol*(1+math.Abs(fd)) {
-				t.Errorf("%s[%d]: gradient %g, finite difference %g", name, i, g[i], fd)
-			}
-		}
-	}
+	checkGradient(t, p, batch, grads)
 }
 
 // The gradient also matches central differences on a signed automaton,
@@ -146,22 +132,7 @@ func TestLikelihoodGradientSigned(t *testing.T) {
 	if err != nil || !(math.Abs(loss-want) <= 1e-12*want) {
 		t.Fatalf("loss %g (%v), want %g from |g| / sum |g| at each step", loss, err, want)
 	}
-	for _, name := range p.Params().Names() {
-		v := p.Params().Data(name)
-		g := grads.Data(name)
-		for i := range v {
-			old := v[i]
-			v[i] = old + fdStep
-			up, _ := p.Loss(batch)
-			v[i] = old - fdStep
-			down, _ := p.Loss(batch)
-			v[i] = old
-			fd := (up - down) / (2 * fdStep)
-			if math.Abs(fd-g[i]) > fdTol*(1+math.Abs(fd)) {
-				t.Errorf("%s[%d]: gradient %g, finite difference %g", name, i, g[i], fd)
-			}
-		}
-	}
+	checkGradient(t, p, batch, grads)
 }
 
 // The normaliser is the sum of f over all strings: for a nilpotent
@@ -203,25 +174,7 @@ func TestLikelihoodExactNormaliser(t *testing.T) {
 // validation under ZLL (LOO is reported as well).
 func TestFinetuneImproves(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	const n, d = 3, 3
-	target := randomPFA(rng, n, d)
-	var seqs [][]int
-	for range 600 {
-		s, err := target.Sample(rng, 50)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seqs = append(seqs, s)
-	}
-	start := target
-	start.Trans = nil
-	for _, a := range target.Trans {
-		b := make([]float64, len(a))
-		for i, v := range a {
-			b[i] = v * (0.7 + 0.6*rng.Float64())
-		}
-		start.Trans = append(start.Trans, b)
-	}
+	seqs, start := perturbedSample(t, rng, 600, func(v float64) float64 { return v * (0.7 + 0.6*rng.Float64()) })
 	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
 	out, rep, err := Finetune(m, datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}, FinetuneConfig{Epochs: 5, Optim: optimLR(0.01)})
 	if err != nil {
@@ -256,25 +209,7 @@ func optimLR(lr float64) optim.Config { return optim.Config{LR: lr} }
 // improves the likelihood and worsens the floor rule's figure.
 func TestFinetuneCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 18))
-	const n, d = 3, 3
-	target := randomPFA(rng, n, d)
-	var seqs [][]int
-	for range 300 {
-		s, err := target.Sample(rng, 50)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seqs = append(seqs, s)
-	}
-	start := target
-	start.Trans = nil
-	for _, a := range target.Trans {
-		b := make([]float64, len(a))
-		for i, v := range a {
-			b[i] = v + 0.08*(rng.Float64()-0.6)
-		}
-		start.Trans = append(start.Trans, b)
-	}
+	seqs, start := perturbedSample(t, rng, 300, func(v float64) float64 { return v + 0.08*(rng.Float64()-0.6) })
 	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
 	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
 	cfg := FinetuneConfig{Epochs: 5, Optim: optimLR(0.01)}
@@ -301,4 +236,52 @@ func TestFinetuneCheck(t *testing.T) {
 	if _, _, err := Finetune(m, s, cfg); err == nil {
 		t.Fatal("check \"loo\" accepted")
 	}
+}
+
+// checkGradient compares grads, the gradient of p's loss on batch, with
+// central differences on every parameter.
+func checkGradient(t *testing.T, p *Likelihood, batch []int, grads *params.Params) {
+	t.Helper()
+	for _, name := range p.Params().Names() {
+		v := p.Params().Data(name)
+		g := grads.Data(name)
+		for i := range v {
+			old := v[i]
+			v[i] = old + fdStep
+			up, _ := p.Loss(batch)
+			v[i] = old - fdStep
+			down, _ := p.Loss(batch)
+			v[i] = old
+			fd := (up - down) / (2 * fdStep)
+			if math.Abs(fd-g[i]) > fdTol*(1+math.Abs(fd)) {
+				t.Errorf("%s[%d]: gradient %g, finite difference %g", name, i, g[i], fd)
+			}
+		}
+	}
+}
+
+// perturbedSample draws a 3-state automaton over 3 symbols from rng,
+// count strings from it, and returns them with a start whose transition
+// weights are the automaton's passed through perturb.
+func perturbedSample(t *testing.T, rng *rand.Rand, count int, perturb func(float64) float64) ([][]int, spectral.WFA) {
+	t.Helper()
+	target := randomPFA(rng, 3, 3)
+	var seqs [][]int
+	for range count {
+		s, err := target.Sample(rng, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, s)
+	}
+	start := target
+	start.Trans = nil
+	for _, a := range target.Trans {
+		b := make([]float64, len(a))
+		for i, v := range a {
+			b[i] = perturb(v)
+		}
+		start.Trans = append(start.Trans, b)
+	}
+	return seqs, start
 }
