@@ -1,6 +1,7 @@
 package spectral
 
 import (
+	"github.com/rtnlab/rtn/internal/vec"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -129,7 +130,7 @@ func (m *Sparse) mulDenseTo(out, x *mat.Dense) {
 		o := out.RawRowView(i)
 		clear(o)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			axpy(m.Val[p], xr.Data[m.Col[p]*xr.Stride:m.Col[p]*xr.Stride+k], o)
+			vec.Axpy(m.Val[p], xr.Data[m.Col[p]*xr.Stride:m.Col[p]*xr.Stride+k], o)
 		}
 	}
 }
@@ -150,7 +151,7 @@ func (m *Sparse) tMulDenseTo(out, x *mat.Dense) {
 	for i := range m.Rows {
 		row := x.RawRowView(i)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			axpy(m.Val[p], row, or.Data[m.Col[p]*or.Stride:m.Col[p]*or.Stride+k])
+			vec.Axpy(m.Val[p], row, or.Data[m.Col[p]*or.Stride:m.Col[p]*or.Stride+k])
 		}
 	}
 }
@@ -301,35 +302,16 @@ func tallGram(a *mat.Dense) *mat.SymDense {
 		row := a.RawRowView(l)
 		for i, t := range row {
 			if t != 0 {
-				axpy(t, row[i:], gr.Data[i*gr.Stride+i:i*gr.Stride+c])
+				vec.Axpy(t, row[i:], gr.Data[i*gr.Stride+i:i*gr.Stride+c])
 			}
 		}
 	}
 	return g
 }
 
-// axpy sets y[j] += alpha x[j] for every j < len(x), each entry rounded
-// twice (product, then sum) and never fused: the same bits as gonum's
-// f64.AxpyUnitary, whose vectorised kernel it calls on long vectors (a
-// zero alpha, which that call skips, changes no finite entry). Short
-// vectors take a plain loop, cheaper than the call.
-func axpy(alpha float64, x, y []float64) {
-	if len(x) < axpyLoop {
-		y = y[:len(x)]
-		for j, v := range x {
-			y[j] += float64(alpha * v)
-		}
-		return
-	}
-	blas64.Axpy(alpha, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
-}
-
-// axpyLoop is the vector length from which axpy calls gonum's kernel.
-const axpyLoop = 32
-
 // trmmUpper sets a to a r for an upper triangular r, in place: gonum's
 // Dtrmm (Right, NoTrans, Upper, NonUnit) with the same operations in the
-// same order, its inner updates through axpy.
+// same order, its inner updates through vec.Axpy.
 func trmmUpper(a *mat.Dense, r *mat.TriDense) {
 	rr := r.RawTriangular()
 	n := rr.N
@@ -343,7 +325,7 @@ func trmmUpper(a *mat.Dense, r *mat.TriDense) {
 			}
 			rk := rr.Data[k*rr.Stride : k*rr.Stride+n]
 			row[k] = t * rk[k]
-			axpy(t, rk[k+1:], row[k+1:])
+			vec.Axpy(t, rk[k+1:], row[k+1:])
 		}
 	}
 }
@@ -400,7 +382,7 @@ func (m *Sparse) projectSandwich(u, v *mat.Dense) *mat.Dense {
 		ug.SetRow(g, u.RawRowView(i))
 		o := t.RawRowView(g)
 		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			axpy(m.Val[p], vr.Data[m.Col[p]*vr.Stride:m.Col[p]*vr.Stride+k], o)
+			vec.Axpy(m.Val[p], vr.Data[m.Col[p]*vr.Stride:m.Col[p]*vr.Stride+k], o)
 		}
 	}
 	out.Mul(ug.T(), t)

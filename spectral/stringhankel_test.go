@@ -2,6 +2,7 @@ package spectral
 
 import (
 	"fmt"
+	"github.com/rtnlab/rtn/internal/vec"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -382,11 +383,11 @@ func TestGramT(t *testing.T) {
 	}
 }
 
-// trmmUpper gives blas64.Trmm's a r bit for bit, and axpy blas64.Axpy's
-// y + alpha x, on vectors below and above the length where axpy switches.
+// trmmUpper gives blas64.Trmm's a r bit for bit, and vec.Axpy blas64.Axpy's
+// y + alpha x, on vectors below and above the length where vec.Axpy switches.
 func TestTrmmUpperAxpy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	for _, n := range []int{5, axpyLoop + 9} {
+	for _, n := range []int{5, vec.AxpyLoop + 9} {
 		a := mat.NewDense(40, n, nil)
 		r := mat.NewTriDense(n, mat.Upper, nil)
 		for i := range n {
@@ -408,9 +409,9 @@ func TestTrmmUpperAxpy(t *testing.T) {
 		x, y := mat.Row(nil, 0, a), mat.Row(nil, 1, a)
 		wantY := slices.Clone(y)
 		blas64.Axpy(0.37, blas64.Vector{N: n, Inc: 1, Data: x}, blas64.Vector{N: n, Inc: 1, Data: wantY})
-		axpy(0.37, x, y)
+		vec.Axpy(0.37, x, y)
 		if !slices.Equal(y, wantY) {
-			t.Fatalf("n = %d: axpy differs from Axpy", n)
+			t.Fatalf("n = %d: vec.Axpy differs from blas64.Axpy", n)
 		}
 	}
 }

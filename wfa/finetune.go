@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/vec"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
@@ -258,9 +259,7 @@ func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *params.
 			clear(st.h[t])
 			s := x[t-1]
 			for i, v := range st.h[t-1] {
-				for j, w := range a[(i*d+s)*n : (i*d+s+1)*n] {
-					st.h[t][j] += v * w
-				}
+				vec.Axpy(v, a[(i*d+s)*n:(i*d+s+1)*n], st.h[t])
 			}
 			st.c[t] = math.Exp(rescale(st.h[t]))
 		}
