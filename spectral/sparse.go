@@ -100,6 +100,20 @@ func (b *sparseBuilder) build() *Sparse {
 	return m
 }
 
+// leadingBlock returns a copy of the block of m's first rows rows and cols
+// columns (each row's entries are sorted by column).
+func (m *Sparse) leadingBlock(rows, cols int) *Sparse {
+	b := &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}
+	for i := range rows {
+		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
+		k, _ := slices.BinarySearch(m.Col[lo:hi], cols)
+		b.Col = append(b.Col, m.Col[lo:lo+k]...)
+		b.Val = append(b.Val, m.Val[lo:lo+k]...)
+		b.RowPtr[i+1] = len(b.Col)
+	}
+	return b
+}
+
 // NNZ is the number of stored entries.
 func (m *Sparse) NNZ() int { return len(m.Val) }
 

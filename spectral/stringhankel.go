@@ -1,8 +1,10 @@
 package spectral
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/mat"
@@ -77,6 +79,8 @@ type StringHankel struct {
 	// H is the Hankel block and Sigma[s] that of symbol s.
 	H     *Sparse
 	Sigma []*Sparse
+	// rows and cols are the basis lengths the matrices were built with.
+	rows, cols int
 }
 
 // StringHankelConfig selects the Hankel matrix estimated from strings.
@@ -158,7 +162,7 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	}
 	// fill reads the counted strings through their parents alone.
 	c.t.dropChildren()
-	h := &StringHankel{Variant: cfg.Variant, Symbols: symbols}
+	h := &StringHankel{Variant: cfg.Variant, Symbols: symbols, rows: cfg.Rows, cols: cfg.Cols}
 	var rowPos, colPos []int32
 	h.Prefixes, rowPos = rows.sorted(false)
 	h.Suffixes, colPos = cols.sorted(true)
@@ -334,6 +338,32 @@ func (h *StringHankel) fill(c *counter, rows, cols *trie, rowPos, colPos []int32
 
 // Dims returns the number of rows and columns of H.
 func (h *StringHankel) Dims() (rows, cols int) { return h.H.Rows, h.H.Cols }
+
+// Restrict returns the Hankel matrices of the same sample with the basis
+// lengths rows and cols, at most h's: those of NewStringHankel with Rows
+// and Cols set to them, bit for bit, without reading the sample again.
+// The bases are ordered by length, so each restricted matrix is a leading
+// block of h's.
+func (h *StringHankel) Restrict(rows, cols int) (*StringHankel, error) {
+	if rows < 1 || cols < 1 || rows > h.rows || cols > h.cols {
+		return nil, errors.Errorf("spectral: restricting a Hankel matrix with bases %d, %d to %d, %d", h.rows, h.cols, rows, cols)
+	}
+	r := &StringHankel{Variant: h.Variant, Symbols: h.Symbols, rows: rows, cols: cols}
+	r.Prefixes = h.Prefixes[:leading(h.Prefixes, rows)]
+	r.Suffixes = h.Suffixes[:leading(h.Suffixes, cols)]
+	r.H = h.H.leadingBlock(len(r.Prefixes), len(r.Suffixes))
+	for _, m := range h.Sigma {
+		r.Sigma = append(r.Sigma, m.leadingBlock(len(r.Prefixes), len(r.Suffixes)))
+	}
+	return r, nil
+}
+
+// leading is the number of strings of basis, ordered by length, no
+// longer than n.
+func leading(basis [][]int, n int) int {
+	k, _ := slices.BinarySearchFunc(basis, n+1, func(s []int, l int) int { return cmp.Compare(len(s), l) })
+	return k
+}
 
 // MaxRank is the largest rank a truncated SVD of H can have: the smaller
 // dimension of H.

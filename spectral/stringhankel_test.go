@@ -510,3 +510,63 @@ func TestSparseBuilder(t *testing.T) {
 		t.Fatal("shuffled puts give a different matrix")
 	}
 }
+
+// Restrict gives the matrices of a direct build with the smaller bases,
+// bit for bit, for every variant, with unequal row and column lengths and
+// weighted strings; it refuses bases longer than the build's.
+func TestStringHankelRestrict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const d = 3
+	var seqs [][]int
+	var weights []float64
+	for range 300 {
+		s := make([]int, rng.IntN(12))
+		for i := range s {
+			s[i] = rng.IntN(d)
+		}
+		seqs, weights = append(seqs, s), append(weights, 0.5+rng.Float64())
+	}
+	same := func(a, b *Sparse) bool {
+		if a.Rows != b.Rows || a.Cols != b.Cols || !slices.Equal(a.RowPtr, b.RowPtr) || !slices.Equal(a.Col, b.Col) || len(a.Val) != len(b.Val) {
+			return false
+		}
+		for i, v := range a.Val {
+			if math.Float64bits(v) != math.Float64bits(b.Val[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, v := range []HankelVariant{Classic, Prefix, Suffix, Factor} {
+		big, err := NewWeightedHankel(seqs, weights, d, StringHankelConfig{Variant: v, Rows: 5, Cols: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rc := range [][2]int{{5, 4}, {3, 3}, {1, 4}, {4, 1}, {2, 3}} {
+			want, err := NewWeightedHankel(seqs, weights, d, StringHankelConfig{Variant: v, Rows: rc[0], Cols: rc[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := big.Restrict(rc[0], rc[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := slices.EqualFunc(got.Prefixes, want.Prefixes, slices.Equal[[]int]) && slices.EqualFunc(got.Suffixes, want.Suffixes, slices.Equal[[]int]) &&
+				same(got.H, want.H) && len(got.Sigma) == len(want.Sigma)
+			for s := range want.Sigma {
+				ok = ok && same(got.Sigma[s], want.Sigma[s])
+			}
+			if !ok {
+				t.Errorf("%v restricted to %v differs from the direct build", v, rc)
+			}
+			if rc == [2]int{3, 3} && got.H.NNZ() >= big.H.NNZ() {
+				t.Errorf("%v: restriction kept %d of %d entries", v, got.H.NNZ(), big.H.NNZ())
+			}
+		}
+		for _, rc := range [][2]int{{6, 4}, {5, 5}, {0, 2}} {
+			if _, err := big.Restrict(rc[0], rc[1]); err == nil {
+				t.Errorf("%v: restriction to %v accepted", v, rc)
+			}
+		}
+	}
+}

@@ -322,11 +322,55 @@ func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA
 	if err != nil {
 		return spectral.WFA{}, err
 	}
-	f, err := h.Factorize(spec.Rank, rng)
+	return fitHankel(h, spec.Rank, rng)
+}
+
+// fitHankel is the spectral WFA of rank rank from the Hankel matrices h.
+func fitHankel(h *spectral.StringHankel, rank int, rng *rand.Rand) (spectral.WFA, error) {
+	f, err := h.Factorize(rank, rng)
 	if err != nil {
 		return spectral.WFA{}, err
 	}
-	return f.WFA(spec.Rank)
+	return f.WFA(rank)
+}
+
+// sharedHankels serves the Hankel matrices of one sample at several
+// configurations from one build per variant, at the longest bases asked
+// for (Restrict gives the others the matrices of their own build, bit for
+// bit).
+type sharedHankels struct {
+	seqs    [][]int
+	symbols int
+	longest map[spectral.HankelVariant][2]int
+	built   map[spectral.HankelVariant]*spectral.StringHankel
+}
+
+// newSharedHankels prepares the matrices of seqs for specs.
+func newSharedHankels(seqs [][]int, symbols int, specs []Spec) *sharedHankels {
+	sh := &sharedHankels{seqs: seqs, symbols: symbols, longest: map[spectral.HankelVariant][2]int{}, built: map[spectral.HankelVariant]*spectral.StringHankel{}}
+	for _, sp := range specs {
+		l := sh.longest[sp.Variant]
+		sh.longest[sp.Variant] = [2]int{max(l[0], sp.Rows), max(l[1], sp.Cols)}
+	}
+	return sh
+}
+
+// get returns the Hankel matrices of spec, one of those given to
+// newSharedHankels.
+func (sh *sharedHankels) get(spec Spec) (*spectral.StringHankel, error) {
+	l := sh.longest[spec.Variant]
+	h := sh.built[spec.Variant]
+	if h == nil {
+		var err error
+		if h, err = spectral.NewStringHankel(sh.seqs, sh.symbols, spectral.StringHankelConfig{Variant: spec.Variant, Rows: l[0], Cols: l[1]}); err != nil {
+			return nil, err
+		}
+		sh.built[spec.Variant] = h
+	}
+	if spec.Rows == l[0] && spec.Cols == l[1] {
+		return h, nil
+	}
+	return h.Restrict(spec.Rows, spec.Cols)
 }
 
 // folds returns the validation indices of each fold: with cfg.Folds = 1 a
@@ -387,8 +431,13 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) 
 		}
 		seen := map[Spec]bool{}
 		for _, v := range cfg.Variants {
+			var specs []Spec
 			for _, b := range cfg.Bases {
-				h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
+				specs = append(specs, Spec{Variant: v, Rows: b, Cols: b})
+			}
+			hs := newSharedHankels(train, len(s.Alphabet), specs)
+			for _, b := range cfg.Bases {
+				h, err := hs.get(Spec{Variant: v, Rows: b, Cols: b})
 				if err != nil {
 					return nil, nil, err
 				}

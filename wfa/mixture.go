@@ -191,9 +191,17 @@ func fitMixture(s datasets.Symbols, cfg Config, rep *Report, order []int, p []fl
 	ws := make([]spectral.WFA, len(keep))
 	coef := make([]float64, len(keep))
 	comps := make([]Component, len(keep))
+	specs := make([]Spec, len(keep))
 	for i, c := range keep {
-		spec := rep.Candidates[c].Spec
-		f, err := FitSpec(s.Seqs, len(s.Alphabet), spec, rand.New(rand.NewPCG(cfg.Seed, 2)))
+		specs[i] = rep.Candidates[c].Spec
+	}
+	hs := newSharedHankels(s.Seqs, len(s.Alphabet), specs)
+	for i, spec := range specs {
+		h, err := hs.get(spec)
+		if err != nil {
+			return nil, err
+		}
+		f, err := fitHankel(h, spec.Rank, rand.New(rand.NewPCG(cfg.Seed, 2)))
 		if err != nil {
 			return nil, err
 		}
