@@ -431,13 +431,11 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) 
 		}
 		seen := map[Spec]bool{}
 		for _, v := range cfg.Variants {
-			var specs []Spec
 			for _, b := range cfg.Bases {
-				specs = append(specs, Spec{Variant: v, Rows: b, Cols: b})
-			}
-			hs := newSharedHankels(train, len(s.Alphabet), specs)
-			for _, b := range cfg.Bases {
-				h, err := hs.get(Spec{Variant: v, Rows: b, Cols: b})
+				// One build per basis: sharing the longest basis's build
+				// (sharedHankels) would keep it alive through the others'
+				// SVDs, about 100 MB more at the peak on the largest files.
+				h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
 				if err != nil {
 					return nil, nil, err
 				}
