@@ -243,14 +243,10 @@ func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
 	}, nil
 }
 
-// wfaFinetuneValid is the share of the strings wfaFactory holds out for
-// validation, as wfa.Finetune's default.
-const wfaFinetuneValid = 0.1
-
 // wfaFactory learns the spectral WFA of spec.DataFile once (wfa.Fit, every
 // default but the rank when spec.Hidden is set) and returns problems that
-// fine-tune it: wfa.Likelihood on a split of the strings drawn from
-// DataSeed, the same for every run.
+// fine-tune it: wfa.Likelihood on wfa.FinetuneSplit's split of the
+// strings, drawn from DataSeed, the same for every run.
 func wfaFactory(spec CompareSpec) (compare.Factory, error) {
 	if spec.DataFile == "" {
 		return nil, errors.New("model wfa needs a string file (-data)")
@@ -263,12 +259,9 @@ func wfaFactory(spec CompareSpec) (compare.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, va, _, err := datasets.Split(len(s.Seqs), wfaFinetuneValid, 0, rand.New(rand.NewPCG(spec.DataSeed, 1)))
+	train, valid, err := wfa.FinetuneSplit(s.Seqs, wfa.FinetuneValidFraction, spec.DataSeed)
 	if err != nil {
-		return nil, err
-	}
-	if len(tr) == 0 || len(va) == 0 {
-		return nil, errors.Errorf("%s: %d strings are too few for a %g validation split", spec.DataFile, len(s.Seqs), wfaFinetuneValid)
+		return nil, errors.Wrap(err, spec.DataFile)
 	}
 	cfg := wfa.Config{Seed: spec.DataSeed}
 	if spec.Hidden > 0 {
@@ -277,13 +270,6 @@ func wfaFactory(spec CompareSpec) (compare.Factory, error) {
 	m, _, err := wfa.Fit(s, cfg)
 	if err != nil {
 		return nil, err
-	}
-	train, valid := make([][]int, len(tr)), make([][]int, len(va))
-	for i, j := range tr {
-		train[i] = s.Seqs[j]
-	}
-	for i, j := range va {
-		valid[i] = s.Seqs[j]
 	}
 	return func(uint64) (optim.Problem, error) {
 		return wfa.NewLikelihood(m.WFA, train, valid)

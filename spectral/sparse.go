@@ -1,7 +1,6 @@
 package spectral
 
 import (
-	"github.com/rtnlab/rtn/internal/vec"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rtnlab/rtn/internal/vec"
 )
 
 // Sparse is a sparse matrix in compressed sparse row form: the entries of

@@ -465,6 +465,23 @@ type FinetuneConfig struct {
 	Train optim.TrainConfig
 }
 
+// FinetuneValidFraction is Finetune's default share of validation strings.
+const FinetuneValidFraction = 0.1
+
+// FinetuneSplit splits seqs into training and validation strings as
+// Finetune does: a share validFraction of them, drawn from seed, held out.
+// It fails when either part is empty.
+func FinetuneSplit(seqs [][]int, validFraction float64, seed uint64) (train, valid [][]int, err error) {
+	tr, va, _, err := datasets.Split(len(seqs), validFraction, 0, rand.New(rand.NewPCG(seed, 1)))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(tr) == 0 || len(va) == 0 {
+		return nil, nil, errors.Errorf("wfa: %d strings are too few for a validation share of %g", len(seqs), validFraction)
+	}
+	return pick(seqs, tr), pick(seqs, va), nil
+}
+
 // Values of FinetuneConfig.Check.
 const (
 	CheckZLL  = "zll"
@@ -516,7 +533,7 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 		cfg.Optim.LR = 3e-5
 	}
 	if cfg.ValidFraction == 0 {
-		cfg.ValidFraction = 0.1
+		cfg.ValidFraction = FinetuneValidFraction
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
@@ -534,11 +551,11 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	if err != nil {
 		return nil, nil, err
 	}
-	tr, va, _, err := datasets.Split(len(s.Seqs), cfg.ValidFraction, 0, rand.New(rand.NewPCG(cfg.Seed, 1)))
+	train, valid, err := FinetuneSplit(s.Seqs, cfg.ValidFraction, cfg.Seed)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := NewLikelihood(m.WFA, pick(s.Seqs, tr), pick(s.Seqs, va))
+	p, err := NewLikelihood(m.WFA, train, valid)
 	if err != nil {
 		return nil, nil, err
 	}

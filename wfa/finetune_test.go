@@ -186,8 +186,11 @@ func TestFinetuneImproves(t *testing.T) {
 	if r, err := out.WFA.SpectralRadius(); err != nil || r >= 1 {
 		t.Fatalf("fine-tuned spectral radius %g (%v)", r, err)
 	}
-	_, va, _, _ := datasets.Split(len(seqs), 0.1, 0, rand.New(rand.NewPCG(1, 1)))
-	valid := NewEvalSet(pick(seqs, va))
+	_, va, err := FinetuneSplit(seqs, FinetuneValidFraction, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := NewEvalSet(va)
 	if rep.StartZLL != valid.ZLL(start) || rep.StartLOO != valid.LOO(start) {
 		t.Fatalf("report %+v disagrees with the validation figures", rep)
 	}
@@ -228,8 +231,11 @@ func TestFinetuneCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, va, _, _ := datasets.Split(len(seqs), 0.1, 0, rand.New(rand.NewPCG(1, 1)))
-	if got := NewEvalSet(pick(seqs, va)).ZLL(tuned.WFA); got != rep.BestZLL || rep2.BestZLL != rep.BestZLL || rep2.Stopped != "" {
+	_, va, err := FinetuneSplit(seqs, FinetuneValidFraction, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := NewEvalSet(va).ZLL(tuned.WFA); got != rep.BestZLL || rep2.BestZLL != rep.BestZLL || rep2.Stopped != "" {
 		t.Fatalf("check none returned zll %g (report %g, first run %g), stopped %q", got, rep2.BestZLL, rep.BestZLL, rep2.Stopped)
 	}
 	cfg.Check = "loo"
@@ -284,4 +290,34 @@ func perturbedSample(t *testing.T, rng *rand.Rand, count int, perturb func(float
 		start.Trans = append(start.Trans, b)
 	}
 	return seqs, start
+}
+
+// FinetuneSplit holds out the share asked for, every string in exactly
+// one part, the same for the same seed; it refuses a split with an empty
+// part.
+func TestFinetuneSplit(t *testing.T) {
+	seqs := randomStrings(rand.New(rand.NewPCG(25, 26)), 50, 3, 6)
+	for i := range seqs {
+		seqs[i] = append(seqs[i], 100+i) // a mark that makes every string distinct
+	}
+	tr, va, err := FinetuneSplit(seqs, 0.2, 7)
+	if err != nil || len(tr) != 40 || len(va) != 10 {
+		t.Fatalf("split %d / %d (%v), want 40 / 10", len(tr), len(va), err)
+	}
+	seen := map[int]int{}
+	for _, s := range append(slices.Clone(tr), va...) {
+		seen[s[len(s)-1]]++
+	}
+	for i := range seqs {
+		if seen[100+i] != 1 {
+			t.Fatalf("string %d is in %d parts", i, seen[100+i])
+		}
+	}
+	tr2, _, _ := FinetuneSplit(seqs, 0.2, 7)
+	if !slices.EqualFunc(tr, tr2, slices.Equal[[]int]) {
+		t.Error("the same seed gave two splits")
+	}
+	if _, _, err := FinetuneSplit(seqs[:2], 0.1, 7); err == nil {
+		t.Error("a split of 2 strings with no validation string accepted")
+	}
 }

@@ -432,9 +432,9 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) 
 		seen := map[Spec]bool{}
 		for _, v := range cfg.Variants {
 			for _, b := range cfg.Bases {
-				// One build per basis: sharing the longest basis's build
-				// (sharedHankels) would keep it alive through the others'
-				// SVDs, about 100 MB more at the peak on the largest files.
+				// Each basis is built on its own, so that one set of
+				// matrices is alive during an SVD, the memory peak on
+				// large samples.
 				h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
 				if err != nil {
 					return nil, nil, err
