@@ -27,77 +27,46 @@ type Sparse struct {
 	Val []float64
 }
 
-// sparseBuilder assembles a CSR matrix from entries it is given twice, in
-// any order: count(r) for each entry, then alloc, then put(r, c, v) for
-// each, then build. No list of entries is kept: besides the matrix, it
-// holds one cursor per row and sorts one row at a time.
-type sparseBuilder struct {
+// rowBuilder assembles a CSR matrix whose entries come row by row, each
+// row in column order. It stores them in chunks of rowChunk entries, so
+// that no array is copied while it grows, and copies them once into the
+// matrix.
+type rowBuilder struct {
 	m    *Sparse
-	next []int
+	col  [][]int
+	val  [][]float64
+	size int
 }
 
-func newSparseBuilder(rows, cols int) *sparseBuilder {
-	return &sparseBuilder{m: &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}}
+// rowChunk is the number of entries of a rowBuilder chunk.
+const rowChunk = 1 << 14
+
+func newRowBuilder(rows, cols int) *rowBuilder {
+	return &rowBuilder{m: &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}}
 }
 
-// count records one entry in row r.
-func (b *sparseBuilder) count(r int) { b.m.RowPtr[r+1]++ }
+// add appends an entry to the current row.
+func (b *rowBuilder) add(c int, v float64) {
+	if b.size%rowChunk == 0 {
+		b.col = append(b.col, make([]int, 0, rowChunk))
+		b.val = append(b.val, make([]float64, 0, rowChunk))
+	}
+	k := len(b.col) - 1
+	b.col[k], b.val[k] = append(b.col[k], c), append(b.val[k], v)
+	b.size++
+}
 
-// alloc sizes the matrix for the counted entries.
-func (b *sparseBuilder) alloc() {
+// endRow closes row r: the entries added since the previous row are its.
+func (b *rowBuilder) endRow(r int) { b.m.RowPtr[r+1] = b.size }
+
+// build returns the matrix.
+func (b *rowBuilder) build() *Sparse {
 	m := b.m
-	for i := range m.Rows {
-		m.RowPtr[i+1] += m.RowPtr[i]
+	m.Col, m.Val = make([]int, 0, b.size), make([]float64, 0, b.size)
+	for k := range b.col {
+		m.Col, m.Val = append(m.Col, b.col[k]...), append(m.Val, b.val[k]...)
 	}
-	nnz := m.RowPtr[m.Rows]
-	m.Col, m.Val = make([]int, nnz), make([]float64, nnz)
-	b.next = slices.Clone(m.RowPtr[:m.Rows])
-}
-
-// put stores an entry; row r must have been counted once per put.
-func (b *sparseBuilder) put(r, c int, v float64) {
-	i := b.next[r]
-	b.m.Col[i], b.m.Val[i] = c, v
-	b.next[r]++
-}
-
-// build sorts every row by column, sums duplicates and returns the
-// matrix. Within a row, entries are ordered by column alone, so the
-// matrix does not depend on the order of the puts unless a (row, column)
-// pair repeats.
-func (b *sparseBuilder) build() *Sparse {
-	m := b.m
-	type entry struct {
-		c, k int // column, position of the put
-		v    float64
-	}
-	var buf []entry
-	out := 0
-	for i := range m.Rows {
-		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
-		buf = buf[:0]
-		for k := lo; k < hi; k++ {
-			buf = append(buf, entry{m.Col[k], k, m.Val[k]})
-		}
-		slices.SortFunc(buf, func(x, y entry) int {
-			if x.c != y.c {
-				return x.c - y.c
-			}
-			return x.k - y.k
-		})
-		m.RowPtr[i] = out
-		for j, e := range buf {
-			if j > 0 && m.Col[out-1] == e.c {
-				m.Val[out-1] += e.v
-				continue
-			}
-			m.Col[out], m.Val[out] = e.c, e.v
-			out++
-		}
-	}
-	m.RowPtr[m.Rows] = out
-	m.Col, m.Val = m.Col[:out], m.Val[:out]
-	b.next = nil
+	b.col, b.val = nil, nil
 	return m
 }
 
@@ -105,12 +74,17 @@ func (b *sparseBuilder) build() *Sparse {
 // columns (each row's entries are sorted by column).
 func (m *Sparse) leadingBlock(rows, cols int) *Sparse {
 	b := &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}
+	ends := make([]int, rows)
 	for i := range rows {
 		lo, hi := m.RowPtr[i], m.RowPtr[i+1]
 		k, _ := slices.BinarySearch(m.Col[lo:hi], cols)
-		b.Col = append(b.Col, m.Col[lo:lo+k]...)
-		b.Val = append(b.Val, m.Val[lo:lo+k]...)
-		b.RowPtr[i+1] = len(b.Col)
+		ends[i] = lo + k
+		b.RowPtr[i+1] = b.RowPtr[i] + k
+	}
+	b.Col, b.Val = make([]int, b.RowPtr[rows]), make([]float64, b.RowPtr[rows])
+	for i, end := range ends {
+		copy(b.Col[b.RowPtr[i]:], m.Col[m.RowPtr[i]:end])
+		copy(b.Val[b.RowPtr[i]:], m.Val[m.RowPtr[i]:end])
 	}
 	return b
 }

@@ -160,32 +160,30 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 		c.addString(s, wt, cfg.Variant, cfg.Rows+cfg.Cols+1)
 		addBasis(rows, cols, s, cfg)
 	}
-	// fill reads the counted strings through their parents alone.
-	c.t.dropChildren()
 	h := &StringHankel{Variant: cfg.Variant, Symbols: symbols, rows: cfg.Rows, cols: cfg.Cols}
-	var rowPos, colPos []int32
-	h.Prefixes, rowPos = rows.sorted(false)
-	h.Suffixes, colPos = cols.sorted(true)
-	h.fill(c, rows, cols, rowPos, colPos, 1/total)
+	h.Prefixes = rows.sorted(false)
+	h.Suffixes = cols.sorted(true)
+	h.fill(c, 1/total)
 	return h, nil
 }
 
 // counter accumulates weighted counts of strings, stored in a trie.
 type counter struct {
 	t *trie
-	// cnt[n] is the count of node n's string and counted[n] whether it
-	// was counted at all (a weight can be 0).
-	cnt     []float64
-	counted []bool
+	// cnt[n] is the count of node n's string, -1 if it was not counted
+	// (a weight can be 0).
+	cnt []float64
 }
 
 // add adds wt to the count of node n.
 func (c *counter) add(n int32, wt float64) {
 	for len(c.cnt) < c.t.size() {
-		c.cnt, c.counted = append(c.cnt, 0), append(c.counted, false)
+		c.cnt = append(c.cnt, -1)
+	}
+	if c.cnt[n] < 0 {
+		c.cnt[n] = 0
 	}
 	c.cnt[n] += wt
-	c.counted[n] = true
 }
 
 // addString adds the variant's counts of the strings of length <= maxLen
@@ -259,76 +257,93 @@ func addBasis(rows, cols *trie, s []int, cfg StringHankelConfig) {
 }
 
 // fill builds H and the H_sigma from the counted strings, their counts
-// times scale: every counted string w splits as u v (or u sigma v) with u
-// a row and v a column of the basis. rowPos and colPos give the basis
-// position of each node of rows and cols.
-func (h *StringHankel) fill(c *counter, rows, cols *trie, rowPos, colPos []int32, scale float64) {
-	maxRow, maxCol := len(h.Prefixes[len(h.Prefixes)-1]), len(h.Suffixes[len(h.Suffixes)-1])
-	var w []int
-	// A counted string longer than maxRow + maxCol + 1 splits into no
-	// entry.
-	rowAt := make([]int32, maxRow+maxCol+2)
-	colAt := make([]int32, len(rowAt))
-	// walk calls f on every entry: matrix 0 is H, 1+s is H_s. The walk
-	// goes through the counted strings in a fixed order, and each (row,
-	// column) pair of a matrix comes from one of them.
-	walk := func(f func(m, r, col int, v float64)) {
-		for n := range c.t.size() {
-			if !c.counted[n] {
-				continue
+// times scale. Row u of H holds the counted strings u v with v a column,
+// and row u of H_s the counted strings u s v: counted strings below the
+// node of u in the count trie. A breadth-first walk of that subtree,
+// children in symbol order, meets them by length of v, then in
+// lexicographic order of v, which is the order of the columns, so each
+// row of each matrix is written in order and once.
+func (h *StringHankel) fill(c *counter, scale float64) {
+	t := c.t
+	start := make([]int32, len(h.Prefixes)) // node of each row, -1 if none
+	for r, u := range h.Prefixes {
+		n := int32(0)
+		for _, x := range u {
+			if n = t.child(n, x); n == 0 {
+				break
 			}
-			v := c.cnt[n] * scale
-			w = c.t.str(int32(n), w)
-			k := len(w)
-			if k >= len(rowAt) {
-				continue
+		}
+		start[r] = n
+		if n == 0 && len(u) > 0 {
+			start[r] = -1
+		}
+	}
+	first, kids := t.childLists()
+	t.dropChildren()
+	// cols holds the columns forwards; col[n] is node n's column, -1 for
+	// a node that is only a prefix of columns.
+	cols := newTrie(h.Symbols)
+	var col []int32
+	for j, v := range h.Suffixes {
+		n := int32(0)
+		for _, x := range v {
+			n = cols.extend(n, x)
+		}
+		for len(col) < cols.size() {
+			col = append(col, -1)
+		}
+		col[n] = int32(j)
+	}
+	b := make([]*rowBuilder, 1+h.Symbols)
+	for m := range b {
+		b[m] = newRowBuilder(len(h.Prefixes), len(h.Suffixes))
+	}
+	// The walk below node n of row u visits the counted strings u w; w is
+	// a column of H when its node h in cols is, and w = s v gives v to
+	// H_s when v's node hs is (-1: not a prefix of any column).
+	type visit struct{ n, h, hs, s int32 }
+	var queue []visit
+	for r, n := range start {
+		if n >= 0 {
+			queue = append(queue[:0], visit{n, 0, -1, -1})
+		}
+		for q := 0; q < len(queue); q++ {
+			p := queue[q]
+			if cnt := c.cnt[p.n]; cnt >= 0 {
+				v := cnt * scale
+				if p.h >= 0 && col[p.h] >= 0 {
+					b[0].add(int(col[p.h]), v)
+				}
+				if p.hs >= 0 && col[p.hs] >= 0 {
+					b[1+p.s].add(int(col[p.hs]), v)
+				}
 			}
-			// rowAt[i] is the node of w[:i] in rows, colAt[i] that of w[i:]
-			// in cols, -1 when absent.
-			rowAt[0] = 0
-			for i := 1; i <= k; i++ {
-				rowAt[i] = -1
-				if rowAt[i-1] >= 0 {
-					if ch := rows.child(rowAt[i-1], w[i-1]); ch != 0 {
-						rowAt[i] = ch
+			for _, k := range kids[first[p.n]:first[p.n+1]] {
+				x := int(k.symbol)
+				next := visit{k.node, -1, -1, p.s}
+				if p.h >= 0 {
+					if ch := cols.child(p.h, x); ch != 0 {
+						next.h = ch
 					}
 				}
-			}
-			colAt[k] = 0
-			for i := k - 1; i >= 0; i-- {
-				colAt[i] = -1
-				if colAt[i+1] >= 0 {
-					if ch := cols.child(colAt[i+1], w[i]); ch != 0 {
-						colAt[i] = ch
+				switch {
+				case p.s < 0:
+					next.hs, next.s = 0, int32(x)
+				case p.hs >= 0:
+					if ch := cols.child(p.hs, x); ch != 0 {
+						next.hs = ch
 					}
 				}
-			}
-			for i := max(0, k-1-maxCol); i <= min(k, maxRow); i++ {
-				r := rowAt[i]
-				if r < 0 {
-					continue
-				}
-				if colAt[i] >= 0 {
-					f(0, int(rowPos[r]), int(colPos[colAt[i]]), v)
-				}
-				if i == k {
-					break
-				}
-				if colAt[i+1] >= 0 {
-					f(1+w[i], int(rowPos[r]), int(colPos[colAt[i+1]]), v)
+				if next.h >= 0 || next.hs >= 0 {
+					queue = append(queue, next)
 				}
 			}
 		}
+		queue = queue[:0]
+		for _, m := range b {
+			m.endRow(r)
+		}
 	}
-	b := make([]*sparseBuilder, 1+h.Symbols)
-	for m := range b {
-		b[m] = newSparseBuilder(len(h.Prefixes), len(h.Suffixes))
-	}
-	walk(func(m, r, _ int, _ float64) { b[m].count(r) })
-	for _, bm := range b {
-		bm.alloc()
-	}
-	walk(func(m, r, col int, v float64) { b[m].put(r, col, v) })
 	h.H = b[0].build()
 	h.Sigma = make([]*Sparse, h.Symbols)
 	for s := range h.Sigma {

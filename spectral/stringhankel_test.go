@@ -255,6 +255,11 @@ func testStringHankelCounts(t *testing.T, d int) {
 				t.Fatalf("basis %v x %v, want %v x %v", h.Prefixes, h.Suffixes, wantRows, wantCols)
 			}
 			for m, hm := range append([]*Sparse{h.H}, h.Sigma...) {
+				for i := range hm.Rows {
+					if r := hm.Col[hm.RowPtr[i]:hm.RowPtr[i+1]]; !slices.IsSorted(r) || len(slices.Compact(slices.Clone(r))) != len(r) {
+						t.Fatalf("matrix %d row %d: columns %v not strictly increasing", m, i, r)
+					}
+				}
 				hd := hm.Dense()
 				for i, u := range h.Prefixes {
 					for j, s := range h.Suffixes {
@@ -458,56 +463,53 @@ type triplet struct {
 	v    float64
 }
 
-// buildSparse runs a sparseBuilder over the entries.
+// buildSparse runs a rowBuilder over entries given in row-major order,
+// each (row, column) pair once.
 func buildSparse(rows, cols int, tr []triplet) *Sparse {
-	b := newSparseBuilder(rows, cols)
+	b := newRowBuilder(rows, cols)
+	r := 0
 	for _, e := range tr {
-		b.count(e.r)
+		for ; r < e.r; r++ {
+			b.endRow(r)
+		}
+		b.add(e.c, e.v)
 	}
-	b.alloc()
-	for _, e := range tr {
-		b.put(e.r, e.c, e.v)
+	for ; r < rows; r++ {
+		b.endRow(r)
 	}
 	return b.build()
 }
 
-// The builder sorts every row by column and sums duplicates: the CSR
-// matrix of shuffled entries with repeats equals their dense sum.
-func TestSparseBuilder(t *testing.T) {
+// The builder's matrix holds the entries as given, across chunk
+// boundaries and with empty rows, and equals their dense matrix.
+func TestRowBuilder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	const rows, cols = 7, 5
+	const rows, cols = 40, 3000
 	want := mat.NewDense(rows, cols, nil)
 	var tr []triplet
-	for range 60 {
-		i, j, v := rng.IntN(rows), rng.IntN(cols), rng.NormFloat64()
-		tr = append(tr, triplet{i, j, v})
-		want.Set(i, j, want.At(i, j)+v)
+	for i := range rows {
+		if i%7 == 3 {
+			continue
+		}
+		for j := range cols {
+			if rng.IntN(3) == 0 {
+				v := rng.NormFloat64()
+				tr = append(tr, triplet{i, j, v})
+				want.Set(i, j, v)
+			}
+		}
+	}
+	if len(tr) < 2*rowChunk {
+		t.Fatalf("%d entries do not cross two chunks of %d", len(tr), rowChunk)
 	}
 	m := buildSparse(rows, cols, tr)
-	if !mat.EqualApprox(m.Dense(), want, 1e-14) {
-		t.Fatalf("CSR\n%v\nwant\n%v", mat.Formatted(m.Dense()), mat.Formatted(want))
+	if !mat.Equal(m.Dense(), want) || m.NNZ() != len(tr) {
+		t.Fatal("the built matrix differs from its entries")
 	}
-	for i := range rows {
-		for k := m.RowPtr[i] + 1; k < m.RowPtr[i+1]; k++ {
-			if m.Col[k-1] >= m.Col[k] {
-				t.Fatalf("row %d: columns %v not strictly increasing", i, m.Col[m.RowPtr[i]:m.RowPtr[i+1]])
-			}
+	for k, e := range tr {
+		if m.Col[k] != e.c || m.Val[k] != e.v || k < m.RowPtr[e.r] || k >= m.RowPtr[e.r+1] {
+			t.Fatalf("entry %d: column %d value %g, want %v", k, m.Col[k], m.Val[k], e)
 		}
-	}
-	// Without repeats, the order of the puts does not matter, bit for bit.
-	var distinct []triplet
-	for i := range rows {
-		for j := range cols {
-			if rng.IntN(2) == 0 {
-				distinct = append(distinct, triplet{i, j, rng.NormFloat64()})
-			}
-		}
-	}
-	a := buildSparse(rows, cols, distinct)
-	rng.Shuffle(len(distinct), func(i, j int) { distinct[i], distinct[j] = distinct[j], distinct[i] })
-	b := buildSparse(rows, cols, distinct)
-	if !slices.Equal(a.RowPtr, b.RowPtr) || !slices.Equal(a.Col, b.Col) || !slices.Equal(a.Val, b.Val) {
-		t.Fatal("shuffled puts give a different matrix")
 	}
 }
 

@@ -106,10 +106,9 @@ func (t *trie) str(n int32, buf []int) []int {
 
 // sorted returns the strings of the nodes by length, then
 // lexicographically (the empty string first), reversed when reverse is
-// set, and the position of each node in that order.
-func (t *trie) sorted(reverse bool) ([][]int, []int32) {
+// set.
+func (t *trie) sorted(reverse bool) [][]int {
 	b := make([][]int, t.size())
-	nodes := make([]int32, t.size())
 	for n := range b {
 		w := t.str(int32(n), nil)
 		if w == nil {
@@ -118,18 +117,52 @@ func (t *trie) sorted(reverse bool) ([][]int, []int32) {
 		if reverse {
 			slices.Reverse(w)
 		}
-		b[n], nodes[n] = w, int32(n)
+		b[n] = w
 	}
-	slices.SortFunc(nodes, func(x, y int32) int {
-		if d := len(b[x]) - len(b[y]); d != 0 {
+	slices.SortFunc(b, func(x, y []int) int {
+		if d := len(x) - len(y); d != 0 {
 			return d
 		}
-		return slices.Compare(b[x], b[y])
+		return slices.Compare(x, y)
 	})
-	pos := make([]int32, t.size())
-	out := make([][]int, t.size())
-	for i, n := range nodes {
-		pos[n], out[i] = int32(i), b[n]
+	return b
+}
+
+// child is a node and the symbol leading to it from its parent.
+type child struct{ node, symbol int32 }
+
+// childLists returns the children of every node in symbol order: those
+// of node n are kids[first[n]:first[n+1]]. It reads parent and last
+// only, so it works after dropChildren.
+func (t *trie) childLists() (first []int32, kids []child) {
+	n := t.size()
+	// Nodes 1..n-1 ordered by symbol, then stably by parent.
+	at := make([]int32, max(t.symbols, n)+1)
+	for v := 1; v < n; v++ {
+		at[t.last[v]+1]++
 	}
-	return out, pos
+	for s := range t.symbols {
+		at[s+1] += at[s]
+	}
+	bySymbol := make([]int32, n-1)
+	for v := 1; v < n; v++ {
+		s := t.last[v]
+		bySymbol[at[s]] = int32(v)
+		at[s]++
+	}
+	first = make([]int32, n+1)
+	for v := 1; v < n; v++ {
+		first[t.parent[v]+1]++
+	}
+	for v := range n {
+		first[v+1] += first[v]
+	}
+	copy(at, first[:n])
+	kids = make([]child, n-1)
+	for _, v := range bySymbol {
+		p := t.parent[v]
+		kids[at[p]] = child{v, t.last[v]}
+		at[p]++
+	}
+	return first, kids
 }
