@@ -84,18 +84,22 @@ func BenchmarkStringHankel(b *testing.B) {
 	}
 }
 
-// BenchmarkFactorize times the randomized truncated SVD at rank 50 (the
-// top of rtn wfa learn's grid) of those matrices and the projections of
-// every H_sigma.
+// BenchmarkFactorize times the randomized truncated SVD of those matrices
+// and the projections of every H_sigma, at rank 50 (the top of rtn wfa
+// learn's grid) and at ranks 6 and 13 (final fits of a few states).
 func BenchmarkFactorize(b *testing.B) {
 	h, err := NewStringHankel(benchStrings(20000, 10), 10, StringHankelConfig{Variant: Factor, Rows: 5, Cols: 5})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%d x %d, %d entries", h.H.Rows, h.H.Cols, h.H.NNZ())
-	for b.Loop() {
-		if _, err := h.Factorize(50, rand.New(rand.NewPCG(1, 2))); err != nil {
-			b.Fatal(err)
-		}
+	for _, rank := range []int{6, 13, 50} {
+		b.Run(fmt.Sprintf("rank=%d", rank), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := h.Factorize(rank, rand.New(rand.NewPCG(1, 2))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -111,15 +111,27 @@ func (m *Sparse) mulDense(x *mat.Dense) *mat.Dense {
 	return out
 }
 
-// mulDenseTo sets out (Rows x k) to m x (Cols x k).
+// mulDenseTo sets out (Rows x k) to m x (Cols x k). Each entry of out is
+// summed over the row's entries in order; four entries at a time go
+// through one pass over the output row, with the same additions in the
+// same order as one axpy each.
 func (m *Sparse) mulDenseTo(out, x *mat.Dense) {
 	_, k := x.Dims()
 	xr := x.RawMatrix()
+	xrow := func(p int) []float64 { return xr.Data[m.Col[p]*xr.Stride : m.Col[p]*xr.Stride+k] }
 	for i := range m.Rows {
-		o := out.RawRowView(i)
+		o := out.RawRowView(i)[:k]
 		clear(o)
-		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			vec.Axpy(m.Val[p], xr.Data[m.Col[p]*xr.Stride:m.Col[p]*xr.Stride+k], o)
+		p, end := m.RowPtr[i], m.RowPtr[i+1]
+		for ; p+4 <= end; p += 4 {
+			a0, a1, a2, a3 := m.Val[p], m.Val[p+1], m.Val[p+2], m.Val[p+3]
+			x0, x1, x2, x3 := xrow(p), xrow(p + 1)[:k], xrow(p + 2)[:k], xrow(p + 3)[:k]
+			for j, v := range x0 {
+				o[j] = o[j] + float64(a0*v) + float64(a1*x1[j]) + float64(a2*x2[j]) + float64(a3*x3[j])
+			}
+		}
+		for ; p < end; p++ {
+			vec.Axpy(m.Val[p], xrow(p), o)
 		}
 	}
 }
@@ -282,39 +294,107 @@ func cholQR(a *mat.Dense) bool {
 // tallGram returns a^T a. Its entries are those of SymOuterK(1, a.T()), bit
 // for bit: each is summed over the rows of a in order, with the same
 // updates. SymOuterK's Dsyrk reads a once per column of a, which on a tall
-// matrix is that many passes over memory; tallGram reads it once.
+// matrix is that many passes over memory; tallGram reads it once, and
+// adds four rows at a time where none of their entries in a column is
+// zero (a zero entry's update is skipped, as Dsyrk does).
 func tallGram(a *mat.Dense) *mat.SymDense {
 	r, c := a.Dims()
 	g := mat.NewSymDense(c, nil)
 	gr := g.RawSymmetric()
-	for l := range r {
+	gi := func(i int) []float64 { return gr.Data[i*gr.Stride+i : i*gr.Stride+c] }
+	l := 0
+	for ; l+4 <= r; l += 4 {
+		r0, r1, r2, r3 := a.RawRowView(l), a.RawRowView(l+1), a.RawRowView(l+2), a.RawRowView(l+3)
+		for i := range c {
+			t0, t1, t2, t3 := r0[i], r1[i], r2[i], r3[i]
+			if t0 == 0 || t1 == 0 || t2 == 0 || t3 == 0 {
+				for _, row := range [4][]float64{r0, r1, r2, r3} {
+					if t := row[i]; t != 0 {
+						vec.Axpy(t, row[i:], gi(i))
+					}
+				}
+				continue
+			}
+			y, x0, x1, x2, x3 := gi(i), r0[i:], r1[i:c], r2[i:c], r3[i:c]
+			y = y[:len(x0)]
+			for j, v := range x0 {
+				y[j] = y[j] + float64(t0*v) + float64(t1*x1[j]) + float64(t2*x2[j]) + float64(t3*x3[j])
+			}
+		}
+	}
+	for ; l < r; l++ {
 		row := a.RawRowView(l)
 		for i, t := range row {
 			if t != 0 {
-				vec.Axpy(t, row[i:], gr.Data[i*gr.Stride+i:i*gr.Stride+c])
+				vec.Axpy(t, row[i:], gi(i))
 			}
 		}
 	}
 	return g
 }
 
-// trmmUpper sets a to a r for an upper triangular r, in place: gonum's
-// Dtrmm (Right, NoTrans, Upper, NonUnit) with the same operations in the
-// same order, its inner updates through vec.Axpy.
+// trmmUpper sets a to a r for an upper triangular r, in place, with the
+// operations of gonum's Dtrmm (Right, NoTrans, Upper, NonUnit) in the same
+// order: entry j of a row becomes t_j r_jj, then adds t_k r_kj for k = j-1
+// down to 0, where t is the row before the product and a zero t_k (t_j)
+// skips its update. Here each entry is computed whole, from a copy of its
+// row and the columns of r, four rows at a time.
 func trmmUpper(a *mat.Dense, r *mat.TriDense) {
 	rr := r.RawTriangular()
 	n := rr.N
+	// rt[j*n+k] = r_kj: the columns of r, contiguous.
+	rt := make([]float64, n*n)
+	for k := range n {
+		for j := k; j < n; j++ {
+			rt[j*n+k] = rr.Data[k*rr.Stride+j]
+		}
+	}
 	rows, _ := a.Dims()
-	for i := range rows {
-		row := a.RawRowView(i)
-		for k := n - 1; k >= 0; k-- {
-			t := row[k]
-			if t == 0 {
-				continue
+	t := make([]float64, 4*n)
+	for i := 0; i < rows; i += 4 {
+		m := min(4, rows-i)
+		for q := range m {
+			copy(t[q*n:(q+1)*n], a.RawRowView(i + q)[:n])
+		}
+		for q := m; q < 4; q++ {
+			clear(t[q*n : (q+1)*n])
+		}
+		t0, t1, t2, t3 := t[:n], t[n:2*n], t[2*n:3*n], t[3*n:4*n]
+		for j := range n {
+			col := rt[j*n : j*n+j+1]
+			d := col[j]
+			s0, s1, s2, s3 := t0[j], t1[j], t2[j], t3[j]
+			if s0 != 0 {
+				s0 *= d
 			}
-			rk := rr.Data[k*rr.Stride : k*rr.Stride+n]
-			row[k] = t * rk[k]
-			vec.Axpy(t, rk[k+1:], row[k+1:])
+			if s1 != 0 {
+				s1 *= d
+			}
+			if s2 != 0 {
+				s2 *= d
+			}
+			if s3 != 0 {
+				s3 *= d
+			}
+			for k := j - 1; k >= 0; k-- {
+				c := col[k]
+				if v := t0[k]; v != 0 {
+					s0 += float64(v * c)
+				}
+				if v := t1[k]; v != 0 {
+					s1 += float64(v * c)
+				}
+				if v := t2[k]; v != 0 {
+					s2 += float64(v * c)
+				}
+				if v := t3[k]; v != 0 {
+					s3 += float64(v * c)
+				}
+			}
+			out := [4]float64{s0, s1, s2, s3}
+			for q := range m {
+				a.Set(i+q, j, out[q])
+			}
 		}
 	}
 }

@@ -373,34 +373,80 @@ func TestRandomizedSVD(t *testing.T) {
 // tallGram gives SymOuterK's a^T a bit for bit.
 func TestGramT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	a := mat.NewDense(300, 17, nil)
-	for i := range 300 {
+	a := mat.NewDense(301, 17, nil)
+	for i := range 301 {
 		for j := range 17 {
-			if rng.IntN(4) > 0 {
+			switch rng.IntN(8) {
+			case 0:
+			case 1:
+				a.Set(i, j, math.Copysign(0, -1))
+			default:
 				a.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(7)-3)))
 			}
 		}
 	}
 	var want mat.SymDense
 	want.SymOuterK(1, a.T())
-	if got := tallGram(a); !mat.Equal(got, &want) {
+	if got := tallGram(a); !sameBits(got.RawSymmetric().Data, want.RawSymmetric().Data) {
 		t.Fatalf("tallGram differs from SymOuterK:\n%v\nwant\n%v", mat.Formatted(got), mat.Formatted(&want))
 	}
 }
 
-// trmmUpper gives blas64.Trmm's a r bit for bit, and vec.Axpy blas64.Axpy's
-// y + alpha x, on vectors below and above the length where vec.Axpy switches.
+// sameBits reports whether a and b hold the same floats, bit for bit.
+func sameBits(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// mulDenseTo and tMulDenseTo give the bits of one axpy per entry, in
+// order, for rows of every length mod 4 and narrow and wide blocks.
+func TestSparseMulBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const rows, cols = 37, 29
+	var tr []triplet
+	for i := range rows {
+		for j := range cols {
+			if rng.IntN(1+i%6) == 0 {
+				tr = append(tr, triplet{i, j, rng.NormFloat64()})
+			}
+		}
+	}
+	m := buildSparse(rows, cols, tr)
+	for _, k := range []int{5, vec.AxpyLoop + 11} {
+		x, y := mat.NewDense(cols, k, nil), mat.NewDense(rows, k, nil)
+		for _, d := range [][]float64{x.RawMatrix().Data, y.RawMatrix().Data} {
+			for i := range d {
+				d[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+			}
+		}
+		want, wantT := mat.NewDense(rows, k, nil), mat.NewDense(cols, k, nil)
+		for _, e := range tr {
+			blas64.Axpy(e.v, blas64.Vector{N: k, Inc: 1, Data: x.RawRowView(e.c)}, blas64.Vector{N: k, Inc: 1, Data: want.RawRowView(e.r)})
+			blas64.Axpy(e.v, blas64.Vector{N: k, Inc: 1, Data: y.RawRowView(e.r)}, blas64.Vector{N: k, Inc: 1, Data: wantT.RawRowView(e.c)})
+		}
+		if !sameBits(m.mulDense(x).RawMatrix().Data, want.RawMatrix().Data) {
+			t.Fatalf("k = %d: mulDense differs from one axpy per entry", k)
+		}
+		if !sameBits(m.tMulDense(y).RawMatrix().Data, wantT.RawMatrix().Data) {
+			t.Fatalf("k = %d: tMulDense differs from one axpy per entry", k)
+		}
+	}
+}
+
 func TestTrmmUpperAxpy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, n := range []int{5, vec.AxpyLoop + 9} {
-		a := mat.NewDense(40, n, nil)
+		a := mat.NewDense(43, n, nil)
 		r := mat.NewTriDense(n, mat.Upper, nil)
 		for i := range n {
 			for j := i; j < n; j++ {
 				r.SetTri(i, j, rng.NormFloat64())
 			}
-			for k := range 40 {
-				if rng.IntN(5) > 0 {
+			for k := range 43 {
+				switch rng.IntN(8) {
+				case 0:
+				case 1:
+					a.Set(k, i, math.Copysign(0, -1))
+				default:
 					a.Set(k, i, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(9)-4)))
 				}
 			}
@@ -408,7 +454,7 @@ func TestTrmmUpperAxpy(t *testing.T) {
 		want := mat.DenseCopyOf(a)
 		blas64.Trmm(blas.Right, blas.NoTrans, 1, r.RawTriangular(), want.RawMatrix())
 		trmmUpper(a, r)
-		if !mat.Equal(a, want) {
+		if !sameBits(a.RawMatrix().Data, want.RawMatrix().Data) {
 			t.Fatalf("n = %d: trmmUpper differs from Trmm", n)
 		}
 		x, y := mat.Row(nil, 0, a), mat.Row(nil, 1, a)
