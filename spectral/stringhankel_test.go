@@ -618,3 +618,68 @@ func TestStringHankelRestrict(t *testing.T) {
 		}
 	}
 }
+
+// Value and Values give the bits of the plain product, one row of the
+// matrix at a time with zero weights skipped, on automata with zero
+// weights and a state count that is not a multiple of 4, over strings
+// that repeat, are empty or are prefixes of one another.
+func TestValuesBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	plain := func(w WFA, x []int) float64 {
+		n := w.States
+		row := slices.Clone(w.Alpha)
+		for _, s := range x {
+			next := make([]float64, n)
+			for i, h := range row {
+				if h != 0 {
+					for j := range n {
+						next[j] += h * w.Trans[s][i*n+j]
+					}
+				}
+			}
+			row = next
+		}
+		return dot(row, w.Omega)
+	}
+	for _, n := range []int{3, 9} {
+		const d = 3
+		w := WFA{States: n, Out: 1, Alpha: make([]float64, n), Omega: make([]float64, n)}
+		draw := func() float64 {
+			switch rng.IntN(6) {
+			case 0:
+				return 0
+			case 1:
+				return math.Copysign(0, -1)
+			}
+			return rng.NormFloat64() / math.Sqrt(float64(n))
+		}
+		for i := range n {
+			w.Alpha[i], w.Omega[i] = draw(), draw()
+		}
+		for range d {
+			a := make([]float64, n*n)
+			for i := range a {
+				a[i] = draw()
+			}
+			w.Trans = append(w.Trans, a)
+		}
+		var seqs [][]int
+		for range 200 {
+			x := make([]int, rng.IntN(7))
+			for i := range x {
+				x[i] = rng.IntN(d)
+			}
+			seqs = append(seqs, x)
+			if rng.IntN(4) == 0 {
+				seqs = append(seqs, x[:rng.IntN(len(x)+1)])
+			}
+		}
+		got := w.Values(NewWords(seqs))
+		for i, x := range seqs {
+			want := plain(w, x)
+			if v := w.Value(x); math.Float64bits(v) != math.Float64bits(want) || math.Float64bits(got[i]) != math.Float64bits(want) {
+				t.Fatalf("n = %d, %v: Value %v, Values %v, plain product %v", n, x, v, got[i], want)
+			}
+		}
+	}
+}

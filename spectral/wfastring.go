@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/mat"
@@ -17,19 +18,101 @@ func (w WFA) Value(word []int) float64 {
 	row := append(make([]float64, 0, n), w.Alpha...)
 	next := make([]float64, n)
 	for _, s := range word {
-		a := w.Trans[s]
-		clear(next)
-		for i, h := range row {
-			if h == 0 {
-				continue
-			}
-			for j, v := range a[i*n : (i+1)*n] {
-				next[j] += h * v
-			}
-		}
+		step(next, row, w.Trans[s])
 		row, next = next, row
 	}
 	return dot(row, w.Omega[:n])
+}
+
+// step sets next to the row vector row times the n x n matrix a: each
+// entry sums row[i] a[i, j] over i in order, skipping the i with row[i]
+// = 0, four rows at a time where none of the four is zero (the same
+// additions in the same order as one row at a time).
+func step(next, row, a []float64) {
+	n := len(row)
+	clear(next)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		h0, h1, h2, h3 := row[i], row[i+1], row[i+2], row[i+3]
+		if h0 == 0 || h1 == 0 || h2 == 0 || h3 == 0 {
+			for k := i; k < i+4; k++ {
+				stepRow(next, row[k], a[k*n:(k+1)*n])
+			}
+			continue
+		}
+		a0, a1, a2, a3 := a[i*n:(i+1)*n], a[(i+1)*n:(i+2)*n], a[(i+2)*n:(i+3)*n], a[(i+3)*n:(i+4)*n]
+		a0, a1, a2, a3 = a0[:len(next)], a1[:len(next)], a2[:len(next)], a3[:len(next)]
+		for j := range next {
+			next[j] = next[j] + h0*a0[j] + h1*a1[j] + h2*a2[j] + h3*a3[j]
+		}
+	}
+	for ; i < n; i++ {
+		stepRow(next, row[i], a[i*n:(i+1)*n])
+	}
+}
+
+// stepRow adds h times the matrix row ai to next, unless h is 0.
+func stepRow(next []float64, h float64, ai []float64) {
+	if h == 0 {
+		return
+	}
+	ai = ai[:len(next)]
+	for j, v := range ai {
+		next[j] += h * v
+	}
+}
+
+// Words is a set of strings prepared for WFA.Values: their order sorted
+// lexicographically and, in that order, the length of the prefix each
+// shares with the one before.
+type Words struct {
+	seqs   [][]int
+	order  []int
+	shared []int
+	maxLen int
+}
+
+// NewWords prepares seqs (kept, not copied) for WFA.Values.
+func NewWords(seqs [][]int) *Words {
+	ws := &Words{seqs: seqs, order: make([]int, len(seqs)), shared: make([]int, len(seqs))}
+	for i, s := range seqs {
+		ws.order[i] = i
+		ws.maxLen = max(ws.maxLen, len(s))
+	}
+	slices.SortStableFunc(ws.order, func(a, b int) int { return slices.Compare(seqs[a], seqs[b]) })
+	for k := 1; k < len(ws.order); k++ {
+		a, b := seqs[ws.order[k-1]], seqs[ws.order[k]]
+		l := 0
+		for l < min(len(a), len(b)) && a[l] == b[l] {
+			l++
+		}
+		ws.shared[k] = l
+	}
+	return ws
+}
+
+// Values returns w.Value of every string of ws, in the order they were
+// given, bit for bit: the strings are read in lexicographic order, and
+// the state vector after each prefix is computed once and kept while the
+// next strings share that prefix. Symbols must be in range.
+func (w WFA) Values(ws *Words) []float64 {
+	n := w.States
+	out := make([]float64, len(ws.seqs))
+	// rows[t] is the state vector after the current string's first t
+	// symbols.
+	rows := make([][]float64, ws.maxLen+1)
+	for t := range rows {
+		rows[t] = make([]float64, n)
+	}
+	copy(rows[0], w.Alpha)
+	for k, i := range ws.order {
+		s := ws.seqs[i]
+		for t := ws.shared[k]; t < len(s); t++ {
+			step(rows[t+1], rows[t], w.Trans[s[t]])
+		}
+		out[i] = dot(rows[len(s)], w.Omega[:n])
+	}
+	return out
 }
 
 // ValueChecked is Value with a range check of the symbols.
