@@ -2,6 +2,7 @@ package spectral
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -149,6 +150,11 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	if total <= 0 {
 		return nil, errors.New("spectral: the weights sum to 0")
 	}
+	if weights == nil {
+		// Counts are sums of ones, exact in any grouping: each distinct
+		// string is counted once, with its number of copies.
+		seqs, weights = distinct(seqs)
+	}
 	c := &counter{t: newTrie(symbols)}
 	// The column trie holds the columns reversed (see addBasis).
 	rows, cols := newTrie(symbols), newTrie(symbols)
@@ -165,6 +171,29 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	h.Suffixes = cols.sorted(true)
 	h.fill(c, 1/total)
 	return h, nil
+}
+
+// distinct returns the distinct strings of seqs, in order of first
+// appearance, and the number of copies of each.
+func distinct(seqs [][]int) ([][]int, []float64) {
+	idx := map[string]int{}
+	var out [][]int
+	var copies []float64
+	var key []byte
+	for _, s := range seqs {
+		key = key[:0]
+		for _, x := range s {
+			key = binary.LittleEndian.AppendUint32(key, uint32(x))
+		}
+		i, ok := idx[string(key)]
+		if !ok {
+			i = len(out)
+			idx[string(key)] = i
+			out, copies = append(out, s), append(copies, 0)
+		}
+		copies[i]++
+	}
+	return out, copies
 }
 
 // counter accumulates weighted counts of strings, stored in a trie.
@@ -184,6 +213,42 @@ func (c *counter) add(n int32, wt float64) {
 		c.cnt[n] = 0
 	}
 	c.cnt[n] += wt
+}
+
+// levels is a count trie numbered in breadth-first order, children in
+// symbol order: the children of node n are nodes first[n] to
+// first[n+1]-1, symbol[n] leads to n from its parent and cnt[n] is its
+// count (-1: not counted). The descendants of a node at one depth below
+// it are consecutive.
+type levels struct {
+	first, symbol []int32
+	cnt           []float64
+}
+
+// levelOrder returns the counted trie in breadth-first numbering and the
+// new number of each node, and releases the counter's own trie.
+func (c *counter) levelOrder() (levels, []int32) {
+	first, kids := c.t.childLists()
+	n := c.t.size()
+	lv := levels{first: make([]int32, n+1), symbol: make([]int32, n), cnt: make([]float64, n)}
+	order := make([]int32, 1, n) // old numbers in the new order
+	renumber := make([]int32, n)
+	for k := 0; k < len(order); k++ {
+		old := order[k]
+		renumber[old] = int32(k)
+		lv.cnt[k] = -1
+		if int(old) < len(c.cnt) {
+			lv.cnt[k] = c.cnt[old]
+		}
+		lv.first[k] = int32(len(order))
+		for _, ch := range kids[first[old]:first[old+1]] {
+			lv.symbol[len(order)] = ch.symbol
+			order = append(order, ch.node)
+		}
+	}
+	lv.first[n] = int32(n)
+	c.t, c.cnt = nil, nil
+	return lv, renumber
 }
 
 // addString adds the variant's counts of the strings of length <= maxLen
@@ -262,7 +327,9 @@ func addBasis(rows, cols *trie, s []int, cfg StringHankelConfig) {
 // node of u in the count trie. A breadth-first walk of that subtree,
 // children in symbol order, meets them by length of v, then in
 // lexicographic order of v, which is the order of the columns, so each
-// row of each matrix is written in order and once.
+// row of each matrix is written in order and once. The trie is read in
+// breadth-first numbering (levelOrder), where the nodes such a walk
+// meets at one depth are consecutive.
 func (h *StringHankel) fill(c *counter, scale float64) {
 	t := c.t
 	start := make([]int32, len(h.Prefixes)) // node of each row, -1 if none
@@ -278,8 +345,14 @@ func (h *StringHankel) fill(c *counter, scale float64) {
 			start[r] = -1
 		}
 	}
-	first, kids := t.childLists()
 	t.dropChildren()
+	lv, renumber := c.levelOrder()
+	for r, n := range start {
+		if n >= 0 {
+			start[r] = renumber[n]
+		}
+	}
+	renumber = nil
 	// cols holds the columns forwards; col[n] is node n's column, -1 for
 	// a node that is only a prefix of columns.
 	cols := newTrie(h.Symbols)
@@ -309,7 +382,7 @@ func (h *StringHankel) fill(c *counter, scale float64) {
 		}
 		for q := 0; q < len(queue); q++ {
 			p := queue[q]
-			if cnt := c.cnt[p.n]; cnt >= 0 {
+			if cnt := lv.cnt[p.n]; cnt >= 0 {
 				v := cnt * scale
 				if p.h >= 0 && col[p.h] >= 0 {
 					b[0].add(int(col[p.h]), v)
@@ -318,9 +391,9 @@ func (h *StringHankel) fill(c *counter, scale float64) {
 					b[1+p.s].add(int(col[p.hs]), v)
 				}
 			}
-			for _, k := range kids[first[p.n]:first[p.n+1]] {
-				x := int(k.symbol)
-				next := visit{k.node, -1, -1, p.s}
+			for k := lv.first[p.n]; k < lv.first[p.n+1]; k++ {
+				x := int(lv.symbol[k])
+				next := visit{k, -1, -1, p.s}
 				if p.h >= 0 {
 					if ch := cols.child(p.h, x); ch != 0 {
 						next.h = ch
