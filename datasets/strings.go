@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -307,6 +308,30 @@ func ReadStringsSampleFile(path string, format StringFormat, alphabet []string, 
 		names = sortAlphabet(names, seqs)
 	}
 	return Symbols{Alphabet: names, Seqs: seqs}, i, nil
+}
+
+// Distinct returns the distinct strings of seqs, in order of first
+// appearance (the strings themselves, not copies), and the number of
+// copies of each.
+func Distinct(seqs [][]int) ([][]int, []float64) {
+	idx := map[string]int{}
+	var out [][]int
+	var copies []float64
+	var key []byte
+	for _, s := range seqs {
+		key = key[:0]
+		for _, x := range s {
+			key = binary.LittleEndian.AppendUint32(key, uint32(x))
+		}
+		i, ok := idx[string(key)]
+		if !ok {
+			i = len(out)
+			idx[string(key)] = i
+			out, copies = append(out, s), append(copies, 0)
+		}
+		copies[i]++
+	}
+	return out, copies
 }
 
 // ValidateStrings is Symbols.Validate for string samples: empty sequences

@@ -190,3 +190,14 @@ func TestReadPAutomaCSharedData(t *testing.T) {
 		t.Fatalf("%d %v", len(sol), err)
 	}
 }
+
+// Distinct keeps the first appearance of each string and counts its
+// copies; strings are told apart by every symbol, large ones included.
+func TestDistinct(t *testing.T) {
+	seqs := [][]int{{1, 2}, {}, {1, 2}, {258}, {2, 1}, {}, {2}, {1, 2}, {2 + 256}}
+	got, copies := Distinct(seqs)
+	want := [][]int{{1, 2}, {}, {258}, {2, 1}, {2}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || !slices.Equal(copies, []float64{3, 2, 2, 1, 1}) {
+		t.Fatalf("Distinct = %v, %v; want %v, [3 2 2 1 1]", got, copies, want)
+	}
+}

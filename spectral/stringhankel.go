@@ -2,13 +2,14 @@ package spectral
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/pkg/errors"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rtnlab/rtn/datasets"
 )
 
 // HankelVariant is the function of a string sample whose Hankel matrix is
@@ -153,7 +154,7 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	if weights == nil {
 		// Counts are sums of ones, exact in any grouping: each distinct
 		// string is counted once, with its number of copies.
-		seqs, weights = distinct(seqs)
+		seqs, weights = datasets.Distinct(seqs)
 	}
 	c := &counter{t: newTrie(symbols)}
 	// The column trie holds the columns reversed (see addBasis).
@@ -171,29 +172,6 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	h.Suffixes = cols.sorted(true)
 	h.fill(c, 1/total)
 	return h, nil
-}
-
-// distinct returns the distinct strings of seqs, in order of first
-// appearance, and the number of copies of each.
-func distinct(seqs [][]int) ([][]int, []float64) {
-	idx := map[string]int{}
-	var out [][]int
-	var copies []float64
-	var key []byte
-	for _, s := range seqs {
-		key = key[:0]
-		for _, x := range s {
-			key = binary.LittleEndian.AppendUint32(key, uint32(x))
-		}
-		i, ok := idx[string(key)]
-		if !ok {
-			i = len(out)
-			idx[string(key)] = i
-			out, copies = append(out, s), append(copies, 0)
-		}
-		copies[i]++
-	}
-	return out, copies
 }
 
 // counter accumulates weighted counts of strings, stored in a trie.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/spectral"
 )
 
@@ -24,24 +25,10 @@ type EvalSet struct {
 
 // NewEvalSet groups seqs by string.
 func NewEvalSet(seqs [][]int) *EvalSet {
-	idx := map[string]int{}
-	e := &EvalSet{Count: len(seqs)}
-	var key []byte
-	for _, s := range seqs {
-		key = key[:0]
-		for _, c := range s {
-			key = append(key, byte(c>>24), byte(c>>16), byte(c>>8), byte(c))
-		}
-		i, ok := idx[string(key)]
-		if !ok {
-			i = len(e.Seqs)
-			idx[string(key)] = i
-			e.Seqs = append(e.Seqs, slices.Clone(s))
-			e.Weights = append(e.Weights, 0)
-		}
-		e.Weights[i]++
-	}
-	for i := range e.Weights {
+	uniq, copies := datasets.Distinct(seqs)
+	e := &EvalSet{Count: len(seqs), Weights: copies}
+	for i, s := range uniq {
+		e.Seqs = append(e.Seqs, slices.Clone(s))
 		e.Weights[i] /= float64(len(seqs))
 	}
 	e.words = spectral.NewWords(e.Seqs)
