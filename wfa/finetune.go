@@ -242,6 +242,7 @@ type strState struct {
 	c         []float64
 	g, dg     []float64
 	delta     []float64
+	scaled    []float64
 }
 
 // run returns the loss of one string and, when grads is not nil, adds
@@ -316,30 +317,29 @@ func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *params.
 func (st *strState) back(x []int, a []float64, n, d int, grads *params.Params) {
 	gA, ga := grads.Data(ParamA), grads.Data(ParamAlpha)
 	k := len(x)
-	st.delta = grow1(st.delta, n)
+	st.delta, st.scaled = grow1(st.delta, n), grow1(st.scaled, n)
 	clear(st.delta)
-	next := make([]float64, n)
 	for t := k; t >= 0; t-- {
 		for i, v := range st.direct[t] {
 			st.delta[i] += v
 		}
+		// scaled is the gradient with respect to the unscaled h_(t-1) A_(x_t).
 		ct := st.c[t]
+		for i, v := range st.delta {
+			st.scaled[i] = v / ct
+		}
 		if t == 0 {
-			for i, v := range st.delta {
-				ga[i] += v / ct
+			for i, v := range st.scaled {
+				ga[i] += v
 			}
 			break
 		}
 		s := x[t-1]
 		for i, v := range st.h[t-1] {
-			row := a[(i*d+s)*n : (i*d+s+1)*n]
-			g := gA[(i*d+s)*n : (i*d+s+1)*n]
-			for j, w := range st.delta {
-				g[j] += v * w / ct
-			}
-			next[i] = dot(row, st.delta) / ct
+			off := (i*d + s) * n
+			vec.Axpy(v, st.scaled, gA[off:off+n])
+			st.delta[i] = vec.Dot(a[off:off+n], st.scaled)
 		}
-		copy(st.delta, next)
 	}
 }
 

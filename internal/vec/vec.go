@@ -21,3 +21,25 @@ func Axpy(alpha float64, x, y []float64) {
 
 // AxpyLoop is the vector length from which Axpy calls gonum's kernel.
 const AxpyLoop = 32
+
+// Dot returns sum_j x[j] y[j] (y must be at least as long as x), summed
+// in four interleaved partial sums, entry j into sum j mod 4, added as
+// (s0 + s1) + (s2 + s3) with the sum of the last len(x) mod 4 products
+// after them: a fixed order, the same on every platform, with four
+// independent chains of additions instead of one.
+func Dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		s0 += float64(x[j] * y[j])
+		s1 += float64(x[j+1] * y[j+1])
+		s2 += float64(x[j+2] * y[j+2])
+		s3 += float64(x[j+3] * y[j+3])
+	}
+	s := (s0 + s1) + (s2 + s3)
+	for ; j < len(x); j++ {
+		s += float64(x[j] * y[j])
+	}
+	return s
+}
