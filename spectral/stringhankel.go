@@ -330,7 +330,6 @@ func (h *StringHankel) fill(c *counter, scale float64) {
 			start[r] = renumber[n]
 		}
 	}
-	renumber = nil
 	// cols holds the columns forwards; col[n] is node n's column, -1 for
 	// a node that is only a prefix of columns.
 	cols := newTrie(h.Symbols)
