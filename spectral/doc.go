@@ -34,7 +34,8 @@
 //     its truncated SVD (Sparse.TruncatedSVD, randomized above 400 rows
 //     and columns, seeded) and Factorization.WFA reads off the spectral
 //     WFA of any rank, converted to the string function (FromVariant).
-//     WFA.Value, Mass, SpectralRadius, NextSymbol, Sample and Minimize
+//     WFA.Value (WFA.Values for many strings, each distinct prefix read
+//     once: Words), Mass, SpectralRadius, NextSymbol, Sample and Minimize
 //     use such automata as distributions; package wfa builds on them.
 //   - The tensor-train path never forms a tensor of d^(2L) entries: ALS
 //     fits each H^(l) in TT form core by core (optionally on
