@@ -376,13 +376,7 @@ func TestGramT(t *testing.T) {
 	a := mat.NewDense(301, 17, nil)
 	for i := range 301 {
 		for j := range 17 {
-			switch rng.IntN(8) {
-			case 0:
-			case 1:
-				a.Set(i, j, math.Copysign(0, -1))
-			default:
-				a.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(7)-3)))
-			}
+			a.Set(i, j, zeroOrSpread(rng, 3))
 		}
 	}
 	var want mat.SymDense
@@ -390,6 +384,19 @@ func TestGramT(t *testing.T) {
 	if got := tallGram(a); !sameBits(got.RawSymmetric().Data, want.RawSymmetric().Data) {
 		t.Fatalf("tallGram differs from SymOuterK:\n%v\nwant\n%v", mat.Formatted(got), mat.Formatted(&want))
 	}
+}
+
+// zeroOrSpread draws 0 or -0 (one time in eight each) or a normal value
+// times 10^k, k uniform in [-e, e]: entries that exercise the kernels'
+// zero skips, signed zeros and rounding.
+func zeroOrSpread(rng *rand.Rand, e int) float64 {
+	switch rng.IntN(8) {
+	case 0:
+		return 0
+	case 1:
+		return math.Copysign(0, -1)
+	}
+	return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(2*e+1)-e))
 }
 
 // sameBits reports whether a and b hold the same floats, bit for bit.
@@ -442,13 +449,7 @@ func TestTrmmUpperAxpy(t *testing.T) {
 				r.SetTri(i, j, rng.NormFloat64())
 			}
 			for k := range 43 {
-				switch rng.IntN(8) {
-				case 0:
-				case 1:
-					a.Set(k, i, math.Copysign(0, -1))
-				default:
-					a.Set(k, i, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(9)-4)))
-				}
+				a.Set(k, i, zeroOrSpread(rng, 4))
 			}
 		}
 		want := mat.DenseCopyOf(a)
