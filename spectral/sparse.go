@@ -28,9 +28,10 @@ type Sparse struct {
 }
 
 // rowBuilder assembles a CSR matrix whose entries come row by row, each
-// row in column order. It stores them in chunks of rowChunk entries, so
-// that no array is copied while it grows, and copies them once into the
-// matrix.
+// row in column order. It stores them in chunks that double from
+// firstChunk to rowChunk entries, so that no array is copied while it
+// grows and a small matrix takes little room, and copies them once into
+// the matrix.
 type rowBuilder struct {
 	m    *Sparse
 	col  [][]int
@@ -38,8 +39,12 @@ type rowBuilder struct {
 	size int
 }
 
-// rowChunk is the number of entries of a rowBuilder chunk.
-const rowChunk = 1 << 14
+// firstChunk and rowChunk are the sizes of a rowBuilder's first and
+// largest chunks.
+const (
+	firstChunk = 1 << 6
+	rowChunk   = 1 << 14
+)
 
 func newRowBuilder(rows, cols int) *rowBuilder {
 	return &rowBuilder{m: &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}}
@@ -47,11 +52,15 @@ func newRowBuilder(rows, cols int) *rowBuilder {
 
 // add appends an entry to the current row.
 func (b *rowBuilder) add(c int, v float64) {
-	if b.size%rowChunk == 0 {
-		b.col = append(b.col, make([]int, 0, rowChunk))
-		b.val = append(b.val, make([]float64, 0, rowChunk))
-	}
 	k := len(b.col) - 1
+	if k < 0 || len(b.col[k]) == cap(b.col[k]) {
+		n := firstChunk
+		if k >= 0 {
+			n = min(2*cap(b.col[k]), rowChunk)
+		}
+		b.col, b.val = append(b.col, make([]int, 0, n)), append(b.val, make([]float64, 0, n))
+		k++
+	}
 	b.col[k], b.val[k] = append(b.col[k], c), append(b.val[k], v)
 	b.size++
 }

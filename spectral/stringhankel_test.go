@@ -527,11 +527,12 @@ func buildSparse(rows, cols int, tr []triplet) *Sparse {
 	return b.build()
 }
 
-// The builder's matrix holds the entries as given, across chunk
-// boundaries and with empty rows, and equals their dense matrix.
+// The builder's matrix holds the entries as given, across the boundaries
+// of growing and full-size chunks and with empty rows, and equals their
+// dense matrix.
 func TestRowBuilder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	const rows, cols = 40, 3000
+	const rows, cols = 40, 5000
 	want := mat.NewDense(rows, cols, nil)
 	var tr []triplet
 	for i := range rows {
@@ -546,8 +547,8 @@ func TestRowBuilder(t *testing.T) {
 			}
 		}
 	}
-	if len(tr) < 2*rowChunk {
-		t.Fatalf("%d entries do not cross two chunks of %d", len(tr), rowChunk)
+	if len(tr) < 3*rowChunk {
+		t.Fatalf("%d entries do not fill two chunks of %d after the growing ones", len(tr), rowChunk)
 	}
 	m := buildSparse(rows, cols, tr)
 	if !mat.Equal(m.Dense(), want) || m.NNZ() != len(tr) {
@@ -634,7 +635,7 @@ func TestValuesBits(t *testing.T) {
 			for i, h := range row {
 				if h != 0 {
 					for j := range n {
-						next[j] += h * w.Trans[s][i*n+j]
+						next[j] += float64(h * w.Trans[s][i*n+j])
 					}
 				}
 			}
@@ -680,6 +681,31 @@ func TestValuesBits(t *testing.T) {
 			want := plain(w, x)
 			if v := w.Value(x); math.Float64bits(v) != math.Float64bits(want) || math.Float64bits(got[i]) != math.Float64bits(want) {
 				t.Fatalf("n = %d, %v: Value %v, Values %v, plain product %v", n, x, v, got[i], want)
+			}
+		}
+	}
+}
+
+// A classic sample whose strings are all longer than lrows + lcolumns + 1
+// counts no string of the matrices: they are zero, with the bases of the
+// sample's prefixes and suffixes, at every basis.
+func TestStringHankelNoShortStrings(t *testing.T) {
+	seqs := [][]int{{0, 1, 0, 1, 1, 0, 1}, {1, 1, 0, 0, 1, 0, 1, 1}}
+	h, err := NewStringHankel(seqs, 2, StringHankelConfig{Variant: Classic, Rows: 2, Cols: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.Restrict(1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*StringHankel{h, r} {
+		if x.H.NNZ() != 0 || len(x.Prefixes) < 2 || len(x.Suffixes) < 2 {
+			t.Fatalf("H has %d entries over %d x %d bases, want none over the sample's", x.H.NNZ(), len(x.Prefixes), len(x.Suffixes))
+		}
+		for s, m := range x.Sigma {
+			if m.NNZ() != 0 {
+				t.Fatalf("H_%d has %d entries, want none", s, m.NNZ())
 			}
 		}
 	}

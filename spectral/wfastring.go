@@ -27,7 +27,9 @@ func (w WFA) Value(word []int) float64 {
 // step sets next to the row vector row times the n x n matrix a: each
 // entry sums row[i] a[i, j] over i in order, skipping the i with row[i]
 // = 0, four rows at a time where none of the four is zero (the same
-// additions in the same order as one row at a time).
+// additions in the same order as one row at a time). Every product is
+// rounded before its addition, never fused, so the bits do not depend on
+// the instruction set the compiler targets.
 func step(next, row, a []float64) {
 	n := len(row)
 	clear(next)
@@ -43,7 +45,7 @@ func step(next, row, a []float64) {
 		a0, a1, a2, a3 := a[i*n:(i+1)*n], a[(i+1)*n:(i+2)*n], a[(i+2)*n:(i+3)*n], a[(i+3)*n:(i+4)*n]
 		a0, a1, a2, a3 = a0[:len(next)], a1[:len(next)], a2[:len(next)], a3[:len(next)]
 		for j := range next {
-			next[j] = next[j] + h0*a0[j] + h1*a1[j] + h2*a2[j] + h3*a3[j]
+			next[j] = next[j] + float64(h0*a0[j]) + float64(h1*a1[j]) + float64(h2*a2[j]) + float64(h3*a3[j])
 		}
 	}
 	for ; i < n; i++ {
@@ -58,7 +60,7 @@ func stepRow(next []float64, h float64, ai []float64) {
 	}
 	ai = ai[:len(next)]
 	for j, v := range ai {
-		next[j] += h * v
+		next[j] += float64(h * v)
 	}
 }
 

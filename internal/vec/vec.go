@@ -22,11 +22,13 @@ func Axpy(alpha float64, x, y []float64) {
 // AxpyLoop is the vector length from which Axpy calls gonum's kernel.
 const AxpyLoop = 32
 
-// Dot returns sum_j x[j] y[j] (y must be at least as long as x), summed
-// in four interleaved partial sums, entry j into sum j mod 4, added as
-// (s0 + s1) + (s2 + s3) with the sum of the last len(x) mod 4 products
-// after them: a fixed order, the same on every platform, with four
-// independent chains of additions instead of one.
+// Dot returns sum_j x[j] y[j] (y must be at least as long as x). The
+// products of the first len(x) - len(x) mod 4 entries go into four
+// partial sums, entry j into sum j mod 4; the result is (s0 + s1) +
+// (s2 + s3), to which the last len(x) mod 4 products are then added one
+// at a time. Products are rounded, never fused: a fixed order, the same
+// on every platform, with four independent chains of additions instead of
+// one.
 func Dot(x, y []float64) float64 {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 float64
