@@ -347,7 +347,8 @@ func tallGram(a *mat.Dense) *mat.SymDense {
 // order: entry j of a row becomes t_j r_jj, then adds t_k r_kj for k = j-1
 // down to 0, where t is the row before the product and a zero t_k (t_j)
 // skips its update. Here each entry is computed whole, from a copy of its
-// row and the columns of r, four rows at a time.
+// row and the columns of r, four rows at a time, without the tests for
+// zeros when the four rows hold none.
 func trmmUpper(a *mat.Dense, r *mat.TriDense) {
 	rr := r.RawTriangular()
 	n := rr.N
@@ -369,6 +370,24 @@ func trmmUpper(a *mat.Dense, r *mat.TriDense) {
 			clear(t[q*n : (q+1)*n])
 		}
 		t0, t1, t2, t3 := t[:n], t[n:2*n], t[2*n:3*n], t[3*n:4*n]
+		if m == 4 && !slices.Contains(t, 0) {
+			// No entry to skip: the same sums without the tests.
+			o0, o1, o2, o3 := a.RawRowView(i)[:n], a.RawRowView(i + 1)[:n], a.RawRowView(i + 2)[:n], a.RawRowView(i + 3)[:n]
+			for j := range n {
+				col := rt[j*n : j*n+j+1]
+				d := col[j]
+				s0, s1, s2, s3 := t0[j]*d, t1[j]*d, t2[j]*d, t3[j]*d
+				for k := j - 1; k >= 0; k-- {
+					c := col[k]
+					s0 += float64(t0[k] * c)
+					s1 += float64(t1[k] * c)
+					s2 += float64(t2[k] * c)
+					s3 += float64(t3[k] * c)
+				}
+				o0[j], o1[j], o2[j], o3[j] = s0, s1, s2, s3
+			}
+			continue
+		}
 		for j := range n {
 			col := rt[j*n : j*n+j+1]
 			d := col[j]

@@ -439,6 +439,10 @@ func TestSparseMulBits(t *testing.T) {
 	}
 }
 
+// trmmUpper gives blas64.Trmm's a r bit for bit, on rows with zero entries
+// (skipped) and signed zeros, on rows without any zero, and with a last
+// block of fewer than four rows; vec.Axpy gives blas64.Axpy's y + alpha x,
+// on vectors below and above the length where vec.Axpy switches.
 func TestTrmmUpperAxpy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, n := range []int{5, vec.AxpyLoop + 9} {
@@ -449,7 +453,11 @@ func TestTrmmUpperAxpy(t *testing.T) {
 				r.SetTri(i, j, rng.NormFloat64())
 			}
 			for k := range 43 {
-				a.Set(k, i, zeroOrSpread(rng, 4))
+				v := zeroOrSpread(rng, 4)
+				if k >= 20 { // rows without zeros: blocks that skip no entry
+					v = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+				}
+				a.Set(k, i, v)
 			}
 		}
 		want := mat.DenseCopyOf(a)
