@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/vec"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
@@ -48,22 +49,26 @@ func randomStrings(rng *rand.Rand, count, d, maxLen int) [][]int {
 }
 
 // The gradient of the normalised log-likelihood matches central
-// differences on every parameter.
+// differences on every parameter, at state counts that take each path of
+// the forward and backward kernels.
 func TestLikelihoodGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	const n, d = 3, 2
-	w := randomPFA(rng, n, d)
-	train := append(randomStrings(rng, 6, d, 5), make([]int, 12))
-	p, err := NewLikelihood(w, train, train[:2])
-	if err != nil {
-		t.Fatal(err)
+	const d = 2
+	// 9 states reach vec.Dot's four partial sums, 33 gonum's axpy kernel.
+	for _, n := range []int{3, 9, vec.AxpyLoop + 1} {
+		w := randomPFA(rng, n, d)
+		train := append(randomStrings(rng, 6, d, 5), make([]int, 12))
+		p, err := NewLikelihood(w, train, train[:2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch := []int{0, 1, 2, 3, 4, 5, 6}
+		grads := p.Params().Like()
+		if _, err := p.LossGrad(batch, grads); err != nil {
+			t.Fatal(err)
+		}
+		checkGradient(t, p, batch, grads)
 	}
-	batch := []int{0, 1, 2, 3, 4, 5, 6}
-	grads := p.Params().Like()
-	if _, err := p.LossGrad(batch, grads); err != nil {
-		t.Fatal(err)
-	}
-	checkGradient(t, p, batch, grads)
 }
 
 // The gradient also matches central differences on a signed automaton,
