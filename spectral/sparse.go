@@ -112,45 +112,42 @@ func (m *Sparse) Dense() *mat.Dense {
 	return d
 }
 
-// mulDense returns m x (Cols x k).
-func (m *Sparse) mulDense(x *mat.Dense) *mat.Dense {
-	_, k := x.Dims()
-	out := mat.NewDense(m.Rows, k, nil)
-	m.mulDenseTo(out, x)
-	return out
-}
-
-// mulDenseTo sets out (Rows x k) to m x (Cols x k). Each entry of out is
-// summed over the row's entries in order; four entries at a time go
-// through one pass over the output row, with the same additions in the
-// same order as one axpy each.
+// mulDenseTo sets out (Rows x k) to m x (Cols x k).
 func (m *Sparse) mulDenseTo(out, x *mat.Dense) {
 	_, k := x.Dims()
 	xr := x.RawMatrix()
-	xrow := func(p int) []float64 { return xr.Data[m.Col[p]*xr.Stride : m.Col[p]*xr.Stride+k] }
 	for i := range m.Rows {
-		o := out.RawRowView(i)[:k]
-		clear(o)
-		p, end := m.RowPtr[i], m.RowPtr[i+1]
-		for ; p+4 <= end; p += 4 {
-			a0, a1, a2, a3 := m.Val[p], m.Val[p+1], m.Val[p+2], m.Val[p+3]
-			x0, x1, x2, x3 := xrow(p), xrow(p + 1)[:k], xrow(p + 2)[:k], xrow(p + 3)[:k]
-			for j, v := range x0 {
-				o[j] = o[j] + float64(a0*v) + float64(a1*x1[j]) + float64(a2*x2[j]) + float64(a3*x3[j])
-			}
-		}
-		for ; p < end; p++ {
-			vec.Axpy(m.Val[p], xrow(p), o)
-		}
+		m.rowTimes(out.RawRowView(i)[:k], i, xr.Data, xr.Stride)
 	}
 }
 
-// tMulDense returns m^T x (Rows x k).
-func (m *Sparse) tMulDense(x *mat.Dense) *mat.Dense {
-	_, k := x.Dims()
-	out := mat.NewDense(m.Cols, k, nil)
-	m.tMulDenseTo(out, x)
-	return out
+// rowTimes sets o (k values) to row i of m times the Cols x k matrix held
+// in xd at stride. Each value is summed over the row's entries in order,
+// from 0; four entries at a time go through one pass over o, with the same
+// additions in the same order as one axpy each.
+func (m *Sparse) rowTimes(o []float64, i int, xd []float64, stride int) {
+	k := len(o)
+	xrow := func(p int) []float64 { return xd[m.Col[p]*stride : m.Col[p]*stride+k] }
+	p, end := m.RowPtr[i], m.RowPtr[i+1]
+	if p+4 > end {
+		clear(o)
+	}
+	for first := true; p+4 <= end; p, first = p+4, false {
+		a0, a1, a2, a3 := m.Val[p], m.Val[p+1], m.Val[p+2], m.Val[p+3]
+		x0, x1, x2, x3 := xrow(p), xrow(p + 1)[:k], xrow(p + 2)[:k], xrow(p + 3)[:k]
+		if first {
+			for j, v := range x0 {
+				o[j] = 0 + float64(a0*v) + float64(a1*x1[j]) + float64(a2*x2[j]) + float64(a3*x3[j])
+			}
+			continue
+		}
+		for j, v := range x0 {
+			o[j] = o[j] + float64(a0*v) + float64(a1*x1[j]) + float64(a2*x2[j]) + float64(a3*x3[j])
+		}
+	}
+	for ; p < end; p++ {
+		vec.Axpy(m.Val[p], xrow(p), o)
+	}
 }
 
 // tMulDenseTo sets out (Cols x k) to m^T x (Rows x k).
@@ -477,10 +474,7 @@ func (m *Sparse) projectSandwich(u, v *mat.Dense) *mat.Dense {
 	vr := v.RawMatrix()
 	for g, i := range rows {
 		ug.SetRow(g, u.RawRowView(i))
-		o := t.RawRowView(g)
-		for p := m.RowPtr[i]; p < m.RowPtr[i+1]; p++ {
-			vec.Axpy(m.Val[p], vr.Data[m.Col[p]*vr.Stride:m.Col[p]*vr.Stride+k], o)
-		}
+		m.rowTimes(t.RawRowView(g), i, vr.Data, vr.Stride)
 	}
 	out.Mul(ug.T(), t)
 	return out

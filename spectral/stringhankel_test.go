@@ -405,14 +405,22 @@ func sameBits(a, b []float64) bool {
 }
 
 // mulDenseTo and tMulDenseTo give the bits of one axpy per entry, in
-// order, for rows of every length mod 4 and narrow and wide blocks.
+// order, from 0, for rows of every length mod 4, a row of -0 values and
+// narrow and wide blocks, whatever the output held.
 func TestSparseMulBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	const rows, cols = 37, 29
 	var tr []triplet
 	for i := range rows {
 		for j := range cols {
-			if rng.IntN(1+i%6) == 0 {
+			switch {
+			case i == 0:
+				// Four products of -0 (x's first rows are positive):
+				// the sums start from +0.
+				if j < 4 {
+					tr = append(tr, triplet{i, j, math.Copysign(0, -1)})
+				}
+			case rng.IntN(1+i%6) == 0:
 				tr = append(tr, triplet{i, j, rng.NormFloat64()})
 			}
 		}
@@ -425,16 +433,29 @@ func TestSparseMulBits(t *testing.T) {
 				d[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
 			}
 		}
+		for i := range 4 {
+			for j, v := range x.RawRowView(i) {
+				x.Set(i, j, math.Abs(v))
+			}
+		}
 		want, wantT := mat.NewDense(rows, k, nil), mat.NewDense(cols, k, nil)
 		for _, e := range tr {
 			blas64.Axpy(e.v, blas64.Vector{N: k, Inc: 1, Data: x.RawRowView(e.c)}, blas64.Vector{N: k, Inc: 1, Data: want.RawRowView(e.r)})
 			blas64.Axpy(e.v, blas64.Vector{N: k, Inc: 1, Data: y.RawRowView(e.r)}, blas64.Vector{N: k, Inc: 1, Data: wantT.RawRowView(e.c)})
 		}
-		if !sameBits(m.mulDense(x).RawMatrix().Data, want.RawMatrix().Data) {
-			t.Fatalf("k = %d: mulDense differs from one axpy per entry", k)
+		got, gotT := mat.NewDense(rows, k, nil), mat.NewDense(cols, k, nil)
+		for _, d := range [][]float64{got.RawMatrix().Data, gotT.RawMatrix().Data} {
+			for i := range d {
+				d[i] = math.NaN() // the products overwrite whatever is there
+			}
 		}
-		if !sameBits(m.tMulDense(y).RawMatrix().Data, wantT.RawMatrix().Data) {
-			t.Fatalf("k = %d: tMulDense differs from one axpy per entry", k)
+		m.mulDenseTo(got, x)
+		m.tMulDenseTo(gotT, y)
+		if !sameBits(got.RawMatrix().Data, want.RawMatrix().Data) {
+			t.Fatalf("k = %d: mulDenseTo differs from one axpy per entry", k)
+		}
+		if !sameBits(gotT.RawMatrix().Data, wantT.RawMatrix().Data) {
+			t.Fatalf("k = %d: tMulDenseTo differs from one axpy per entry", k)
 		}
 	}
 }

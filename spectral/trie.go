@@ -2,7 +2,6 @@ package spectral
 
 import (
 	"math"
-	"slices"
 )
 
 // trieBlock is the number of rows per block of a trie's child table.
@@ -94,37 +93,68 @@ func (t *trie) extend(n int32, s int) int32 {
 // and extend no longer do.
 func (t *trie) dropChildren() { t.row, t.table, t.sparse = nil, nil, nil }
 
-// str writes the string of node n into buf (reused) and returns it.
-func (t *trie) str(n int32, buf []int) []int {
-	buf = buf[:0]
-	for ; n != 0; n = t.parent[n] {
-		buf = append(buf, int(t.last[n]))
-	}
-	slices.Reverse(buf)
-	return buf
-}
-
 // sorted returns the strings of the nodes by length, then
 // lexicographically (the empty string first), reversed when reverse is
-// set.
+// set. The nodes of one length are ordered level by level: children in
+// symbol order of the previous level's nodes in their order give the
+// forward strings in order; a stable sort of that list by each node's own
+// symbol gives the reversed strings in order (a reversed string is that
+// symbol followed by its parent's reversed string). The strings share one
+// array, each capped at its own length.
 func (t *trie) sorted(reverse bool) [][]int {
-	b := make([][]int, t.size())
-	for n := range b {
-		w := t.str(int32(n), nil)
-		if w == nil {
-			w = []int{}
+	first, kids := t.childLists()
+	n := t.size()
+	order := make([]int32, 1, n)
+	var buf []int32
+	bucket := make([]int, t.symbols+1)
+	for lo := 0; lo < len(order); {
+		hi := len(order)
+		for _, v := range order[lo:hi] {
+			for _, ch := range kids[first[v]:first[v+1]] {
+				order = append(order, ch.node)
+			}
 		}
-		if reverse {
-			slices.Reverse(w)
+		if reverse && len(order) > hi {
+			level := order[hi:]
+			buf = append(buf[:0], level...)
+			clear(bucket)
+			for _, v := range buf {
+				bucket[t.last[v]+1]++
+			}
+			for s := range t.symbols {
+				bucket[s+1] += bucket[s]
+			}
+			for _, v := range buf {
+				level[bucket[t.last[v]]] = v
+				bucket[t.last[v]]++
+			}
 		}
-		b[n] = w
+		lo = hi
 	}
-	slices.SortFunc(b, func(x, y []int) int {
-		if d := len(x) - len(y); d != 0 {
-			return d
+	length := make([]int32, n)
+	total := 0
+	for _, v := range order[1:] {
+		length[v] = length[t.parent[v]] + 1
+		total += int(length[v])
+	}
+	flat := make([]int, total)
+	at := make([]int, n) // offset of each node's string in flat
+	b := make([][]int, n)
+	b[0] = flat[:0:0]
+	o := 0
+	for k, v := range order[1:] {
+		l, p := int(length[v]), t.parent[v]
+		w := flat[o : o+l : o+l]
+		if reverse {
+			w[0] = int(t.last[v])
+			copy(w[1:], flat[at[p]:at[p]+l-1])
+		} else {
+			copy(w, flat[at[p]:at[p]+l-1])
+			w[l-1] = int(t.last[v])
 		}
-		return slices.Compare(x, y)
-	})
+		at[v], b[k+1] = o, w
+		o += l
+	}
 	return b
 }
 

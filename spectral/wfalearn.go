@@ -52,16 +52,21 @@ func (h *StringHankel) Factorize(maxRank int, rng *rand.Rand) (*Factorization, e
 	for _, hs := range h.Sigma {
 		f.proj = append(f.proj, hs.projectSandwich(svd.U, svd.V))
 	}
-	// H[eps, :] is row 0 and H[:, eps] column 0: eps comes first in both bases.
-	e0 := mat.NewDense(h.H.Rows, 1, nil)
-	e0.Set(0, 0, 1)
-	f.row = mat.Col(nil, 0, h.H.tMulDense(e0))
+	// H[eps, :] is row 0 and H[:, eps] column 0: eps comes first in both
+	// bases.
+	row, col := make([]float64, h.H.Cols), make([]float64, h.H.Rows)
+	for p := h.H.RowPtr[0]; p < h.H.RowPtr[1]; p++ {
+		row[h.H.Col[p]] += h.H.Val[p]
+	}
+	for r := range h.H.Rows {
+		if p := h.H.RowPtr[r]; p < h.H.RowPtr[r+1] && h.H.Col[p] == 0 {
+			col[r] += h.H.Val[p]
+		}
+	}
 	rowV := mat.NewVecDense(maxRank, nil)
-	rowV.MulVec(svd.V.T(), mat.NewVecDense(h.H.Cols, f.row))
-	c0 := mat.NewDense(h.H.Cols, 1, nil)
-	c0.Set(0, 0, 1)
+	rowV.MulVec(svd.V.T(), mat.NewVecDense(h.H.Cols, row))
 	colU := mat.NewVecDense(maxRank, nil)
-	colU.MulVec(svd.U.T(), mat.NewVecDense(h.H.Rows, mat.Col(nil, 0, h.H.mulDense(c0))))
+	colU.MulVec(svd.U.T(), mat.NewVecDense(h.H.Rows, col))
 	f.row, f.col = rowV.RawVector().Data, colU.RawVector().Data
 	return f, nil
 }
