@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,8 +35,8 @@ type PAutomaCResult struct {
 	// SelectSeconds is the selection's wall time; FitSeconds and FitCPU
 	// the wall and CPU time of the final fit at the chosen configuration
 	// (at every component's for a mixture, whose weights come from the
-	// selection) on all training strings, run alone on one thread
-	// (GOMAXPROCS 1);
+	// selection, through wfa.FitSpecs as wfa.Fit does) on all training
+	// strings, run alone on one thread (GOMAXPROCS 1);
 	// FinetuneSeconds the wall time of the fine-tuning.
 	SelectSeconds, FitSeconds, FitCPU, FinetuneSeconds float64
 	// Radius is the spectral radius of the learned automaton's transition
@@ -87,11 +86,7 @@ func RunPAutomaC(dir string, p int, seed uint64) (*PAutomaCResult, error) {
 		}
 	}
 	cpu0, t0 := cpuSeconds(), time.Now()
-	for _, spec := range specs {
-		if _, err = wfa.FitSpec(train.Seqs, len(train.Alphabet), spec, rand.New(rand.NewPCG(seed, 2))); err != nil {
-			break
-		}
-	}
+	_, err = wfa.FitSpecs(train.Seqs, len(train.Alphabet), specs, seed)
 	res.FitSeconds, res.FitCPU = time.Since(t0).Seconds(), cpuSeconds()-cpu0
 	runtime.GOMAXPROCS(procs)
 	if err != nil {

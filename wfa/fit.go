@@ -325,6 +325,26 @@ func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA
 	return fitHankel(h, spec.Rank, rng)
 }
 
+// FitSpecs learns the spectral WFA of each configuration from seqs, as
+// FitSpec with the generator rand.New(rand.NewPCG(seed, 2)) for each, bit
+// for bit, but with one Hankel build per variant, at the longest bases
+// asked for (the others are its leading blocks). With the seed of
+// Config.Seed these are the automata that Fit mixes.
+func FitSpecs(seqs [][]int, symbols int, specs []Spec, seed uint64) ([]spectral.WFA, error) {
+	hs := newSharedHankels(seqs, symbols, specs)
+	ws := make([]spectral.WFA, len(specs))
+	for i, spec := range specs {
+		h, err := hs.get(spec)
+		if err != nil {
+			return nil, err
+		}
+		if ws[i], err = fitHankel(h, spec.Rank, rand.New(rand.NewPCG(seed, 2))); err != nil {
+			return nil, err
+		}
+	}
+	return ws, nil
+}
+
 // fitHankel is the spectral WFA of rank rank from the Hankel matrices h.
 func fitHankel(h *spectral.StringHankel, rank int, rng *rand.Rand) (spectral.WFA, error) {
 	f, err := h.Factorize(rank, rng)

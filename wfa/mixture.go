@@ -2,7 +2,6 @@ package wfa
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -188,28 +187,22 @@ func fitMixture(s datasets.Symbols, cfg Config, rep *Report, order []int, p []fl
 		return nil, nil
 	}
 	start := time.Now()
-	ws := make([]spectral.WFA, len(keep))
 	coef := make([]float64, len(keep))
 	comps := make([]Component, len(keep))
 	specs := make([]Spec, len(keep))
 	for i, c := range keep {
 		specs[i] = rep.Candidates[c].Spec
 	}
-	hs := newSharedHankels(s.Seqs, len(s.Alphabet), specs)
-	for i, spec := range specs {
-		h, err := hs.get(spec)
-		if err != nil {
-			return nil, err
-		}
-		f, err := fitHankel(h, spec.Rank, rand.New(rand.NewPCG(cfg.Seed, 2)))
-		if err != nil {
-			return nil, err
-		}
+	ws, err := FitSpecs(s.Seqs, len(s.Alphabet), specs, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range ws {
 		if refitRejected(f, all, cfg) != "" {
 			return nil, nil
 		}
 		z, _ := f.Mass() // in [MinMass, MaxMass]: refitRejected checked it
-		ws[i], coef[i], comps[i] = f, w[i]/z, Component{Spec: spec, Weight: w[i]}
+		coef[i], comps[i] = w[i]/z, Component{Spec: specs[i], Weight: w[i]}
 	}
 	mw, err := Mix(ws, coef)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
@@ -88,7 +89,8 @@ func TestMixWeights(t *testing.T) {
 
 // Fit's mixture: the weights sum to 1, each is at least MinMixtureWeight,
 // the model is sum_i w_i f_i / Z_i of the components refitted on all
-// strings, its mass is 1, and the file round-trips the components.
+// strings (FitSpecs' shared builds give FitSpec's automata), its mass is
+// 1, and the file round-trips the components.
 func TestFitMixture(t *testing.T) {
 	target := randomPFA(rand.New(rand.NewPCG(21, 22)), 3, 3)
 	z, _ := target.Mass()
@@ -107,7 +109,15 @@ func TestFitMixture(t *testing.T) {
 	sum := 0.0
 	var ws []spectral.WFA
 	var coef []float64
+	var specs []Spec
 	for _, c := range m.Components {
+		specs = append(specs, c.Spec)
+	}
+	shared, err := FitSpecs(s.Seqs, len(s.Alphabet), specs, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range m.Components {
 		if c.Weight < MinMixtureWeight {
 			t.Fatalf("component %v below the smallest weight", c)
 		}
@@ -115,6 +125,9 @@ func TestFitMixture(t *testing.T) {
 		w, err := FitSpec(s.Seqs, len(s.Alphabet), c.Spec, rand.New(rand.NewPCG(1, 2)))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(shared[i], w) {
+			t.Fatalf("component %v: FitSpecs differs from FitSpec", c.Spec)
 		}
 		zc, _ := w.Mass()
 		ws, coef = append(ws, w), append(coef, c.Weight/zc)
