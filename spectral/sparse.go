@@ -28,56 +28,26 @@ type Sparse struct {
 }
 
 // rowBuilder assembles a CSR matrix whose entries come row by row, each
-// row in column order. It stores them in chunks that double from
-// firstChunk to rowChunk entries, so that no array is copied while it
-// grows and a small matrix takes little room, and copies them once into
-// the matrix.
-type rowBuilder struct {
-	m    *Sparse
-	col  [][]int
-	val  [][]float64
-	size int
-}
+// row in column order, into arrays of the capacity given (the number of
+// entries when it is known: then nothing is copied; more entries grow
+// them).
+type rowBuilder struct{ m *Sparse }
 
-// firstChunk and rowChunk are the sizes of a rowBuilder's first and
-// largest chunks.
-const (
-	firstChunk = 1 << 6
-	rowChunk   = 1 << 14
-)
-
-func newRowBuilder(rows, cols int) *rowBuilder {
-	return &rowBuilder{m: &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1)}}
+func newRowBuilder(rows, cols, capacity int) *rowBuilder {
+	return &rowBuilder{m: &Sparse{Rows: rows, Cols: cols, RowPtr: make([]int, rows+1),
+		Col: make([]int, 0, capacity), Val: make([]float64, 0, capacity)}}
 }
 
 // add appends an entry to the current row.
 func (b *rowBuilder) add(c int, v float64) {
-	k := len(b.col) - 1
-	if k < 0 || len(b.col[k]) == cap(b.col[k]) {
-		n := firstChunk
-		if k >= 0 {
-			n = min(2*cap(b.col[k]), rowChunk)
-		}
-		b.col, b.val = append(b.col, make([]int, 0, n)), append(b.val, make([]float64, 0, n))
-		k++
-	}
-	b.col[k], b.val[k] = append(b.col[k], c), append(b.val[k], v)
-	b.size++
+	b.m.Col, b.m.Val = append(b.m.Col, c), append(b.m.Val, v)
 }
 
 // endRow closes row r: the entries added since the previous row are its.
-func (b *rowBuilder) endRow(r int) { b.m.RowPtr[r+1] = b.size }
+func (b *rowBuilder) endRow(r int) { b.m.RowPtr[r+1] = len(b.m.Col) }
 
 // build returns the matrix.
-func (b *rowBuilder) build() *Sparse {
-	m := b.m
-	m.Col, m.Val = make([]int, 0, b.size), make([]float64, 0, b.size)
-	for k := range b.col {
-		m.Col, m.Val = append(m.Col, b.col[k]...), append(m.Val, b.val[k]...)
-	}
-	b.col, b.val = nil, nil
-	return m
-}
+func (b *rowBuilder) build() *Sparse { return b.m }
 
 // leadingBlock returns a copy of the block of m's first rows rows and cols
 // columns (each row's entries are sorted by column).

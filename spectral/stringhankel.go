@@ -299,6 +299,45 @@ func addBasis(rows, cols *trie, s []int, cfg StringHankelConfig) {
 	}
 }
 
+// entries returns the number of entries of H and of each H_s (nnz[0],
+// nnz[1+s]) whose rows start at the given nodes (-1: an empty row), for
+// columns of length <= cols. Every counted string below a row's node
+// within cols symbols is an entry of H: in every variant, the part after
+// the row of a counted string is a string of the column basis (a suffix
+// of a sample string when the counted strings are whole strings or
+// suffixes, a factor when they are prefixes or factors), so a row's
+// entries are the counted nodes at depths 0 to cols below it, and the
+// entries of its H_s those below its child by s. The nodes below a node
+// at one depth are consecutive, and so are their children: one prefix sum
+// of the counted nodes counts each depth at once.
+func (lv levels) entries(start []int32, symbols, cols int) []int {
+	counted := make([]int32, len(lv.cnt)+1)
+	for k, c := range lv.cnt {
+		counted[k+1] = counted[k]
+		if c >= 0 {
+			counted[k+1]++
+		}
+	}
+	below := func(n int32) int {
+		total := 0
+		for d, lo, hi := 0, n, n+1; d <= cols && lo < hi; d, lo, hi = d+1, lv.first[lo], lv.first[hi] {
+			total += int(counted[hi] - counted[lo])
+		}
+		return total
+	}
+	nnz := make([]int, 1+symbols)
+	for _, n := range start {
+		if n < 0 {
+			continue
+		}
+		nnz[0] += below(n)
+		for k := lv.first[n]; k < lv.first[n+1]; k++ {
+			nnz[1+lv.symbol[k]] += below(k)
+		}
+	}
+	return nnz
+}
+
 // fill builds H and the H_sigma from the counted strings, their counts
 // times scale. Row u of H holds the counted strings u v with v a column,
 // and row u of H_s the counted strings u s v: counted strings below the
@@ -344,9 +383,10 @@ func (h *StringHankel) fill(c *counter, scale float64) {
 		}
 		col[n] = int32(j)
 	}
+	nnz := lv.entries(start, h.Symbols, h.cols)
 	b := make([]*rowBuilder, 1+h.Symbols)
 	for m := range b {
-		b[m] = newRowBuilder(len(h.Prefixes), len(h.Suffixes))
+		b[m] = newRowBuilder(len(h.Prefixes), len(h.Suffixes), nnz[m])
 	}
 	// The walk below node n of row u visits the counted strings u w; w is
 	// a column of H when its node h in cols is, and w = s v gives v to

@@ -166,7 +166,8 @@ func TestStringHankelExactRecovery(t *testing.T) {
 
 // On a random sample with strings longer than lrows + lcolumns + 1, every
 // variant's basis and every entry of H and of each H_s equal the counts
-// taken by brute force, over a small alphabet (a trie with a child table)
+// taken by brute force (and each matrix's entries were counted exactly
+// before it was filled), over a small alphabet (a trie with a child table)
 // and one above denseTrieSymbols (a trie with a child map).
 func TestStringHankelCounts(t *testing.T) {
 	for _, d := range []int{3, denseTrieSymbols + 6} {
@@ -255,6 +256,9 @@ func testStringHankelCounts(t *testing.T, d int) {
 				t.Fatalf("basis %v x %v, want %v x %v", h.Prefixes, h.Suffixes, wantRows, wantCols)
 			}
 			for m, hm := range append([]*Sparse{h.H}, h.Sigma...) {
+				if cap(hm.Col) != hm.NNZ() || cap(hm.Val) != hm.NNZ() {
+					t.Fatalf("matrix %d: %d entries in arrays of capacity %d and %d: not counted exactly beforehand", m, hm.NNZ(), cap(hm.Col), cap(hm.Val))
+				}
 				for i := range hm.Rows {
 					if r := hm.Col[hm.RowPtr[i]:hm.RowPtr[i+1]]; !slices.IsSorted(r) || len(slices.Compact(slices.Clone(r))) != len(r) {
 						t.Fatalf("matrix %d row %d: columns %v not strictly increasing", m, i, r)
@@ -542,7 +546,12 @@ type triplet struct {
 // buildSparse runs a rowBuilder over entries given in row-major order,
 // each (row, column) pair once.
 func buildSparse(rows, cols int, tr []triplet) *Sparse {
-	b := newRowBuilder(rows, cols)
+	return buildSparseCap(rows, cols, tr, len(tr))
+}
+
+// buildSparseCap is buildSparse with the builder's capacity given.
+func buildSparseCap(rows, cols int, tr []triplet, capacity int) *Sparse {
+	b := newRowBuilder(rows, cols, capacity)
 	r := 0
 	for _, e := range tr {
 		for ; r < e.r; r++ {
@@ -556,12 +565,12 @@ func buildSparse(rows, cols int, tr []triplet) *Sparse {
 	return b.build()
 }
 
-// The builder's matrix holds the entries as given, across the boundaries
-// of growing and full-size chunks and with empty rows, and equals their
-// dense matrix.
+// The builder's matrix holds the entries as given, with empty rows, and
+// equals their dense matrix, whether its capacity is the number of entries
+// (then its arrays are the ones allocated), smaller or 0.
 func TestRowBuilder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	const rows, cols = 40, 5000
+	const rows, cols = 40, 300
 	want := mat.NewDense(rows, cols, nil)
 	var tr []triplet
 	for i := range rows {
@@ -576,16 +585,18 @@ func TestRowBuilder(t *testing.T) {
 			}
 		}
 	}
-	if len(tr) < 3*rowChunk {
-		t.Fatalf("%d entries do not fill two chunks of %d after the growing ones", len(tr), rowChunk)
-	}
-	m := buildSparse(rows, cols, tr)
-	if !mat.Equal(m.Dense(), want) || m.NNZ() != len(tr) {
-		t.Fatal("the built matrix differs from its entries")
-	}
-	for k, e := range tr {
-		if m.Col[k] != e.c || m.Val[k] != e.v || k < m.RowPtr[e.r] || k >= m.RowPtr[e.r+1] {
-			t.Fatalf("entry %d: column %d value %g, want %v", k, m.Col[k], m.Val[k], e)
+	for _, capacity := range []int{len(tr), len(tr) / 3, 0} {
+		m := buildSparseCap(rows, cols, tr, capacity)
+		if !mat.Equal(m.Dense(), want) || m.NNZ() != len(tr) {
+			t.Fatalf("capacity %d: the built matrix differs from its entries", capacity)
+		}
+		for k, e := range tr {
+			if m.Col[k] != e.c || m.Val[k] != e.v || k < m.RowPtr[e.r] || k >= m.RowPtr[e.r+1] {
+				t.Fatalf("capacity %d: entry %d: column %d value %g, want %v", capacity, k, m.Col[k], m.Val[k], e)
+			}
+		}
+		if capacity == len(tr) && (cap(m.Col) != len(tr) || cap(m.Val) != len(tr)) {
+			t.Fatalf("capacities %d and %d for %d entries: the arrays were reallocated", cap(m.Col), cap(m.Val), len(tr))
 		}
 	}
 }

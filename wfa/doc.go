@@ -15,6 +15,8 @@
 //     result is a mixture of up to 8 of the best candidates (Mix: a
 //     block-diagonal WFA), with weights fitted on the validation strings,
 //     when it beats the best single candidate there (Config.Mixture).
+//     FitSpec fits one configuration; FitSpecs several, from one Hankel
+//     build per variant, as Fit's mixture does.
 //   - Predict returns the model's probabilities under the floor rule
 //     (max(f(x), Floor)); Score computes the PAutomaC perplexity against a
 //     solution file, LogLoss the per-symbol log-loss without one, and
