@@ -152,7 +152,7 @@ const denseSVDLimit = 400
 // subspace iteration of Halko, Martinsson and Tropp (2011, Algorithm 4.4)
 // with l = k + max(10, k/2) vectors and iters power iterations (0 means
 // 4), its start drawn from rng, so a seed fixes the result. k must be in
-// [1, min(Rows, Cols)].
+// [1, min(Rows, Cols)] and every entry finite.
 //
 // The iteration works in place in one Rows x l and one Cols x l block, and
 // the final SVD of the Cols x l block (Q^T m)^T overwrites it, so at most
@@ -161,6 +161,9 @@ const denseSVDLimit = 400
 func (m *Sparse) TruncatedSVD(k, iters int, rng *rand.Rand) (SVD, error) {
 	if k < 1 || k > min(m.Rows, m.Cols) {
 		return SVD{}, errors.Errorf("spectral: truncated SVD of rank %d of a %d x %d matrix", k, m.Rows, m.Cols)
+	}
+	if p := slices.IndexFunc(m.Val, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }); p >= 0 {
+		return SVD{}, errors.Errorf("spectral: SVD of a matrix with the entry %g (stored entry %d)", m.Val[p], p)
 	}
 	if min(m.Rows, m.Cols) <= denseSVDLimit {
 		return denseSVD(m.Dense(), k)

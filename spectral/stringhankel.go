@@ -94,7 +94,9 @@ type StringHankelConfig struct {
 	Rows, Cols int
 }
 
-func (c StringHankelConfig) withDefaults() (StringHankelConfig, error) {
+// WithDefaults returns c with Rows and Cols of 0 set to 5, or an error
+// naming what is out of range.
+func (c StringHankelConfig) WithDefaults() (StringHankelConfig, error) {
 	if c.Rows == 0 {
 		c.Rows = 5
 	}
@@ -122,7 +124,7 @@ func NewStringHankel(seqs [][]int, symbols int, cfg StringHankelConfig) (*String
 // estimated by weighted counts divided by the total weight. Weights must
 // be finite, >= 0, with a positive sum.
 func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringHankelConfig) (*StringHankel, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +173,11 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	h.Prefixes = rows.sorted(false)
 	h.Suffixes = cols.sorted(true)
 	h.fill(c, 1/total)
+	for _, m := range append([]*Sparse{h.H}, h.Sigma...) {
+		if slices.ContainsFunc(m.Val, func(v float64) bool { return math.IsInf(v, 0) || math.IsNaN(v) }) {
+			return nil, errors.Errorf("spectral: weighted counts overflow (total weight %g): rescale the weights", total)
+		}
+	}
 	return h, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -408,9 +409,9 @@ func sameBits(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
 
-// mulDenseTo and tMulDenseTo give the bits of one axpy per entry, in
-// order, from 0, for rows of every length mod 4, a row of -0 values and
-// narrow and wide blocks, whatever the output held.
+// mulDenseTo, tMulDenseTo and projectSandwich give the bits of one axpy
+// per entry, in order, from 0, for rows of every length mod 4, a row of -0
+// values and narrow and wide blocks, whatever the output held.
 func TestSparseMulBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	const rows, cols = 37, 29
@@ -460,6 +461,22 @@ func TestSparseMulBits(t *testing.T) {
 		}
 		if !sameBits(gotT.RawMatrix().Data, wantT.RawMatrix().Data) {
 			t.Fatalf("k = %d: tMulDenseTo differs from one axpy per entry", k)
+		}
+		// projectSandwich: U^T (m x) over the rows that hold entries.
+		u := mat.NewDense(rows, k, nil)
+		for i := range u.RawMatrix().Data {
+			u.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		var ug, tg []float64
+		for i := range rows {
+			if m.RowPtr[i+1] > m.RowPtr[i] {
+				ug, tg = append(ug, u.RawRowView(i)...), append(tg, want.RawRowView(i)...)
+			}
+		}
+		var ref mat.Dense
+		ref.Mul(mat.NewDense(len(ug)/k, k, ug).T(), mat.NewDense(len(tg)/k, k, tg))
+		if !sameBits(m.projectSandwich(u, x).RawMatrix().Data, ref.RawMatrix().Data) {
+			t.Fatalf("k = %d: projectSandwich differs from one axpy per entry and a product", k)
 		}
 	}
 }
@@ -747,6 +764,35 @@ func TestStringHankelNoShortStrings(t *testing.T) {
 			if m.NNZ() != 0 {
 				t.Fatalf("H_%d has %d entries, want none", s, m.NNZ())
 			}
+		}
+	}
+}
+
+// Weights whose counts overflow, or whose total is so small that its
+// inverse does, are refused with an error; the SVD refuses a non-finite
+// entry on both of its paths instead of iterating on it.
+func TestStringHankelOverflow(t *testing.T) {
+	seqs := [][]int{{0, 1, 0}, {1}}
+	for _, w := range [][]float64{{1e308, 1}, {5e-324, 0}} {
+		_, err := NewWeightedHankel(seqs, w, 2, StringHankelConfig{Variant: Factor, Rows: 2, Cols: 2})
+		if err == nil || !strings.Contains(err.Error(), "overflow") {
+			t.Fatalf("weights %v: error %v, want an overflow", w, err)
+		}
+	}
+	for _, n := range []int{3, denseSVDLimit + 1} {
+		var tr []triplet
+		for i := range n {
+			tr = append(tr, triplet{i, i, 1})
+		}
+		tr[n/2].v = math.Inf(1)
+		m := buildSparse(n, n, tr)
+		if _, err := m.TruncatedSVD(2, 0, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "+Inf") {
+			t.Fatalf("%d x %d: error %v, want one naming +Inf", n, n, err)
+		}
+		tr[n/2].v = math.NaN()
+		m = buildSparse(n, n, tr)
+		if _, err := m.TruncatedSVD(2, 0, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "NaN") {
+			t.Fatalf("%d x %d: error %v, want one naming NaN", n, n, err)
 		}
 	}
 }

@@ -89,8 +89,8 @@ func (t *trie) extend(n int32, s int) int32 {
 	return c
 }
 
-// dropChildren releases the child table: str and size still work, child
-// and extend no longer do.
+// dropChildren releases the child table: size, parent and last still
+// work, child and extend no longer do.
 func (t *trie) dropChildren() { t.row, t.table, t.sparse = nil, nil, nil }
 
 // sorted returns the strings of the nodes by length, then

@@ -331,9 +331,17 @@ func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA
 // asked for (the others are its leading blocks). With the seed of
 // Config.Seed these are the automata that Fit mixes.
 func FitSpecs(seqs [][]int, symbols int, specs []Spec, seed uint64) ([]spectral.WFA, error) {
-	hs := newSharedHankels(seqs, symbols, specs)
+	resolved := slices.Clone(specs)
+	for i, sp := range resolved {
+		c, err := spectral.StringHankelConfig{Variant: sp.Variant, Rows: sp.Rows, Cols: sp.Cols}.WithDefaults()
+		if err != nil {
+			return nil, err
+		}
+		resolved[i].Rows, resolved[i].Cols = c.Rows, c.Cols
+	}
+	hs := newSharedHankels(seqs, symbols, resolved)
 	ws := make([]spectral.WFA, len(specs))
-	for i, spec := range specs {
+	for i, spec := range resolved {
 		h, err := hs.get(spec)
 		if err != nil {
 			return nil, err
@@ -365,7 +373,8 @@ type sharedHankels struct {
 	built   map[spectral.HankelVariant]*spectral.StringHankel
 }
 
-// newSharedHankels prepares the matrices of seqs for specs.
+// newSharedHankels prepares the matrices of seqs for specs, whose bases
+// are set (StringHankelConfig.WithDefaults).
 func newSharedHankels(seqs [][]int, symbols int, specs []Spec) *sharedHankels {
 	sh := &sharedHankels{seqs: seqs, symbols: symbols, longest: map[spectral.HankelVariant][2]int{}, built: map[spectral.HankelVariant]*spectral.StringHankel{}}
 	for _, sp := range specs {

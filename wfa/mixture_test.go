@@ -166,3 +166,35 @@ func TestFitMixture(t *testing.T) {
 		t.Fatalf("Mixture 1: %v, %v, %v", err, single.Components, rep1.Components)
 	}
 }
+
+// FitSpecs sets bases of 0 to their default as FitSpec does, shares one
+// build between them and longer or shorter bases of the same variant, and
+// refuses what FitSpec refuses, with its error.
+func TestFitSpecsBases(t *testing.T) {
+	target := randomPFA(rand.New(rand.NewPCG(23, 24)), 3, 3)
+	seqs := sample(t, target, 2000, 2)
+	specs := []Spec{
+		{Variant: spectral.Factor, Rank: 3},
+		{Variant: spectral.Factor, Rows: 3, Cols: 3, Rank: 3},
+		{Variant: spectral.Factor, Rows: 6, Cols: 6, Rank: 2},
+		{Variant: spectral.Classic, Rows: 2, Cols: 4, Rank: 2},
+	}
+	ws, err := FitSpecs(seqs, 3, specs, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, spec := range specs {
+		w, err := FitSpec(seqs, 3, spec, rand.New(rand.NewPCG(7, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(ws[i], w) {
+			t.Fatalf("%v: FitSpecs differs from FitSpec", spec)
+		}
+	}
+	bad := Spec{Variant: spectral.Factor, Rows: -1, Cols: 3, Rank: 2}
+	_, want := FitSpec(seqs, 3, bad, rand.New(rand.NewPCG(7, 2)))
+	if _, err := FitSpecs(seqs, 3, append(specs, bad), 7); err == nil || want == nil || err.Error() != want.Error() {
+		t.Fatalf("bases %d, %d: error %v, want %v", bad.Rows, bad.Cols, err, want)
+	}
+}
