@@ -14,7 +14,8 @@
 //     more than a small share of the validation strings. By default the
 //     result is a mixture of up to 8 of the best candidates (Mix: a
 //     block-diagonal WFA), with weights fitted on the validation strings,
-//     when it beats the best single candidate there (Config.Mixture).
+//     when it beats the best single candidate there by more than one
+//     standard error of the gain (Config.Mixture, Config.MixtureSE).
 //     FitSpec fits one configuration; FitSpecs several, from one Hankel
 //     build per variant, as Fit's mixture does.
 //   - Predict returns the model's probabilities under the floor rule

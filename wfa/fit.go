@@ -115,6 +115,14 @@ type Config struct {
 	// single candidate's. Only ValidZLL forms mixtures: with another
 	// Criterion, Mixture is ignored.
 	Mixture int
+	// MixtureSE is how many standard errors the mixture's validation gain
+	// over the best candidate (the mean of the paired per-string
+	// differences of their floored log-values) must exceed for the
+	// mixture to be kept: a mixture has more states, so it costs more to
+	// fit and to fine-tune, and a gain within the noise of the validation
+	// strings does not pay for that. If 0, it will be defaulted to 1 (the
+	// one-standard-error rule); a negative value keeps any gain.
+	MixtureSE float64
 	// OnCandidate, when not nil, is called with every candidate and its
 	// automaton (fitted on the training part), for inspection.
 	OnCandidate func(c Candidate, w spectral.WFA)
@@ -159,6 +167,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Mixture < 1 {
 		return c, errors.Errorf("wfa: mixture of %d candidates, want >= 1", c.Mixture)
+	}
+	if c.MixtureSE == 0 {
+		c.MixtureSE = 1
+	}
+	if math.IsNaN(c.MixtureSE) || math.IsInf(c.MixtureSE, 0) {
+		return c, errors.Errorf("wfa: mixture gate of %g standard errors, want a finite number", c.MixtureSE)
 	}
 	if c.Spec.Rank < 0 {
 		return c, errors.Errorf("wfa: rank %d, want >= 1 (or 0 to select it)", c.Spec.Rank)
@@ -229,7 +243,8 @@ type Report struct {
 // (Frank-Wolfe from the best candidate alone, so the figure never gets
 // worse than its), weights below MinMixtureWeight dropped and the rest
 // rescaled to sum 1. When more than one component is left and the
-// mixture's figure is below the best candidate's, each component is
+// mixture's figure is below the best candidate's by more than
+// cfg.MixtureSE standard errors of the gain, each component is
 // refitted on all strings and the mixture of the refits (Mix) returned,
 // unless a refit or the mixture fails the checks above; then Fit falls
 // back to the single best candidate.
@@ -254,7 +269,8 @@ func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 	}
 	start := time.Now()
 	var validWeights []float64
-	if rep.Candidates, validWeights, err = selectSpec(s, cfg); err != nil {
+	var nValid int
+	if rep.Candidates, validWeights, nValid, err = selectSpec(s, cfg); err != nil {
 		return nil, rep, err
 	}
 	defer func() {
@@ -275,7 +291,7 @@ func Fit(s datasets.Symbols, cfg Config) (*Model, *Report, error) {
 	})
 	all := NewEvalSet(s.Seqs)
 	if cfg.Criterion == ValidZLL && cfg.Mixture > 1 {
-		m, err := fitMixture(s, cfg, rep, order, validWeights, all)
+		m, err := fitMixture(s, cfg, rep, order, validWeights, nValid, all)
 		if m != nil || err != nil {
 			return m, rep, err
 		}
@@ -428,13 +444,17 @@ func folds(n int, cfg Config) ([][]int, error) {
 
 // selectSpec scores every candidate on every fold and returns them in
 // grid order (variant, basis, rank), their figures the size-weighted means
-// over the folds, and the weights of the candidates' vals: the
-// frequencies of the distinct validation strings of every fold in turn,
-// each fold's scaled by its share.
-func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) {
+// over the folds, the weights of the candidates' vals (the frequencies of
+// the distinct validation strings of every fold in turn, each fold's
+// scaled by its share) and the number of validation strings.
+func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, error) {
 	parts, err := folds(len(s.Seqs), cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
+	}
+	nValid := 0
+	for _, va := range parts {
+		nValid += len(va)
 	}
 	var weights []float64
 	var cands []Candidate
@@ -466,7 +486,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) 
 				// large samples.
 				h, err := spectral.NewStringHankel(train, len(s.Alphabet), spectral.StringHankelConfig{Variant: v, Rows: b, Cols: b})
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
 				}
 				var ranks []int
 				for _, r := range cfg.Ranks {
@@ -479,12 +499,12 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) 
 				}
 				f, err := h.Factorize(slices.Max(ranks), rand.New(rand.NewPCG(cfg.Seed, uint64(3+k))))
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, 0, err
 				}
 				for _, r := range ranks {
 					w, err := f.WFA(r)
 					if err != nil {
-						return nil, nil, err
+						return nil, nil, 0, err
 					}
 					spec := Spec{Variant: v, Rows: b, Cols: b, Rank: r}
 					c := judge(w, spec, valid, cfg)
@@ -511,7 +531,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, error) 
 			}
 		}
 	}
-	return cands, weights, nil
+	return cands, weights, nValid, nil
 }
 
 // add accumulates fold k's judgement c with weight share.

@@ -146,8 +146,9 @@ func mixWeights(u [][]float64, p []float64) []float64 {
 // mixturePick returns the candidates (indices into cands) and weights of
 // the mixture of the k best candidates of order, pruned below
 // MinMixtureWeight, or nil when at most one component is left or the
-// mixture's ValidZLL is not below the best candidate's.
-func mixturePick(cands []Candidate, order []int, k int, p []float64) ([]int, []float64) {
+// mixture's gain in ValidZLL over the best candidate is not above se
+// standard errors (mixtureZ over n validation strings).
+func mixturePick(cands []Candidate, order []int, k int, p []float64, n int, se float64) ([]int, []float64) {
 	top := order[:min(k, len(order))]
 	if len(top) < 2 {
 		return nil, nil
@@ -173,16 +174,42 @@ func mixturePick(cands []Candidate, order []int, k int, p []float64) ([]int, []f
 	for i := range kw {
 		kw[i] /= sum
 	}
-	if !(mixZLL(ku, p, kw) < cands[top[0]].ZLL) {
+	if !(mixZLL(ku, p, kw) < cands[top[0]].ZLL) || !(mixtureZ(ku, p, kw, u[0], n) > se) {
 		return nil, nil
 	}
 	return keep, kw
 }
 
+// mixtureZ is the gain of the mixture sum_i w[i] u[i] over the values
+// best, in standard errors: the mean d of the per-string differences
+// log max(mixture, Floor) - log max(best, Floor) under the weights p,
+// over the standard error sqrt(sum_x p(x) (d(x) - d)^2 / n) of a mean of
+// n strings. +Inf when every string gains the same.
+func mixtureZ(u [][]float64, p, w, best []float64, n int) float64 {
+	d := make([]float64, len(p))
+	mean := 0.0
+	for x, px := range p {
+		v := 0.0
+		for i, ui := range u {
+			v += w[i] * ui[x]
+		}
+		d[x] = math.Log(max(v, Floor)) - math.Log(max(best[x], Floor))
+		mean += px * d[x]
+	}
+	variance := 0.0
+	for x, px := range p {
+		variance += px * (d[x] - mean) * (d[x] - mean)
+	}
+	if variance == 0 {
+		return math.Copysign(math.Inf(1), mean)
+	}
+	return mean / math.Sqrt(variance/float64(n))
+}
+
 // fitMixture returns the mixture of Fit's doc comment, or nil (and no
 // error) when there is none or it fails the checks.
-func fitMixture(s datasets.Symbols, cfg Config, rep *Report, order []int, p []float64, all *EvalSet) (*Model, error) {
-	keep, w := mixturePick(rep.Candidates, order, cfg.Mixture, p)
+func fitMixture(s datasets.Symbols, cfg Config, rep *Report, order []int, p []float64, n int, all *EvalSet) (*Model, error) {
+	keep, w := mixturePick(rep.Candidates, order, cfg.Mixture, p, n, cfg.MixtureSE)
 	if keep == nil {
 		return nil, nil
 	}

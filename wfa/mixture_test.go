@@ -98,7 +98,7 @@ func TestFitMixture(t *testing.T) {
 		target.Omega[i] /= z
 	}
 	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 5000, 1)}
-	cfg := Config{Bases: []int{2, 3}, Ranks: []int{1, 2, 3, 4, 5, 6}}
+	cfg := Config{Bases: []int{2, 3}, Ranks: []int{1, 2, 3, 4, 5, 6}, MixtureSE: -1}
 	m, rep, err := Fit(s, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -196,5 +196,51 @@ func TestFitSpecsBases(t *testing.T) {
 	_, want := FitSpec(seqs, 3, bad, rand.New(rand.NewPCG(7, 2)))
 	if _, err := FitSpecs(seqs, 3, append(specs, bad), 7); err == nil || want == nil || err.Error() != want.Error() {
 		t.Fatalf("bases %d, %d: error %v, want %v", bad.Rows, bad.Cols, err, want)
+	}
+}
+
+// The mixture gate: mixtureZ is the mean over the validation strings
+// (repeats expanded) of the per-string gain in floored log-value over its
+// standard error, and Fit keeps a mixture only when that exceeds
+// MixtureSE.
+func TestMixtureGate(t *testing.T) {
+	best := []float64{0.2, 0.3, -0.1, 0.5}
+	other := []float64{0.4, 0.3, 0.2, 0.1}
+	w := []float64{0.7, 0.3}
+	p := []float64{0.4, 0.2, 0.2, 0.2}
+	expanded := []int{0, 0, 1, 2, 3} // p times 5
+	var d []float64
+	for _, x := range expanded {
+		mix := w[0]*best[x] + w[1]*other[x]
+		d = append(d, math.Log(max(mix, Floor))-math.Log(max(best[x], Floor)))
+	}
+	mean, sq := 0.0, 0.0
+	for _, v := range d {
+		mean += v / float64(len(d))
+	}
+	for _, v := range d {
+		sq += (v - mean) * (v - mean) / float64(len(d))
+	}
+	want := mean / math.Sqrt(sq/float64(len(d)))
+	if got := mixtureZ([][]float64{best, other}, p, w, best, len(expanded)); !closeTo(got, want, 1e-12) {
+		t.Fatalf("mixtureZ = %g, want %g", got, want)
+	}
+
+	target := randomPFA(rand.New(rand.NewPCG(21, 22)), 3, 3)
+	z, _ := target.Mass()
+	for i := range target.Omega {
+		target.Omega[i] /= z
+	}
+	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 5000, 1)}
+	cfg := Config{Bases: []int{2, 3}, Ranks: []int{1, 2, 3, 4, 5, 6}, MixtureSE: 1e9}
+	m, rep, err := Fit(s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Components) != 0 || len(m.Components) != 0 {
+		t.Fatalf("a mixture passed a gate of %g standard errors: %v", cfg.MixtureSE, rep.Components)
+	}
+	if _, _, err := Fit(s, Config{MixtureSE: math.NaN()}); err == nil {
+		t.Fatal("a NaN gate accepted")
 	}
 }

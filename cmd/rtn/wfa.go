@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -132,7 +133,8 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
-	mixture := fs.Int("mixture", 8, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there; 1: the best candidate alone; zll only)")
+	mixture := fs.Int("mixture", 8, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there by -mixture-se standard errors; 1: the best candidate alone; zll only)")
+	mixtureSE := fs.Float64("mixture-se", 1, "keep the mixture only when its validation gain over the best candidate exceeds this many standard errors of that gain (0 or negative: any gain)")
 	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (next-symbol likelihood, the fine-tuning objective), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
@@ -147,7 +149,13 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if *mixture < 1 {
 		return usagef("-mixture must be >= 1, got %d", *mixture)
 	}
-	cfg.Mixture = *mixture
+	if math.IsNaN(*mixtureSE) || math.IsInf(*mixtureSE, 0) {
+		return usagef("-mixture-se must be a finite number, got %g", *mixtureSE)
+	}
+	cfg.Mixture, cfg.MixtureSE = *mixture, *mixtureSE
+	if cfg.MixtureSE == 0 {
+		cfg.MixtureSE = -1 // any gain: Config reads 0 as its default
+	}
 	s, err := in.read(*train, "-train")
 	if err != nil {
 		return err
