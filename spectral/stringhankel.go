@@ -153,6 +153,9 @@ func NewWeightedHankel(seqs [][]int, weights []float64, symbols int, cfg StringH
 	if total <= 0 {
 		return nil, errors.New("spectral: the weights sum to 0")
 	}
+	if math.IsInf(total, 0) {
+		return nil, errors.New("spectral: the weights' sum overflows: rescale the weights")
+	}
 	if weights == nil {
 		// Counts are sums of ones, exact in any grouping: each distinct
 		// string is counted once, with its number of copies.

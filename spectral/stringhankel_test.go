@@ -411,7 +411,8 @@ func sameBits(a, b []float64) bool {
 
 // mulDenseTo, tMulDenseTo and projectSandwich give the bits of one axpy
 // per entry, in order, from 0, for rows of every length mod 4, a row of -0
-// values and narrow and wide blocks, whatever the output held.
+// values, an empty row and narrow and wide blocks, whatever the output
+// held.
 func TestSparseMulBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	const rows, cols = 37, 29
@@ -425,6 +426,9 @@ func TestSparseMulBits(t *testing.T) {
 				if j < 4 {
 					tr = append(tr, triplet{i, j, math.Copysign(0, -1)})
 				}
+			case i == 5:
+				// An empty row: zero in products, skipped by
+				// projectSandwich.
 			case rng.IntN(1+i%6) == 0:
 				tr = append(tr, triplet{i, j, rng.NormFloat64()})
 			}
@@ -768,8 +772,8 @@ func TestStringHankelNoShortStrings(t *testing.T) {
 	}
 }
 
-// Weights whose counts overflow, or whose total is so small that its
-// inverse does, are refused with an error; the SVD refuses a non-finite
+// Weights whose counts or total overflow, or whose total is so small that
+// its inverse does, are refused with an error; the SVD refuses a non-finite
 // entry on both of its paths instead of iterating on it.
 func TestStringHankelOverflow(t *testing.T) {
 	seqs := [][]int{{0, 1, 0}, {1}}
@@ -778,6 +782,10 @@ func TestStringHankelOverflow(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "overflow") {
 			t.Fatalf("weights %v: error %v, want an overflow", w, err)
 		}
+	}
+	// No count overflows, their sum does.
+	if _, err := NewWeightedHankel([][]int{{0}, {1}}, []float64{1e308, 1e308}, 2, StringHankelConfig{}); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Fatalf("weights summing to +Inf: error %v, want an overflow", err)
 	}
 	for _, n := range []int{3, denseSVDLimit + 1} {
 		var tr []triplet

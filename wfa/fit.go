@@ -112,8 +112,8 @@ type Config struct {
 	// defaulted to 8; 1 returns the single best candidate. The weights
 	// minimise ValidZLL of the mixture on the validation strings (see
 	// Fit); the mixture is kept only when that figure beats the best
-	// single candidate's. Only ValidZLL forms mixtures: with another
-	// Criterion, Mixture is ignored.
+	// single candidate's by more than MixtureSE standard errors. Only
+	// ValidZLL forms mixtures: with another Criterion, Mixture is ignored.
 	Mixture int
 	// MixtureSE is how many standard errors the mixture's validation gain
 	// over the best candidate (the mean of the paired per-string

@@ -147,7 +147,8 @@ func mixWeights(u [][]float64, p []float64) []float64 {
 // the mixture of the k best candidates of order, pruned below
 // MinMixtureWeight, or nil when at most one component is left or the
 // mixture's gain in ValidZLL over the best candidate is not above se
-// standard errors (mixtureZ over n validation strings).
+// standard errors (mixtureZ over n validation strings; a negative se
+// keeps any gain).
 func mixturePick(cands []Candidate, order []int, k int, p []float64, n int, se float64) ([]int, []float64) {
 	top := order[:min(k, len(order))]
 	if len(top) < 2 {
@@ -174,7 +175,7 @@ func mixturePick(cands []Candidate, order []int, k int, p []float64, n int, se f
 	for i := range kw {
 		kw[i] /= sum
 	}
-	if !(mixZLL(ku, p, kw) < cands[top[0]].ZLL) || !(mixtureZ(ku, p, kw, u[0], n) > se) {
+	if !(mixZLL(ku, p, kw) < cands[top[0]].ZLL) || se >= 0 && !(mixtureZ(ku, p, kw, u[0], n) > se) {
 		return nil, nil
 	}
 	return keep, kw
@@ -184,7 +185,8 @@ func mixturePick(cands []Candidate, order []int, k int, p []float64, n int, se f
 // best, in standard errors: the mean d of the per-string differences
 // log max(mixture, Floor) - log max(best, Floor) under the weights p,
 // over the standard error sqrt(sum_x p(x) (d(x) - d)^2 / n) of a mean of
-// n strings. +Inf when every string gains the same.
+// n strings; +Inf or -Inf when every string gains or loses the same, 0
+// when none does.
 func mixtureZ(u [][]float64, p, w, best []float64, n int) float64 {
 	d := make([]float64, len(p))
 	mean := 0.0
@@ -201,7 +203,13 @@ func mixtureZ(u [][]float64, p, w, best []float64, n int) float64 {
 		variance += px * (d[x] - mean) * (d[x] - mean)
 	}
 	if variance == 0 {
-		return math.Copysign(math.Inf(1), mean)
+		switch {
+		case mean > 0:
+			return math.Inf(1)
+		case mean < 0:
+			return math.Inf(-1)
+		}
+		return 0
 	}
 	return mean / math.Sqrt(variance/float64(n))
 }

@@ -231,14 +231,41 @@ func TestMixtureGate(t *testing.T) {
 	for i := range target.Omega {
 		target.Omega[i] /= z
 	}
-	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 5000, 1)}
-	cfg := Config{Bases: []int{2, 3}, Ranks: []int{1, 2, 3, 4, 5, 6}, MixtureSE: 1e9}
-	m, rep, err := Fit(s, cfg)
-	if err != nil {
-		t.Fatal(err)
+	// Every string gains (or loses) log 2, or nothing: no spread.
+	for _, c := range []struct {
+		best, mix []float64
+		want      float64
+	}{
+		{[]float64{0.25, 0.5}, []float64{0.5, 1}, math.Inf(1)},
+		{[]float64{0.5, 1}, []float64{0.25, 0.5}, math.Inf(-1)},
+		{[]float64{0.25, 0.5}, []float64{0.25, 0.5}, 0},
+	} {
+		if got := mixtureZ([][]float64{c.mix}, []float64{0.5, 0.5}, []float64{1}, c.best, 2); got != c.want {
+			t.Fatalf("%v over %v: mixtureZ = %g, want %g", c.mix, c.best, got, c.want)
+		}
 	}
-	if len(rep.Components) != 0 || len(m.Components) != 0 {
-		t.Fatalf("a mixture passed a gate of %g standard errors: %v", cfg.MixtureSE, rep.Components)
+
+	// On this sample the mixture's gain is 0.88 standard errors over the
+	// default split and 2.26 over 3 folds (every string validates once).
+	s := datasets.Symbols{Alphabet: []string{"a", "b", "c"}, Seqs: sample(t, target, 5000, 1)}
+	for _, c := range []struct {
+		cfg     Config
+		mixture bool
+	}{
+		{Config{MixtureSE: 1e9}, false},
+		{Config{}, false}, // the default gate, one standard error
+		{Config{MixtureSE: -1}, true},
+		{Config{Folds: 3, MixtureSE: 2}, true},
+		{Config{Folds: 3, MixtureSE: 3}, false},
+	} {
+		c.cfg.Bases, c.cfg.Ranks = []int{2, 3}, []int{1, 2, 3, 4, 5, 6}
+		m, rep, err := Fit(s, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rep.Components) > 0 && len(m.Components) > 0; got != c.mixture {
+			t.Fatalf("folds %d, gate %g: mixture %v, want %v (%v)", c.cfg.Folds, c.cfg.MixtureSE, got, c.mixture, rep.Components)
+		}
 	}
 	if _, _, err := Fit(s, Config{MixtureSE: math.NaN()}); err == nil {
 		t.Fatal("a NaN gate accepted")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -70,6 +71,17 @@ func TestWFACommands(t *testing.T) {
 	}
 	if len(lr.Components) > 0 && (states != lr.States || math.Abs(weights-1) > 1e-12) {
 		t.Fatalf("mixture of %d states with components %+v", lr.States, lr.Components)
+	}
+	// -mixture-se 0 keeps any gain, as a negative gate does.
+	var anyGain [2]learnOut
+	for i, se := range []string{"0", "-1"} {
+		stdout, stderr, code = invoke("wfa", "learn", "-train", train, "-lrows", "3", "-mixture-se", se, "-json")
+		if err := json.Unmarshal([]byte(stdout), &anyGain[i]); code != 0 || err != nil {
+			t.Fatalf("learn -mixture-se %s: exit %d, %q, %s", se, code, stdout, stderr)
+		}
+	}
+	if len(anyGain[0].Components) < 2 || fmt.Sprint(anyGain[0]) != fmt.Sprint(anyGain[1]) {
+		t.Fatalf("learn -mixture-se 0: %+v, -mixture-se -1: %+v, want the same mixture", anyGain[0], anyGain[1])
 	}
 	stdout, stderr, code = invoke("wfa", "learn", "-train", train, "-lrows", "3", "-mixture", "1", "-json")
 	var single learnOut
