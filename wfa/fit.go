@@ -347,26 +347,43 @@ func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA
 // asked for (the others are its leading blocks). With the seed of
 // Config.Seed these are the automata that Fit mixes.
 func FitSpecs(seqs [][]int, symbols int, specs []Spec, seed uint64) ([]spectral.WFA, error) {
+	ws := make([]spectral.WFA, len(specs))
+	err := fitEach(seqs, symbols, specs, seed, func(i int, w spectral.WFA) bool {
+		ws[i] = w
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ws, nil
+}
+
+// fitEach fits the configurations in order as FitSpecs does and passes
+// each automaton to keep, stopping without error when keep returns false.
+func fitEach(seqs [][]int, symbols int, specs []Spec, seed uint64, keep func(i int, w spectral.WFA) bool) error {
 	resolved := slices.Clone(specs)
 	for i, sp := range resolved {
 		c, err := spectral.StringHankelConfig{Variant: sp.Variant, Rows: sp.Rows, Cols: sp.Cols}.WithDefaults()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		resolved[i].Rows, resolved[i].Cols = c.Rows, c.Cols
 	}
 	hs := newSharedHankels(seqs, symbols, resolved)
-	ws := make([]spectral.WFA, len(specs))
 	for i, spec := range resolved {
 		h, err := hs.get(spec)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if ws[i], err = fitHankel(h, spec.Rank, rand.New(rand.NewPCG(seed, 2))); err != nil {
-			return nil, err
+		w, err := fitHankel(h, spec.Rank, rand.New(rand.NewPCG(seed, 2)))
+		if err != nil {
+			return err
+		}
+		if !keep(i, w) {
+			return nil
 		}
 	}
-	return ws, nil
+	return nil
 }
 
 // fitHankel is the spectral WFA of rank rank from the Hankel matrices h.

@@ -228,16 +228,19 @@ func fitMixture(s datasets.Symbols, cfg Config, rep *Report, order []int, p []fl
 	for i, c := range keep {
 		specs[i] = rep.Candidates[c].Spec
 	}
-	ws, err := FitSpecs(s.Seqs, len(s.Alphabet), specs, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	for i, f := range ws {
+	ws := make([]spectral.WFA, len(keep))
+	rejected := false
+	err := fitEach(s.Seqs, len(s.Alphabet), specs, cfg.Seed, func(i int, f spectral.WFA) bool {
 		if refitRejected(f, all, cfg) != "" {
-			return nil, nil
+			rejected = true
+			return false
 		}
 		z, _ := f.Mass() // in [MinMass, MaxMass]: refitRejected checked it
-		coef[i], comps[i] = w[i]/z, Component{Spec: specs[i], Weight: w[i]}
+		ws[i], coef[i], comps[i] = f, w[i]/z, Component{Spec: specs[i], Weight: w[i]}
+		return true
+	})
+	if err != nil || rejected {
+		return nil, err
 	}
 	mw, err := Mix(ws, coef)
 	if err != nil {

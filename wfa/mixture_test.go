@@ -169,7 +169,7 @@ func TestFitMixture(t *testing.T) {
 
 // FitSpecs sets bases of 0 to their default as FitSpec does, shares one
 // build between them and longer or shorter bases of the same variant, and
-// refuses what FitSpec refuses, with its error.
+// refuses what FitSpec refuses, with its error; fitEach stops when told.
 func TestFitSpecsBases(t *testing.T) {
 	target := randomPFA(rand.New(rand.NewPCG(23, 24)), 3, 3)
 	seqs := sample(t, target, 2000, 2)
@@ -191,6 +191,12 @@ func TestFitSpecsBases(t *testing.T) {
 		if !reflect.DeepEqual(ws[i], w) {
 			t.Fatalf("%v: FitSpecs differs from FitSpec", spec)
 		}
+	}
+	// fitEach stops at the first automaton refused, before fitting the
+	// next (Fit's mixture falls back to the single best there).
+	calls := 0
+	if err := fitEach(seqs, 3, specs, 7, func(int, spectral.WFA) bool { calls++; return false }); err != nil || calls != 1 {
+		t.Fatalf("refusing the first automaton: %d calls, error %v, want 1 and none", calls, err)
 	}
 	bad := Spec{Variant: spectral.Factor, Rows: -1, Cols: 3, Rank: 2}
 	_, want := FitSpec(seqs, 3, bad, rand.New(rand.NewPCG(7, 2)))
