@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/internal/vec"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
@@ -49,6 +50,7 @@ type Likelihood struct {
 	// best holds the parameters of the lowest validation loss seen.
 	best     *params.Params
 	bestLoss float64
+	batch    batchState
 }
 
 // NewLikelihood builds the problem from a WFA (its parameters are copied)
@@ -141,44 +143,94 @@ func NLL(w spectral.WFA, e *EvalSet) float64 {
 	return l.lossOn(e.Seqs, e.Weights, nil)
 }
 
-// normaliser returns Z, beta = (I - S)^-1 omega and gamma^T =
-// alpha^T (I - S)^-1, and whether the automaton is normalisable (spectral
-// radius of S below 1 and Z > 0).
-func (l *Likelihood) normaliser() (z float64, beta, gamma []float64, ok bool) {
-	n, d := l.n, l.d
-	a := l.params.Data(ParamA)
-	ims := mat.NewDense(n, n, nil)
-	for i := range n {
-		for s := range d {
-			row := a[(i*d+s)*n : (i*d+s+1)*n]
-			for j, v := range row {
-				ims.Set(i, j, ims.At(i, j)-v)
-			}
-		}
-		ims.Set(i, i, ims.At(i, i)+1)
-	}
-	var e mat.Eigen
-	if !e.Factorize(ims, mat.EigenNone) {
-		return 0, nil, nil, false
-	}
-	for _, v := range e.Values(nil) {
-		// eigenvalues of I - S are 1 - lambda; |lambda| < 1 is required.
-		if lam := complex(1, 0) - v; real(lam)*real(lam)+imag(lam)*imag(lam) >= 1 {
-			return 0, nil, nil, false
-		}
+// normaliser returns beta = (I - S)^-1 omega, and whether the automaton
+// is normalisable: spectral radius of S below 1 (stable) and mass Z =
+// alpha^T beta positive and finite.
+func (l *Likelihood) normaliser() (beta []float64, ok bool) {
+	n := l.n
+	ims := l.iMinusS()
+	if !stable(ims, n) {
+		return nil, false
 	}
 	var lu mat.LU
-	lu.Factorize(ims)
-	var bv, gv mat.VecDense
+	lu.Factorize(mat.NewDense(n, n, ims))
+	var bv mat.VecDense
 	if err := lu.SolveVecTo(&bv, false, mat.NewVecDense(n, slices.Clone(l.params.Data(ParamOmega)))); err != nil {
-		return 0, nil, nil, false
+		return nil, false
 	}
-	if err := lu.SolveVecTo(&gv, true, mat.NewVecDense(n, slices.Clone(l.params.Data(ParamAlpha)))); err != nil {
-		return 0, nil, nil, false
+	beta = bv.RawVector().Data
+	z := dot(l.params.Data(ParamAlpha), beta)
+	return beta, z > 0 && !math.IsInf(z, 0)
+}
+
+// iMinusS returns I - S, S = sum_s A_s, row-major n x n.
+func (l *Likelihood) iMinusS() []float64 {
+	n, d := l.n, l.d
+	a := l.params.Data(ParamA)
+	ims := make([]float64, n*n)
+	for i := range n {
+		row := ims[i*n : (i+1)*n]
+		for s := range d {
+			for j, v := range a[(i*d+s)*n : (i*d+s+1)*n] {
+				row[j] -= v
+			}
+		}
+		row[i]++
 	}
-	beta, gamma = bv.RawVector().Data, gv.RawVector().Data
-	z = dot(l.params.Data(ParamAlpha), beta)
-	return z, beta, gamma, z > 0 && !math.IsInf(z, 0)
+	return ims
+}
+
+// stableSquarings bounds the repeated squarings of contracts.
+const stableSquarings = 10
+
+// stable reports whether the spectral radius of S is below 1, given
+// I - S (row-major n x n): by the certificate of contracts when it holds,
+// else by the eigenvalues of I - S (each 1 - lambda with |lambda| < 1
+// required).
+func stable(ims []float64, n int) bool {
+	if contracts(ims, n) {
+		return true
+	}
+	var e mat.Eigen
+	if !e.Factorize(mat.NewDense(n, n, slices.Clone(ims)), mat.EigenNone) {
+		return false
+	}
+	for _, v := range e.Values(nil) {
+		if lam := complex(1, 0) - v; real(lam)*real(lam)+imag(lam)*imag(lam) >= 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// contracts reports whether ||S^k||_F <= 1/2 for one of k = 1, 2, 4, ...,
+// 2^(stableSquarings-1), given I - S, computing the powers by repeated
+// squaring. As rho(S)^k <= ||S^k||_F, true proves rho(S) < 1, with a margin
+// far above the products' rounding; false proves nothing. It costs a few
+// matrix products where the eigenvalues cost a Hessenberg QR iteration.
+func contracts(ims []float64, n int) bool {
+	p, q := make([]float64, n*n), make([]float64, n*n)
+	for i, v := range ims {
+		p[i] = -v
+	}
+	for i := range n {
+		p[i*n+i]++
+	}
+	for j := range stableSquarings {
+		f := 0.0
+		for _, v := range p {
+			f += v * v
+		}
+		if f <= 0.25 {
+			return true
+		}
+		if !(f < 1e200) || j == stableSquarings-1 {
+			return false
+		}
+		graph.Gemm(false, false, n, n, n, 1, p, n, p, n, 0, q, n)
+		p, q = q, p
+	}
+	return false
 }
 
 // condFloor is the smallest next-symbol probability a term of the loss
@@ -205,14 +257,15 @@ func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 }
 
 // lossOn is the weighted sum of the strings' losses (+Inf outside the
-// normalisable region), adding its gradient to grads when not nil.
+// normalisable region), adding its gradient to grads when not nil. The
+// strings run lossChunk at a time through batchState.
 func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Params) float64 {
-	_, beta, _, ok := l.normaliser()
+	beta, ok := l.normaliser()
 	if !ok {
 		return math.Inf(1)
 	}
 	n, d := l.n, l.d
-	alpha, a, omega := l.params.Data(ParamAlpha), l.params.Data(ParamA), l.params.Data(ParamOmega)
+	a, omega := l.params.Data(ParamA), l.params.Data(ParamOmega)
 	// m[:, s] = A_s beta (s < d), m[:, d] = omega; stored row-major n x (d+1).
 	m := make([]float64, n*(d+1))
 	for i := range n {
@@ -225,10 +278,10 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 	if grads != nil {
 		gm = make([]float64, n*(d+1))
 	}
-	var st strState
 	nll := 0.0
-	for i, x := range seqs {
-		nll += weights[i] * st.run(x, alpha, a, m, n, d, grads, gm, weights[i])
+	for lo := 0; lo < len(seqs); lo += lossChunk {
+		hi := min(lo+lossChunk, len(seqs))
+		nll += l.batch.run(seqs[lo:hi], weights[lo:hi], l.params, m, n, d, grads, gm)
 	}
 	if grads != nil {
 		l.backNormaliser(beta, gm, grads)
@@ -236,109 +289,180 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 	return nll
 }
 
-// strState holds the per-string buffers of loss.
-type strState struct {
-	h, direct [][]float64
-	c         []float64
-	g, dg     []float64
-	delta     []float64
-	scaled    []float64
+// lossChunk is the most strings batchState runs at once.
+const lossChunk = 256
+
+// batchState holds the buffers of a batch of strings run through the
+// automaton together, one row per string and position: the rows of
+// position t > 0 are those of the strings at least t long, grouped by
+// their t-th symbol (so that each symbol's transition is one matrix
+// product), and rows off[t] to off[t+1] of each per-row buffer.
+type batchState struct {
+	off    []int     // first row of each position
+	str    []int     // the string (index into the batch) of each row
+	src    []int     // the row of the previous position of each row (-1 at position 0)
+	count  []int     // rows per symbol at one position
+	h      []float64 // states, each row rescaled to a largest magnitude of 1
+	c      []float64 // the scale each row was divided by
+	g      []float64 // next-symbol weights of each row, then the loss's gradient in them
+	direct []float64 // the loss's gradient in each row's state
+	tmp    []float64 // the previous position's states, gathered in this one's order
 }
 
-// run returns the loss of one string and, when grads is not nil, adds
-// inv (the string's weight) times its gradient to grads (alpha, A) and gm (d loss / d m).
-func (st *strState) run(x []int, alpha, a, m []float64, n, d int, grads *params.Params, gm []float64, inv float64) float64 {
-	k := len(x)
-	st.h, st.direct = grow(st.h, k+1, n), grow(st.direct, k+1, n)
-	st.c = append(st.c[:0], make([]float64, k+1)...)
-	st.g, st.dg = grow1(st.g, d+1), grow1(st.dg, d+1)
-	copy(st.h[0], alpha)
-	st.c[0] = math.Exp(rescale(st.h[0]))
+// run returns the weighted loss of the strings (see loss) and, when grads
+// is not nil, adds its gradient to grads (alpha, A) and gm (the gradient in
+// m).
+func (st *batchState) run(seqs [][]int, weights []float64, p *params.Params, m []float64, n, d int, grads *params.Params, gm []float64) float64 {
+	alpha, a := p.Data(ParamAlpha), p.Data(ParamA)
+	rows := 0
+	for _, x := range seqs {
+		rows += len(x) + 1
+	}
+	st.str, st.src = grow1i(st.str, rows), grow1i(st.src, rows)
+	st.h, st.c = grow1(st.h, rows*n), grow1(st.c, rows)
+	st.g = grow1(st.g, rows*(d+1))
+	st.count = grow1i(st.count, d)
+	st.off = append(st.off[:0], 0)
+	for r := range seqs {
+		st.str[r], st.src[r] = r, -1
+		copy(st.h[r*n:(r+1)*n], alpha)
+		st.c[r] = rescale(st.h[r*n : (r+1)*n])
+	}
+	st.off = append(st.off, len(seqs))
+	// Forward: position t's rows from position t-1's, one product per symbol.
+	for t := 1; ; t++ {
+		prev, end := st.off[t-1], st.off[t]
+		clear(st.count)
+		for r := prev; r < end; r++ {
+			if x := seqs[st.str[r]]; len(x) >= t {
+				st.count[x[t-1]]++
+			}
+		}
+		next := end
+		for s := range d {
+			next, st.count[s] = next+st.count[s], next
+		}
+		if next == end {
+			break
+		}
+		for r := prev; r < end; r++ {
+			if x := seqs[st.str[r]]; len(x) >= t {
+				q := st.count[x[t-1]]
+				st.count[x[t-1]]++
+				st.str[q], st.src[q] = st.str[r], r
+			}
+		}
+		st.off = append(st.off, next)
+		for lo := end; lo < next; {
+			s := seqs[st.str[lo]][t-1]
+			hi := lo
+			for hi < next && seqs[st.str[hi]][t-1] == s {
+				hi++
+			}
+			st.gather(lo, hi, n)
+			graph.Gemm(false, false, hi-lo, n, n, 1, st.tmp, n, a[s*n:], d*n, 0, st.h[lo*n:hi*n], n)
+			lo = hi
+		}
+		for r := end; r < next; r++ {
+			st.c[r] = rescale(st.h[r*n : (r+1)*n])
+		}
+	}
+	// Read-out: every row's next-symbol weights in one product.
+	graph.Gemm(false, false, rows, d+1, n, 1, st.h, n, m, d+1, 0, st.g, d+1)
 	loss := 0.0
-	for t := 0; t <= k; t++ {
-		if t > 0 {
-			clear(st.h[t])
-			s := x[t-1]
-			for i, v := range st.h[t-1] {
-				vec.Axpy(v, a[(i*d+s)*n:(i*d+s+1)*n], st.h[t])
+	for t := range len(st.off) - 1 {
+		for r := st.off[t]; r < st.off[t+1]; r++ {
+			x, w := seqs[st.str[r]], weights[st.str[r]]
+			y := d
+			if t < len(x) {
+				y = x[t]
 			}
-			st.c[t] = math.Exp(rescale(st.h[t]))
-		}
-		y := d
-		if t < k {
-			y = x[t]
-		}
-		clear(st.g)
-		for i, v := range st.h[t] {
-			for j, w := range m[i*(d+1) : (i+1)*(d+1)] {
-				st.g[j] += v * w
+			g := st.g[r*(d+1) : (r+1)*(d+1)]
+			pos := 0.0
+			for _, v := range g {
+				pos += math.Abs(v)
 			}
-		}
-		pos := 0.0
-		for _, v := range st.g {
-			pos += math.Abs(v)
-		}
-		clear(st.direct[t])
-		if !(pos > 0) || !(math.Abs(st.g[y]) > condFloor*pos) {
-			loss -= math.Log(condFloor)
-			continue
-		}
-		loss -= math.Log(math.Abs(st.g[y]) / pos)
-		if grads == nil {
-			continue
-		}
-		for j, v := range st.g {
-			st.dg[j] = 0
-			switch {
-			case v > 0:
-				st.dg[j] = inv / pos
-			case v < 0:
-				st.dg[j] = -inv / pos
+			if !(pos > 0) || !(math.Abs(g[y]) > condFloor*pos) {
+				loss -= w * math.Log(condFloor)
+				clear(g)
+				continue
 			}
-		}
-		st.dg[y] -= inv / st.g[y]
-		for i, v := range st.h[t] {
-			row := m[i*(d+1) : (i+1)*(d+1)]
-			st.direct[t][i] = dot(row, st.dg)
-			for j, w := range st.dg {
-				gm[i*(d+1)+j] += v * w
+			loss -= w * math.Log(math.Abs(g[y])/pos)
+			if grads == nil {
+				continue
 			}
+			gy := g[y]
+			for j, v := range g {
+				switch {
+				case v > 0:
+					g[j] = w / pos
+				case v < 0:
+					g[j] = -w / pos
+				default:
+					g[j] = 0
+				}
+			}
+			g[y] -= w / gy
 		}
 	}
-	if grads != nil {
-		st.back(x, a, n, d, grads)
+	if grads == nil {
+		return loss
 	}
+	st.direct = grow1(st.direct, rows*n)
+	graph.Gemm(true, false, n, d+1, rows, 1, st.h, n, st.g, d+1, 1, gm, d+1)
+	graph.Gemm(false, true, rows, n, d+1, 1, st.g, d+1, m, d+1, 0, st.direct, n)
+	st.back(seqs, a, n, d, grads)
 	return loss
+}
+
+// gather copies the states of the previous position of rows lo to hi
+// into tmp, in the rows' order.
+func (st *batchState) gather(lo, hi, n int) {
+	st.tmp = grow1(st.tmp, (hi-lo)*n)
+	for r := lo; r < hi; r++ {
+		q := st.src[r]
+		copy(st.tmp[(r-lo)*n:(r-lo+1)*n], st.h[q*n:(q+1)*n])
+	}
 }
 
 // back propagates the direct state gradients through the rescaled forward
 // chain h_t = h_(t-1) A_(x_t) / c_t (the loss is invariant to the scale of
-// each state, so the scales are constants of the chain).
-func (st *strState) back(x []int, a []float64, n, d int, grads *params.Params) {
+// each state, so the scales are constants of the chain), position by
+// position from the last, each symbol's rows in two products.
+func (st *batchState) back(seqs [][]int, a []float64, n, d int, grads *params.Params) {
 	gA, ga := grads.Data(ParamA), grads.Data(ParamAlpha)
-	k := len(x)
-	st.delta, st.scaled = grow1(st.delta, n), grow1(st.scaled, n)
-	clear(st.delta)
-	for t := k; t >= 0; t-- {
-		for i, v := range st.direct[t] {
-			st.delta[i] += v
-		}
-		// scaled is the gradient with respect to the unscaled h_(t-1) A_(x_t).
-		ct := st.c[t]
-		for i, v := range st.delta {
-			st.scaled[i] = v / ct
+	for t := len(st.off) - 2; t >= 0; t-- {
+		lo, end := st.off[t], st.off[t+1]
+		// direct now holds the gradient in each row's state; scale it to
+		// the gradient in the unscaled h_(t-1) A_(x_t).
+		for r := lo; r < end; r++ {
+			for i := range st.direct[r*n : (r+1)*n] {
+				st.direct[r*n+i] /= st.c[r]
+			}
 		}
 		if t == 0 {
-			for i, v := range st.scaled {
-				ga[i] += v
+			for r := lo; r < end; r++ {
+				for i, v := range st.direct[r*n : (r+1)*n] {
+					ga[i] += v
+				}
 			}
 			break
 		}
-		s := x[t-1]
-		for i, v := range st.h[t-1] {
-			off := (i*d + s) * n
-			vec.Axpy(v, st.scaled, gA[off:off+n])
-			st.delta[i] = vec.Dot(a[off:off+n], st.scaled)
+		for lo < end {
+			s := seqs[st.str[lo]][t-1]
+			hi := lo
+			for hi < end && seqs[st.str[hi]][t-1] == s {
+				hi++
+			}
+			st.gather(lo, hi, n)
+			scaled := st.direct[lo*n : hi*n]
+			graph.Gemm(true, false, n, n, hi-lo, 1, st.tmp, n, scaled, n, 1, gA[s*n:], d*n)
+			graph.Gemm(false, true, hi-lo, n, n, 1, scaled, n, a[s*n:], d*n, 0, st.tmp, n)
+			for r := lo; r < hi; r++ {
+				q := st.src[r]
+				vec.Axpy(1, st.tmp[(r-lo)*n:(r-lo+1)*n], st.direct[q*n:(q+1)*n])
+			}
+			lo = hi
 		}
 	}
 }
@@ -363,15 +487,7 @@ func (l *Likelihood) backNormaliser(beta, gm []float64, grads *params.Params) {
 		gw[i] += gm[i*(d+1)+d]
 	}
 	// lambda = (I - S)^-T gbeta; d beta = (I - S)^-1 (dS beta + d omega).
-	ims := mat.NewDense(n, n, nil)
-	for i := range n {
-		for s := range d {
-			for j, v := range a[(i*d+s)*n : (i*d+s+1)*n] {
-				ims.Set(i, j, ims.At(i, j)-v)
-			}
-		}
-		ims.Set(i, i, ims.At(i, i)+1)
-	}
+	ims := mat.NewDense(n, n, l.iMinusS())
 	var lam mat.VecDense
 	if err := lam.SolveVec(ims.T(), mat.NewVecDense(n, gbeta)); err != nil {
 		return
@@ -395,28 +511,27 @@ func grow1(v []float64, n int) []float64 {
 	return v[:n]
 }
 
-// grow returns m rows of n values, reusing v.
-func grow(v [][]float64, m, n int) [][]float64 {
-	for len(v) < m {
-		v = append(v, make([]float64, n))
+func grow1i(v []int, n int) []int {
+	if cap(v) < n {
+		return make([]int, n)
 	}
-	return v
+	return v[:n]
 }
 
-// rescale divides v by its largest magnitude and returns the log of that
-// magnitude (0 for a zero vector).
+// rescale divides v by its largest magnitude and returns that magnitude
+// (1, leaving v alone, when it is 0 or infinite).
 func rescale(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
 		m = max(m, math.Abs(x))
 	}
 	if m == 0 || math.IsInf(m, 0) {
-		return 0
+		return 1
 	}
 	for i := range v {
 		v[i] /= m
 	}
-	return math.Log(m)
+	return m
 }
 
 func dot(a, b []float64) float64 {

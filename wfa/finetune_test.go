@@ -1,10 +1,15 @@
 package wfa
 
 import (
+	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/internal/vec"
@@ -53,9 +58,10 @@ func randomStrings(rng *rand.Rand, count, d, maxLen int) [][]int {
 // the forward and backward kernels.
 func TestLikelihoodGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	const d = 2
-	// 9 states reach vec.Dot's four partial sums, 33 gonum's axpy kernel.
-	for _, n := range []int{3, 9, vec.AxpyLoop + 1} {
+	const d = 3
+	// 13 states cross graph.Gemm's 12-column panels, 33 reach gonum's axpy
+	// kernel in the backward pass.
+	for _, n := range []int{3, 13, vec.AxpyLoop + 1} {
 		w := randomPFA(rng, n, d)
 		train := append(randomStrings(rng, 6, d, 5), make([]int, 12))
 		p, err := NewLikelihood(w, train, train[:2])
@@ -68,6 +74,63 @@ func TestLikelihoodGradient(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkGradient(t, p, batch, grads)
+	}
+}
+
+// A batch gives the mean of its strings' losses and gradients taken one
+// string at a time, across several chunks of lossChunk strings, with
+// strings of every length from 0 (so positions where some strings have
+// ended) and repeated ones; the validation loss weights each distinct
+// string by its frequency.
+func TestLikelihoodBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const n, d = 13, 5
+	w := randomPFA(rng, n, d)
+	for _, a := range w.Trans {
+		for i := range a {
+			a[i] -= 0.3 / float64(n*d) // some next-symbol weights negative
+		}
+	}
+	train := randomStrings(rng, 2*lossChunk+37, d, 9)
+	train = append(train, train[:40]...)
+	p, err := NewLikelihood(w, train, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := make([]int, len(train))
+	for i := range batch {
+		batch[i] = i
+	}
+	grads, one := p.Params().Like(), p.Params().Like()
+	loss, err := p.LossGrad(batch, grads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	sum := p.Params().Like()
+	for _, b := range batch {
+		v, err := p.LossGrad([]int{b}, one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += v / float64(len(batch))
+		for _, name := range sum.Names() {
+			floats.AddScaled(sum.Data(name), 1/float64(len(batch)), one.Data(name))
+		}
+	}
+	if !(math.Abs(loss-want) <= 1e-12*want) {
+		t.Errorf("batch loss %.17g, mean of the strings' %.17g", loss, want)
+	}
+	for _, name := range sum.Names() {
+		for i, g := range grads.Data(name) {
+			if v := sum.Data(name)[i]; !(math.Abs(g-v) <= 1e-10*(1+math.Abs(v))) {
+				t.Fatalf("%s[%d]: batch gradient %g, mean of the strings' %g", name, i, g, v)
+			}
+		}
+	}
+	valid, err := p.ValidationLoss()
+	if err != nil || !(math.Abs(valid-want) <= 1e-12*want) {
+		t.Errorf("validation loss %.17g (%v), the training strings' mean %.17g", valid, err, want)
 	}
 }
 
@@ -324,5 +387,73 @@ func TestFinetuneSplit(t *testing.T) {
 	}
 	if _, _, err := FinetuneSplit(seqs[:2], 0.1, 7); err == nil {
 		t.Error("a split of 2 strings with no validation string accepted")
+	}
+}
+
+// stable agrees with the spectral radius computed from the eigenvalues of
+// S on random matrices scaled to radii on both sides of 1 and on
+// non-normal ones whose powers grow before they shrink; its certificate
+// (contracts) holds only where the radius is below 1, and does hold on the
+// random matrices of radius up to 0.9, so the eigenvalues are the fallback.
+func TestStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	radius := func(s []float64, n int) float64 {
+		var e mat.Eigen
+		if !e.Factorize(mat.NewDense(n, n, slices.Clone(s)), mat.EigenNone) {
+			t.Fatal("eigen decomposition failed")
+		}
+		r := 0.0
+		for _, v := range e.Values(nil) {
+			r = max(r, cmplx.Abs(v))
+		}
+		return r
+	}
+	type tc struct {
+		name    string
+		n       int
+		s       []float64
+		certify bool // contracts must hold
+	}
+	var cases []tc
+	for _, n := range []int{1, 2, 5, 13, 40} {
+		for _, r := range []float64{0, 0.3, 0.9, 0.99, 0.999, 1.001, 1.2} {
+			s := make([]float64, n*n)
+			for i := range s {
+				s[i] = rng.NormFloat64()
+			}
+			if rho := radius(s, n); rho > 0 {
+				for i := range s {
+					s[i] *= r / rho
+				}
+			}
+			cases = append(cases, tc{fmt.Sprintf("n=%d radius %g", n, r), n, s, r <= 0.9})
+		}
+	}
+	nil40 := make([]float64, 40*40) // strictly upper triangular: radius 0, S^40 = 0
+	for i := range 40 {
+		for j := i + 1; j < 40; j++ {
+			nil40[i*40+j] = 3 + rng.Float64()
+		}
+	}
+	cases = append(cases,
+		tc{"Jordan block 0.9, 1e3", 2, []float64{0.9, 1e3, 0, 0.9}, true},
+		tc{"nilpotent 40", 40, nil40, false},
+		tc{"rotation by 1.01", 2, []float64{0, 1.01, -1.01, 0}, false},
+		tc{"identity", 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, false},
+		tc{"-identity x 0.999", 2, []float64{-0.999, 0, 0, -0.999}, false},
+	)
+	for _, c := range cases {
+		ims := make([]float64, c.n*c.n)
+		for i, v := range c.s {
+			ims[i] = -v
+		}
+		for i := range c.n {
+			ims[i*c.n+i]++
+		}
+		want := radius(c.s, c.n) < 1
+		got, cert := stable(ims, c.n), contracts(ims, c.n)
+		if got != want || cert && !want || c.certify && !cert {
+			t.Errorf("%s: stable %v, certified %v; radius %g", c.name, got, cert, radius(c.s, c.n))
+		}
 	}
 }
