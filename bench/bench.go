@@ -101,7 +101,8 @@ func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
 type Result struct {
 	// Name is the benchmark (rnn-step, lstm-step, ...).
 	Name string `json:"name"`
-	// Model is the model it trains (rnn, lstm, gru, 2rnn, umps-d20, umps-d50).
+	// Model is the model it trains (rnn, lstm, gru, 2rnn, umps-d20, umps-d50,
+	// wfa-n50, wfa-n150).
 	Model string `json:"model"`
 	// Steps is the sequence length T and Batch the batch size.
 	Steps int `json:"steps"`
@@ -189,6 +190,8 @@ var benchmarks = []benchmark{
 	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }, false},
 	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }, true},
 	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }, true},
+	{"wfa-n50-step", func(c Config) (*Prepared, error) { return wfaStep(50, c) }, true},
+	{"wfa-n150-step", func(c Config) (*Prepared, error) { return wfaStep(150, c) }, true},
 }
 
 // Float64Only lists the benchmarks that run in float64 only.

@@ -19,7 +19,11 @@
 //     real outputs, squared-error loss;
 //   - umps-d20-step, umps-d50-step: the u-MPS Born machine of layers/umps
 //     with bond dimension 20 and 50 over 2 symbols, mean negative
-//     log-likelihood under P_T of B random strings of length T.
+//     log-likelihood under P_T of B random strings of length T;
+//   - wfa-n50-step, wfa-n150-step: the fine-tuning problem of wfa.Finetune
+//     (wfa.Likelihood, Adam at 1e-5) on a signed WFA with 50 and 150
+//     states over 10 symbols (spectral radius below 1), B random strings
+//     of length T.
 //
 // The sequence models predict the next frame: inputs and targets are
 // views of one array of T+1 frames (no copies), so the data of a long run

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/spectral"
+	"github.com/rtnlab/rtn/wfa"
 )
 
 // Sizes of the benchmarks that Config does not set.
@@ -23,6 +26,8 @@ const (
 	twoRNNIn     = 10 // 2rnn input and output width
 	twoRNNStates = 50 // 2rnn states
 	umpsSymbols  = 2  // u-MPS alphabet size
+	wfaSymbols   = 10 // WFA alphabet size
+	wfaRate      = 1e-5
 )
 
 // frames returns xs and ys for a next-frame task of T steps over a batch:
@@ -228,5 +233,78 @@ func umpsStep(D int, cfg Config) (*Prepared, error) {
 	return &Prepared{
 		Step: step, Setup: setup, Model: fmt.Sprintf("umps-d%d", D),
 		Note: fmt.Sprintf("batch %d strings, bond %d, %d symbols, NLL under P_T, Adam", cfg.Batch, D, umpsSymbols),
+	}, nil
+}
+
+// wfaStep is one Adam step (rate wfaRate) of wfa.Finetune's problem,
+// wfa.Likelihood, on a WFA with n states over wfaSymbols symbols and a
+// batch of random strings of length T. The WFA's entries are drawn
+// uniformly from [-0.2, 1) and scaled so that the absolute row sums of
+// S = sum_s A_s are at most 0.9: signed, with a spectral radius below 1.
+func wfaStep(n int, cfg Config) (*Prepared, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seqs := make([][]int, cfg.Batch)
+	for b := range seqs {
+		seqs[b] = make([]int, cfg.Steps)
+		for t := range seqs[b] {
+			seqs[b][t] = rng.IntN(wfaSymbols)
+		}
+	}
+	w := spectral.WFA{States: n, Out: 1, Alpha: make([]float64, n), Omega: make([]float64, n), Trans: make([][]float64, wfaSymbols)}
+	for s := range w.Trans {
+		w.Trans[s] = make([]float64, n*n)
+		for i := range w.Trans[s] {
+			w.Trans[s][i] = 1.2*rng.Float64() - 0.2
+		}
+	}
+	norm := 0.0
+	for i := range n {
+		row := 0.0
+		for j := range n {
+			v := 0.0
+			for _, a := range w.Trans {
+				v += a[i*n+j]
+			}
+			row += math.Abs(v)
+		}
+		norm = max(norm, row)
+	}
+	for _, a := range w.Trans {
+		for i := range a {
+			a[i] *= 0.9 / norm
+		}
+	}
+	for i := range n {
+		w.Alpha[i] = rng.Float64()
+		w.Omega[i] = 0.05 + 0.1*rng.Float64()
+	}
+	t0 := time.Now()
+	l, err := wfa.NewLikelihood(w, seqs, seqs[:1])
+	if err != nil {
+		return nil, err
+	}
+	opt, err := optim.New("adam", optim.Config{LR: wfaRate})
+	if err != nil {
+		return nil, err
+	}
+	setup := time.Since(t0)
+	g := l.Params().Like()
+	batch := make([]int, len(seqs))
+	for i := range batch {
+		batch[i] = i
+	}
+	step := func() error {
+		loss, err := l.LossGrad(batch, g)
+		if err != nil {
+			return err
+		}
+		if math.IsInf(loss, 1) {
+			return errors.New("bench: the WFA left the normalisable region")
+		}
+		return opt.Step(l.Params(), g)
+	}
+	return &Prepared{
+		Step: step, Setup: setup, Model: fmt.Sprintf("wfa-n%d", n),
+		Note: fmt.Sprintf("batch %d strings, %d states, %d symbols, wfa.Likelihood (fine-tuning), Adam at %g", cfg.Batch, n, wfaSymbols, wfaRate),
 	}, nil
 }
