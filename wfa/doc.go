@@ -28,9 +28,9 @@
 //     log f(x) - log alpha^T (I - S)^-1 omega where no next-symbol weight
 //     is negative; see Likelihood), with any optimizer of the optim
 //     registry and early stopping on validation, and keeps the start
-//     unless the trained automaton is no worse on validation under the
-//     floor rule (EvalSet.ZLL; FinetuneConfig.Check CheckNone turns the
-//     check off).
+//     unless the trained automaton is no worse under the floor rule
+//     (EvalSet.ZLL) on the validation strings and on all the strings
+//     (FinetuneConfig.Check CheckNone turns the check off).
 //   - Model files are JSON and round-trip bit for bit.
 //
 // A minimal example:

@@ -6,6 +6,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -258,24 +259,24 @@ func TestFinetuneImproves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	valid := NewEvalSet(va)
-	if rep.StartZLL != valid.ZLL(start) || rep.StartLOO != valid.LOO(start) {
+	valid, all := NewEvalSet(va), NewEvalSet(seqs)
+	if rep.StartZLL != valid.ZLL(start) || rep.StartLOO != valid.LOO(start) || rep.StartAllZLL != all.ZLL(start) {
 		t.Fatalf("report %+v disagrees with the validation figures", rep)
 	}
 	kept := slices.EqualFunc(out.WFA.Trans, start.Trans, slices.Equal[[]float64])
-	if improved := rep.BestZLL <= rep.StartZLL; improved == kept {
-		t.Fatalf("start kept %v with zll %g -> %g and loo %g -> %g", kept, rep.StartZLL, rep.BestZLL, rep.StartLOO, rep.BestLOO)
+	if improved := rep.BestZLL <= rep.StartZLL && rep.BestAllZLL <= rep.StartAllZLL; improved == kept {
+		t.Fatalf("start kept %v with zll %g -> %g (all strings %g -> %g)", kept, rep.StartZLL, rep.BestZLL, rep.StartAllZLL, rep.BestAllZLL)
 	}
-	if !kept && (valid.ZLL(out.WFA) != rep.BestZLL || valid.LOO(out.WFA) != rep.BestLOO) {
-		t.Fatalf("returned automaton's figures %g, %g, report %g, %g", valid.ZLL(out.WFA), valid.LOO(out.WFA), rep.BestZLL, rep.BestLOO)
+	if !kept && (valid.ZLL(out.WFA) != rep.BestZLL || valid.LOO(out.WFA) != rep.BestLOO || all.ZLL(out.WFA) != rep.BestAllZLL) {
+		t.Fatalf("returned automaton's figures %g, %g, %g, report %g, %g, %g", valid.ZLL(out.WFA), valid.LOO(out.WFA), all.ZLL(out.WFA), rep.BestZLL, rep.BestLOO, rep.BestAllZLL)
 	}
 }
 
 func optimLR(lr float64) optim.Config { return optim.Config{LR: lr} }
 
 // With Check "zll" the start is kept when the fine-tuned automaton is
-// worse on validation under the floor rule; with "none" the fine-tuned
-// automaton is returned all the same. The start is a signed perturbation
+// worse under the floor rule on validation, or on all the strings; with
+// "none" the fine-tuned automaton is returned all the same. The start is a signed perturbation
 // of the automaton that generated the strings, on which fine-tuning
 // improves the likelihood and worsens the floor rule's figure.
 func TestFinetuneCheck(t *testing.T) {
@@ -305,6 +306,20 @@ func TestFinetuneCheck(t *testing.T) {
 	}
 	if got := NewEvalSet(va).ZLL(tuned.WFA); got != rep.BestZLL || rep2.BestZLL != rep.BestZLL || rep2.Stopped != "" {
 		t.Fatalf("check none returned zll %g (report %g, first run %g), stopped %q", got, rep2.BestZLL, rep.BestZLL, rep2.Stopped)
+	}
+	// Better on validation, worse on all the strings: the start is kept.
+	rng = rand.New(rand.NewPCG(11, 18))
+	seqs, start = perturbedSample(t, rng, 300, func(v float64) float64 { return v + 0.08*(rng.Float64()-0.6) })
+	m2 := &Model{WFA: start, Alphabet: m.Alphabet}
+	kept, rep, err = Finetune(m2, datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}, FinetuneConfig{Epochs: 5, Optim: optimLR(0.01)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(rep.BestZLL <= rep.StartZLL) || !(rep.BestAllZLL > rep.StartAllZLL) {
+		t.Fatalf("zll %g -> %g, on all the strings %g -> %g: the test needs a better zll on validation and a worse one on all", rep.StartZLL, rep.BestZLL, rep.StartAllZLL, rep.BestAllZLL)
+	}
+	if !slices.EqualFunc(kept.WFA.Trans, start.Trans, slices.Equal[[]float64]) || !strings.Contains(rep.Stopped, "all the strings") {
+		t.Fatalf("check zll: start not kept (stopped %q)", rep.Stopped)
 	}
 	cfg.Check = "loo"
 	if _, _, err := Finetune(m, s, cfg); err == nil {

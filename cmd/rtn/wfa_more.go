@@ -31,7 +31,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches)")
 	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz)")
 	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
-	fs.StringVar(&cfg.Check, "check", wfa.CheckZLL, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse on validation under the floor rule) or none (return the fine-tuned automaton)")
+	fs.StringVar(&cfg.Check, "check", wfa.CheckZLL, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse under the floor rule on the validation strings or on all the strings) or none (return the fine-tuned automaton)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := in.parse(fs, args, stderr); err != nil {
@@ -72,7 +72,8 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	type F = jreport.Float
 	res := map[string]any{"initial_valid_nll": F(rep.InitialValid), "best_valid_nll": F(rep.BestValid),
 		"start_valid_zll": F(rep.StartZLL), "best_valid_zll": F(rep.BestZLL),
-		"start_valid_loo": F(rep.StartLOO), "best_valid_loo": F(rep.BestLOO), "model": *out}
+		"start_valid_loo": F(rep.StartLOO), "best_valid_loo": F(rep.BestLOO),
+		"start_all_zll": F(rep.StartAllZLL), "best_all_zll": F(rep.BestAllZLL), "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}
