@@ -258,7 +258,8 @@ func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 
 // lossOn is the weighted sum of the strings' losses (+Inf outside the
 // normalisable region), adding its gradient to grads when not nil. The
-// strings run lossChunk at a time through batchState.
+// strings run through batchState in chunks of consecutive strings (at
+// most lossChunk strings and lossChunkValues state values).
 func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Params) float64 {
 	beta, ok := l.normaliser()
 	if !ok {
@@ -279,9 +280,14 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 		gm = make([]float64, n*(d+1))
 	}
 	nll := 0.0
-	for lo := 0; lo < len(seqs); lo += lossChunk {
-		hi := min(lo+lossChunk, len(seqs))
+	for lo := 0; lo < len(seqs); {
+		hi, rows := lo+1, len(seqs[lo])+1
+		for hi < len(seqs) && hi-lo < lossChunk && (rows+len(seqs[hi])+1)*n <= lossChunkValues {
+			rows += len(seqs[hi]) + 1
+			hi++
+		}
 		nll += l.batch.run(seqs[lo:hi], weights[lo:hi], l.params, m, n, d, grads, gm)
+		lo = hi
 	}
 	if grads != nil {
 		l.backNormaliser(beta, gm, grads)
@@ -291,6 +297,11 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 
 // lossChunk is the most strings batchState runs at once.
 const lossChunk = 256
+
+// lossChunkValues is the most state values (positions times states) a
+// chunk holds, unless one string alone needs more (a variable for the
+// tests).
+var lossChunkValues = 1 << 22
 
 // batchState holds the buffers of a batch of strings run through the
 // automaton together, one row per string and position: the rows of

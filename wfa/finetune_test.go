@@ -79,7 +79,8 @@ func TestLikelihoodGradient(t *testing.T) {
 }
 
 // A batch gives the mean of its strings' losses and gradients taken one
-// string at a time, across several chunks of lossChunk strings, with
+// string at a time, across several chunks of lossChunk strings or of
+// lossChunkValues state values, with
 // strings of every length from 0 (so positions where some strings have
 // ended) and repeated ones; the validation loss weights each distinct
 // string by its frequency.
@@ -102,12 +103,7 @@ func TestLikelihoodBatch(t *testing.T) {
 	for i := range batch {
 		batch[i] = i
 	}
-	grads, one := p.Params().Like(), p.Params().Like()
-	loss, err := p.LossGrad(batch, grads)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := 0.0
+	want, one := 0.0, p.Params().Like()
 	sum := p.Params().Like()
 	for _, b := range batch {
 		v, err := p.LossGrad([]int{b}, one)
@@ -119,19 +115,30 @@ func TestLikelihoodBatch(t *testing.T) {
 			floats.AddScaled(sum.Data(name), 1/float64(len(batch)), one.Data(name))
 		}
 	}
-	if !(math.Abs(loss-want) <= 1e-12*want) {
-		t.Errorf("batch loss %.17g, mean of the strings' %.17g", loss, want)
-	}
-	for _, name := range sum.Names() {
-		for i, g := range grads.Data(name) {
-			if v := sum.Data(name)[i]; !(math.Abs(g-v) <= 1e-10*(1+math.Abs(v))) {
-				t.Fatalf("%s[%d]: batch gradient %g, mean of the strings' %g", name, i, g, v)
+	defer func(v int) { lossChunkValues = v }(lossChunkValues)
+	// The default chunks, then chunks of at most 5 positions, which the
+	// strings of 5 symbols or more exceed alone.
+	for _, values := range []int{lossChunkValues, 5 * n} {
+		lossChunkValues = values
+		grads := p.Params().Like()
+		loss, err := p.LossGrad(batch, grads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(loss-want) <= 1e-12*want) {
+			t.Errorf("chunks of %d values: batch loss %.17g, mean of the strings' %.17g", values, loss, want)
+		}
+		for _, name := range sum.Names() {
+			for i, g := range grads.Data(name) {
+				if v := sum.Data(name)[i]; !(math.Abs(g-v) <= 1e-10*(1+math.Abs(v))) {
+					t.Fatalf("chunks of %d values: %s[%d]: batch gradient %g, mean of the strings' %g", values, name, i, g, v)
+				}
 			}
 		}
-	}
-	valid, err := p.ValidationLoss()
-	if err != nil || !(math.Abs(valid-want) <= 1e-12*want) {
-		t.Errorf("validation loss %.17g (%v), the training strings' mean %.17g", valid, err, want)
+		valid, err := p.ValidationLoss()
+		if err != nil || !(math.Abs(valid-want) <= 1e-12*want) {
+			t.Errorf("chunks of %d values: validation loss %.17g (%v), the training strings' mean %.17g", values, valid, err, want)
+		}
 	}
 }
 
