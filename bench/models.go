@@ -197,17 +197,24 @@ func recurrence(seq *layers.Sequence, cfg Config) (interface {
 	return seq.TapeRecurrence(cfg.Batch, rc)
 }
 
+// randomStrings draws count strings of length T over symbols symbols,
+// uniformly.
+func randomStrings(rng *rand.Rand, count, T, symbols int) [][]int {
+	seqs := make([][]int, count)
+	for b := range seqs {
+		seqs[b] = make([]int, T)
+		for t := range seqs[b] {
+			seqs[b][t] = rng.IntN(symbols)
+		}
+	}
+	return seqs
+}
+
 // umpsStep is one Adam step of a u-MPS Born machine of bond dimension D on
 // the mean NLL (under P_T) of a batch of random strings of length T.
 func umpsStep(D int, cfg Config) (*Prepared, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	seqs := make([][]int, cfg.Batch)
-	for b := range seqs {
-		seqs[b] = make([]int, cfg.Steps)
-		for t := range seqs[b] {
-			seqs[b][t] = rng.IntN(umpsSymbols)
-		}
-	}
+	seqs := randomStrings(rng, cfg.Batch, cfg.Steps, umpsSymbols)
 	t0 := time.Now()
 	p, err := umps.NewParams(D, umpsSymbols, umps.NearIdentity, rng)
 	if err != nil {
@@ -243,13 +250,7 @@ func umpsStep(D int, cfg Config) (*Prepared, error) {
 // S = sum_s A_s are at most 0.9: signed, with a spectral radius below 1.
 func wfaStep(n int, cfg Config) (*Prepared, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	seqs := make([][]int, cfg.Batch)
-	for b := range seqs {
-		seqs[b] = make([]int, cfg.Steps)
-		for t := range seqs[b] {
-			seqs[b][t] = rng.IntN(wfaSymbols)
-		}
-	}
+	seqs := randomStrings(rng, cfg.Batch, cfg.Steps, wfaSymbols)
 	w := spectral.WFA{States: n, Out: 1, Alpha: make([]float64, n), Omega: make([]float64, n), Trans: make([][]float64, wfaSymbols)}
 	for s := range w.Trans {
 		w.Trans[s] = make([]float64, n*n)

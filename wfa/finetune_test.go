@@ -43,6 +43,16 @@ func randomPFA(rng *rand.Rand, n, d int) spectral.WFA {
 	return w
 }
 
+// shifted adds delta to every transition weight of w and returns it.
+func shifted(w spectral.WFA, delta float64) spectral.WFA {
+	for _, a := range w.Trans {
+		for i := range a {
+			a[i] += delta
+		}
+	}
+	return w
+}
+
 func randomStrings(rng *rand.Rand, count, d, maxLen int) [][]int {
 	out := make([][]int, count)
 	for i := range out {
@@ -87,12 +97,7 @@ func TestLikelihoodGradient(t *testing.T) {
 func TestLikelihoodBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	const n, d = 13, 5
-	w := randomPFA(rng, n, d)
-	for _, a := range w.Trans {
-		for i := range a {
-			a[i] -= 0.3 / float64(n*d) // some next-symbol weights negative
-		}
-	}
+	w := shifted(randomPFA(rng, n, d), -0.3/float64(n*d)) // some next-symbol weights negative
 	train := randomStrings(rng, 2*lossChunk+37, d, 9)
 	train = append(train, train[:40]...)
 	p, err := NewLikelihood(w, train, train)
@@ -149,12 +154,7 @@ func TestLikelihoodBatch(t *testing.T) {
 func TestLikelihoodGradientSigned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	const n, d = 3, 2
-	w := randomPFA(rng, n, d)
-	for _, a := range w.Trans {
-		for i := range a {
-			a[i] -= 0.12
-		}
-	}
+	w := shifted(randomPFA(rng, n, d), -0.12)
 	w.Omega[0] = -0.5
 	train := randomStrings(rng, 8, d, 5)
 	beta, err := w.Stop()
