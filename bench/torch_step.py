@@ -12,8 +12,14 @@ installed (it is optional).
 """
 import argparse
 import json
+import os
 import sys
 import time
+
+# One thread: torch.set_num_threads(1) alone leaves an OpenBLAS-backed
+# build's own threads running, so pin them before torch loads.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
 try:
     import torch

@@ -184,10 +184,15 @@ func (l *Likelihood) iMinusS() []float64 {
 const stableSquarings = 10
 
 // stable reports whether the spectral radius of S is below 1, given
-// I - S (row-major n x n): by the certificate of contracts when it holds,
-// else by the eigenvalues of I - S (each 1 - lambda with |lambda| < 1
-// required).
+// I - S (row-major n x n): false for a NaN or infinite entry, true by the
+// certificate of contracts when it holds, else by the eigenvalues of I - S
+// (each 1 - lambda with |lambda| < 1 required).
 func stable(ims []float64, n int) bool {
+	for _, v := range ims {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
 	if contracts(ims, n) {
 		return true
 	}
@@ -203,12 +208,19 @@ func stable(ims []float64, n int) bool {
 	return true
 }
 
-// contracts reports whether ||S^k||_F <= 1/2 for one of k = 1, 2, 4, ...,
-// 2^(stableSquarings-1), given I - S, computing the powers by repeated
-// squaring. As rho(S)^k <= ||S^k||_F, true proves rho(S) < 1, with a margin
-// far above the products' rounding; false proves nothing. It costs a few
-// matrix products where the eigenvalues cost a Hessenberg QR iteration.
+// contracts reports whether ||S^k||_F <= 1/2 is proved for one of k = 1,
+// 2, 4, ..., 2^(stableSquarings-1), given I - S, computing the powers by
+// repeated squaring. As rho(S)^k <= ||S^k||_F, true proves rho(S) < 1;
+// false proves nothing. The rounding is bounded, not neglected: with P_j
+// the computed S^(2^j), f_j >= ||P_j||_F (the computed norm with a margin
+// for its own rounding) and u the unit roundoff, ||P_j - S^(2^j)||_F <=
+// e_j where e_0 = 0 and e_(j+1) = (2 f_j + e_j) e_j + (n+2) u f_j^2 (a
+// product of n terms is off by at most n u / (1 - n u) times the product
+// of the magnitudes), and P_j certifies when f_j + e_j <= 1/2. It costs a
+// few matrix products where the eigenvalues cost a Hessenberg QR
+// iteration.
 func contracts(ims []float64, n int) bool {
+	const u = 0x1p-53
 	p, q := make([]float64, n*n), make([]float64, n*n)
 	for i, v := range ims {
 		p[i] = -v
@@ -216,19 +228,22 @@ func contracts(ims []float64, n int) bool {
 	for i := range n {
 		p[i*n+i]++
 	}
+	e := 0.0
 	for j := range stableSquarings {
-		f := 0.0
+		ss := 0.0
 		for _, v := range p {
-			f += v * v
+			ss += v * v
 		}
-		if f <= 0.25 {
+		f := math.Sqrt(ss) * (1 + float64(n*n+2)*u)
+		if f+e <= 0.5 {
 			return true
 		}
-		if !(f < 1e200) || j == stableSquarings-1 {
+		if !(f+e < 1e10) || j == stableSquarings-1 {
 			return false
 		}
 		graph.Gemm(false, false, n, n, n, 1, p, n, p, n, 0, q, n)
 		p, q = q, p
+		e = (2*f+e)*e + float64(n+2)*u*f*f
 	}
 	return false
 }
@@ -259,7 +274,8 @@ func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 // lossOn is the weighted sum of the strings' losses (+Inf outside the
 // normalisable region), adding its gradient to grads when not nil. The
 // strings run through batchState in chunks of consecutive strings (at
-// most lossChunk strings and lossChunkValues state values).
+// most lossChunk strings and, bar a single string, lossChunkValues values
+// per per-row buffer).
 func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Params) float64 {
 	beta, ok := l.normaliser()
 	if !ok {
@@ -279,10 +295,10 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 	if grads != nil {
 		gm = make([]float64, n*(d+1))
 	}
-	nll := 0.0
+	nll, width := 0.0, max(n, d+1)
 	for lo := 0; lo < len(seqs); {
 		hi, rows := lo+1, len(seqs[lo])+1
-		for hi < len(seqs) && hi-lo < lossChunk && (rows+len(seqs[hi])+1)*n <= lossChunkValues {
+		for hi < len(seqs) && hi-lo < lossChunk && (rows+len(seqs[hi])+1)*width <= lossChunkValues {
 			rows += len(seqs[hi]) + 1
 			hi++
 		}
@@ -298,9 +314,9 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 // lossChunk is the most strings batchState runs at once.
 const lossChunk = 256
 
-// lossChunkValues is the most state values (positions times states) a
-// chunk holds, unless one string alone needs more (a variable for the
-// tests).
+// lossChunkValues bounds a chunk's rows (positions) times the widest of
+// its per-row buffers (the states, or the next-symbol weights), unless one
+// string alone needs more (a variable for the tests).
 var lossChunkValues = 1 << 22
 
 // batchState holds the buffers of a batch of strings run through the

@@ -416,7 +416,9 @@ func TestFinetuneSplit(t *testing.T) {
 // S on random matrices scaled to radii on both sides of 1 and on
 // non-normal ones whose powers grow before they shrink; its certificate
 // (contracts) holds only where the radius is below 1, and does hold on the
-// random matrices of radius up to 0.9, so the eigenvalues are the fallback.
+// random matrices of radius up to 0.9, so the eigenvalues are the
+// fallback; it does not hold where rounding could fake it, and non-finite
+// entries are refused.
 func TestStable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	radius := func(s []float64, n int) float64 {
@@ -458,7 +460,7 @@ func TestStable(t *testing.T) {
 		}
 	}
 	cases = append(cases,
-		tc{"Jordan block 0.9, 1e3", 2, []float64{0.9, 1e3, 0, 0.9}, true},
+		tc{"Jordan block 0.9, 1e3", 2, []float64{0.9, 1e3, 0, 0.9}, false},
 		tc{"nilpotent 40", 40, nil40, false},
 		tc{"rotation by 1.01", 2, []float64{0, 1.01, -1.01, 0}, false},
 		tc{"identity", 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, false},
@@ -476,6 +478,22 @@ func TestStable(t *testing.T) {
 		got, cert := stable(ims, c.n), contracts(ims, c.n)
 		if got != want || cert && !want || c.certify && !cert {
 			t.Errorf("%s: stable %v, certified %v; radius %g", c.name, got, cert, radius(c.s, c.n))
+		}
+	}
+	// S^2 = I exactly (radius 1), with entries so large that a product
+	// without fused multiply-adds rounds S^2 to 0: the certificate's
+	// error bound refuses it.
+	big := math.Ldexp(1, 30)
+	involution := []float64{big + 1, big, -(big + 2), -(big + 1)}
+	ims := []float64{1 - involution[0], -involution[1], -involution[2], 1 - involution[3]}
+	if contracts(ims, 2) {
+		t.Error("certified a matrix whose square is the identity")
+	}
+	// A NaN or infinite entry is not stable (the eigenvalue routine would
+	// not return on a NaN).
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if stable([]float64{1, v, 0, 1}, 2) {
+			t.Errorf("stable with an entry %g", v)
 		}
 	}
 }
