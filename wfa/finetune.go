@@ -143,24 +143,25 @@ func NLL(w spectral.WFA, e *EvalSet) float64 {
 	return l.lossOn(e.Seqs, e.Weights, nil)
 }
 
-// normaliser returns beta = (I - S)^-1 omega, and whether the automaton
-// is normalisable: spectral radius of S below 1 (stable) and mass Z =
-// alpha^T beta positive and finite.
-func (l *Likelihood) normaliser() (beta []float64, ok bool) {
+// normaliser returns beta = (I - S)^-1 omega and I - S (row-major n x n,
+// for backNormaliser), and whether the automaton is normalisable:
+// spectral radius of S below 1 (stable) and mass Z = alpha^T beta positive
+// and finite.
+func (l *Likelihood) normaliser() (beta, ims []float64, ok bool) {
 	n := l.n
-	ims := l.iMinusS()
+	ims = l.iMinusS()
 	if !stable(ims, n) {
-		return nil, false
+		return nil, nil, false
 	}
 	var lu mat.LU
 	lu.Factorize(mat.NewDense(n, n, ims))
 	var bv mat.VecDense
 	if err := lu.SolveVecTo(&bv, false, mat.NewVecDense(n, slices.Clone(l.params.Data(ParamOmega)))); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	beta = bv.RawVector().Data
 	z := dot(l.params.Data(ParamAlpha), beta)
-	return beta, z > 0 && !math.IsInf(z, 0)
+	return beta, ims, z > 0 && !math.IsInf(z, 0)
 }
 
 // iMinusS returns I - S, S = sum_s A_s, row-major n x n.
@@ -277,7 +278,7 @@ func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 // most lossChunk strings and, bar a single string, lossChunkValues values
 // per per-row buffer).
 func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Params) float64 {
-	beta, ok := l.normaliser()
+	beta, ims, ok := l.normaliser()
 	if !ok {
 		return math.Inf(1)
 	}
@@ -306,7 +307,7 @@ func (l *Likelihood) lossOn(seqs [][]int, weights []float64, grads *params.Param
 		lo = hi
 	}
 	if grads != nil {
-		l.backNormaliser(beta, gm, grads)
+		l.backNormaliser(beta, ims, gm, grads)
 	}
 	return nll
 }
@@ -495,8 +496,9 @@ func (st *batchState) back(seqs [][]int, a []float64, n, d int, grads *params.Pa
 }
 
 // backNormaliser adds the gradient that flows through m: m[:, s] = A_s beta
-// and m[:, d] = omega, with beta = (I - S)^-1 omega.
-func (l *Likelihood) backNormaliser(beta, gm []float64, grads *params.Params) {
+// and m[:, d] = omega, with beta = (I - S)^-1 omega (ims is I - S, as
+// normaliser returns it).
+func (l *Likelihood) backNormaliser(beta, ims, gm []float64, grads *params.Params) {
 	n, d := l.n, l.d
 	a := l.params.Data(ParamA)
 	gA, gw := grads.Data(ParamA), grads.Data(ParamOmega)
@@ -514,9 +516,8 @@ func (l *Likelihood) backNormaliser(beta, gm []float64, grads *params.Params) {
 		gw[i] += gm[i*(d+1)+d]
 	}
 	// lambda = (I - S)^-T gbeta; d beta = (I - S)^-1 (dS beta + d omega).
-	ims := mat.NewDense(n, n, l.iMinusS())
 	var lam mat.VecDense
-	if err := lam.SolveVec(ims.T(), mat.NewVecDense(n, gbeta)); err != nil {
+	if err := lam.SolveVec(mat.NewDense(n, n, ims).T(), mat.NewVecDense(n, gbeta)); err != nil {
 		return
 	}
 	lv := lam.RawVector().Data
