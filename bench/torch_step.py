@@ -12,6 +12,7 @@ installed (it is optional).
 """
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -31,6 +32,7 @@ except ImportError:
 TWO_RNN_IN, TWO_RNN_STATES = 10, 50  # bench/models.go
 UMPS_SYMBOLS = 2
 WFA_SYMBOLS, WFA_RATE = 10, 1e-5  # bench/models.go
+COND_FLOOR = 1e-12  # condFloor of wfa/finetune.go
 NAMES = ["rnn-step", "lstm-step", "gru-step", "ugru-step", "2rnn-step", "umps-d20-step", "umps-d50-step",
          "wfa-n50-step", "wfa-n150-step"]
 
@@ -114,7 +116,9 @@ class WFA(torch.nn.Module):
     """The linear 2-RNN of a WFA under the loss of rtn's wfa.Likelihood: a
     string costs -sum_t log q_t(x_t) - log q(end), q = |g| / sum |g| with
     g_s = h A_s beta, g_end = h omega, beta = (I - S)^-1 omega, S = sum_s A_s,
-    h = alpha^T A_x1 ... rescaled at every position; +Inf unless the
+    h = alpha^T A_x1 ... rescaled at every position, except that the end
+    weight is signed: u = g_end / sum |g| not above COND_FLOOR costs
+    -log(COND_FLOOR) (1 - u); +Inf unless the
     spectral radius of S is below 1 (checked on the eigenvalues, as rtn
     does when its cheaper certificate fails). The transition is one product
     with all the symbols' matrices side by side and a gather: per-string
@@ -143,13 +147,15 @@ class WFA(torch.nn.Module):
         h = self.alpha.expand(B, n)
         h = h / h.abs().amax(1, keepdim=True).detach()
         loss = torch.zeros((), dtype=S.dtype)
-        for t in range(T + 1):
+        for t in range(T):
             g = (h @ m).abs()
-            y = seqs[:, t:t + 1] if t < T else end
-            loss = loss - torch.log(g.gather(1, y).squeeze(1) / g.sum(1)).sum()
-            if t < T:
-                h = (h @ flat).view(B, d, n)[rows, seqs[:, t]]
-                h = h / h.abs().amax(1, keepdim=True).detach()
+            loss = loss - torch.log(g.gather(1, seqs[:, t:t + 1]).squeeze(1) / g.sum(1)).sum()
+            h = (h @ flat).view(B, d, n)[rows, seqs[:, t]]
+            h = h / h.abs().amax(1, keepdim=True).detach()
+        g = h @ m
+        u = g[:, d] / g.abs().sum(1)
+        floor = -math.log(COND_FLOOR)
+        loss = loss + torch.where(u > COND_FLOOR, -torch.log(u.clamp(min=COND_FLOOR)), floor - floor * u).sum()
         return loss / B
 
 

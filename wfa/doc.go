@@ -24,7 +24,8 @@
 //     Rank/NDCG the SPiCe next-symbol ranking.
 //   - Finetune turns the WFA into a linear 2-RNN (Theorem 2) and trains it
 //     on the strings' log-likelihood under its next-symbol probabilities
-//     (weights taken in absolute value and normalised; exactly
+//     (weights taken in absolute value and normalised, except that a
+//     string of value not above 0 costs the floor's cost or more; exactly
 //     log f(x) - log alpha^T (I - S)^-1 omega where no next-symbol weight
 //     is negative; see Likelihood), with any optimizer of the optim
 //     registry and early stopping on validation, and keeps the start

@@ -34,11 +34,12 @@ const (
 // wherever the automaton gives no negative next-symbol weight, Z being the
 // exact normaliser (the sum of f over all strings) while the spectral
 // radius of S is below 1. Elsewhere each next-symbol weight counts by its
-// absolute value, so the loss is that of a proper distribution, bounded
-// below by 0 and differentiable wherever no weight is 0 and no step is
-// floored (see condFloor): the plain form -log f + log Z is not bounded,
-// since a signed automaton can push Z to 0 by giving negative values to
-// unseen strings.
+// absolute value, except the last, whose sign is the sign of f(x): a
+// string of value not above 0 costs the floor and more (see loss). The
+// loss is bounded below by 0 and differentiable wherever no weight is 0
+// and no step is floored (see condFloor): the plain form -log f + log Z is
+// not bounded, since a signed automaton can push Z to 0 by giving negative
+// values to unseen strings.
 // Outside the normalisable region (radius >= 1) the loss is +Inf and the
 // Trainer stops, keeping the best validated parameters. It implements
 // optim.Problem, optim.Evaluator and optim.Validator.
@@ -254,6 +255,15 @@ func contracts(ims []float64, n int) bool {
 // passes no gradient.
 const condFloor = 1e-12
 
+// endSlope is the slope, in nats per unit of the relative end weight
+// u = g_end / sum |g|, of the cost of a string whose value f(x) is not
+// above condFloor of its last step's weights: -log(condFloor) - endSlope u,
+// so a string the floor rule sends to the floor costs at least what the
+// floor costs, more the more negative its value, and its gradient pulls
+// the value back up. The slope is the floor's own cost, so a value of
+// -sum |g| costs twice the floor.
+var endSlope = -math.Log(condFloor)
+
 // loss computes the mean loss over the batch and, when grads is not nil,
 // adds its gradient. Each string x_1..x_k costs -sum_t log q_t(x_t) - log
 // q_{k+1}(end), with q_t the next-symbol distribution after x_1..x_(t-1):
@@ -263,6 +273,13 @@ const condFloor = 1e-12
 // the sign noise of a spectral estimate around a small probability, and
 // its absolute value keeps that string likely and its gradient alive,
 // where clipping it to 0 would cost -log(condFloor) and pass no gradient.
+// The last weight is the exception: g_end after the whole string is f(x)
+// scaled by a positive number, and its sign is what the floor rule reads,
+// so an end weight not above condFloor of its step costs the floor and
+// more (see endSlope), never the likelihood of |f(x)|. Read by its
+// absolute value, a string whose value crossed 0 would be as likely as
+// before, its gradient would push the value further below 0, and the
+// scored model would give it the floor.
 func (l *Likelihood) loss(batch []int, grads *params.Params) (float64, error) {
 	seqs := make([][]int, len(batch))
 	weights := make([]float64, len(batch))
@@ -409,6 +426,26 @@ func (st *batchState) run(seqs [][]int, weights []float64, p *params.Params, m [
 			pos := 0.0
 			for _, v := range g {
 				pos += math.Abs(v)
+			}
+			if y == d && pos > 0 && !(g[y] > condFloor*pos) {
+				u := g[y] / pos
+				loss += w * (-math.Log(condFloor) - endSlope*u)
+				if grads == nil {
+					continue
+				}
+				gy := g[y]
+				for j, v := range g {
+					switch {
+					case v > 0:
+						g[j] = w * endSlope * gy / (pos * pos)
+					case v < 0:
+						g[j] = -w * endSlope * gy / (pos * pos)
+					default:
+						g[j] = 0
+					}
+				}
+				g[y] -= w * endSlope / pos
+				continue
 			}
 			if !(pos > 0) || !(math.Abs(g[y]) > condFloor*pos) {
 				loss -= w * math.Log(condFloor)
@@ -730,9 +767,10 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	}
 	rep.BestValid = p.bestLoss
 	best := p.Best()
-	// The model is scored by its floored values; the likelihood trained
-	// above reads negative next-symbol weights by their absolute values,
-	// so it can improve while more strings fall to the floor. Keep the
+	// The model is scored by its floored values normalised over the test
+	// strings; the likelihood trained above reads the prefixes' negative
+	// next-symbol weights by their absolute values and normalises by the
+	// mass, so it can improve while the floored values get worse. Keep the
 	// start unless the best parameters also do at least as well under the
 	// floor rule (EvalSet.ZLL) on the validation strings and on all the
 	// strings: a frequent string sent to the floor costs some 20 nats per

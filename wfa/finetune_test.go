@@ -149,8 +149,9 @@ func TestLikelihoodBatch(t *testing.T) {
 
 // The gradient also matches central differences on a signed automaton,
 // where some next-symbol weights of the batch's prefixes are negative and
-// count by their absolute values: the loss is -sum log(|g_y| / sum |g|)
-// over the steps.
+// count by their absolute values, and some strings have a value below 0:
+// the loss is -sum log(|g_y| / sum |g|) over the steps, but a negative end
+// weight costs -log(condFloor) - endSlope g_end / sum |g|.
 func TestLikelihoodGradientSigned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	const n, d = 3, 2
@@ -161,7 +162,7 @@ func TestLikelihoodGradientSigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	negative, want := 0, 0.0
+	negative, floored, want := 0, 0, 0.0
 	for _, x := range train {
 		h := slices.Clone(w.Alpha)
 		for k := 0; k <= len(x); k++ {
@@ -192,11 +193,16 @@ func TestLikelihoodGradientSigned(t *testing.T) {
 				}
 				h = next
 			}
+			if y == d && g[y] <= 0 {
+				floored++
+				want += (-math.Log(condFloor) - endSlope*g[y]/sum) / float64(len(train))
+				continue
+			}
 			want -= math.Log(math.Abs(g[y])/sum) / float64(len(train))
 		}
 	}
-	if negative == 0 {
-		t.Fatal("no negative next-symbol weight: the test needs a signed automaton")
+	if negative == 0 || floored == 0 || floored == len(train) {
+		t.Fatalf("%d negative next-symbol weights, %d of %d strings of value <= 0: the test needs both signs", negative, floored, len(train))
 	}
 	p, err := NewLikelihood(w, train, train[:2])
 	if err != nil {

@@ -28,7 +28,8 @@ const (
 	// ValidNLL is the mean negative log-likelihood of the validation
 	// strings under the automaton read as a distribution by its
 	// next-symbol probabilities (NLL, the fine-tuning objective: weights
-	// in absolute value, normalised).
+	// in absolute value, normalised, and the floor's cost or more for a
+	// string of value not above 0).
 	ValidNLL
 	// ValidPerplexity is EvalSet.Perplexity: the PAutomaC score with the
 	// validation frequencies standing for the solution, values floored
