@@ -75,6 +75,32 @@ func (e *EvalSet) LOO(w spectral.WFA) float64 {
 	return loo
 }
 
+// zllGainZ is the gain of b over a in ZLL (ZLL of a minus ZLL of b) in
+// standard errors of the mean of the per-string gains (gainZ); NaN when
+// either mass is not positive and finite.
+func (e *EvalSet) zllGainZ(a, b spectral.WFA) float64 {
+	za, erra := a.Mass()
+	zb, errb := b.Mass()
+	if erra != nil || errb != nil || !(za > 0) || !(zb > 0) || math.IsInf(za, 0) || math.IsInf(zb, 0) {
+		return math.NaN()
+	}
+	fa, fb := e.values(a), e.values(b)
+	d := make([]float64, len(fa))
+	for x := range fa {
+		d[x] = (logFloored(fb[x]) - math.Log(zb)) - (logFloored(fa[x]) - math.Log(za))
+	}
+	return gainZ(d, e.Weights, e.Count)
+}
+
+// logFloored is the log of v as ZLL reads it: max(v, Floor) (Floor for a
+// NaN v as well), at most math.MaxFloat64.
+func logFloored(v float64) float64 {
+	if !(v > Floor) {
+		v = Floor
+	}
+	return math.Log(min(v, math.MaxFloat64))
+}
+
 // scores computes Perplexity, ZLL and LOO in one pass over the strings.
 func (e *EvalSet) scores(w spectral.WFA) (perp, floored, zll, loo float64) {
 	z, err := w.Mass()

@@ -1,6 +1,7 @@
 package wfa
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -635,11 +636,17 @@ type FinetuneConfig struct {
 	Seed uint64
 	// Check is the final comparison with the start: "zll" returns the
 	// start when the fine-tuned automaton is worse under the floor rule
-	// (EvalSet.ZLL) on the validation strings or on all the strings;
+	// (EvalSet.ZLL) on the validation strings, or when its gain on all
+	// the strings is below CheckSE standard errors of that gain;
 	// "none" returns the automaton of the best
 	// validation loss whatever its figures (to compare optimizers by what
 	// they reach). If empty, it will be defaulted to "zll".
 	Check string
+	// CheckSE is the gain on all the strings, in standard errors of the
+	// per-string gain (FinetuneReport.AllZ), below which the "zll" check
+	// keeps the start. If 0, it will be defaulted to 2; below 0, any gain
+	// (AllZ >= 0) is kept.
+	CheckSE float64
 	// Train is passed to the Trainer (checkpoints, metrics, progress,
 	// hooks); its Epochs, BatchSize, Seed and Patience are set from the
 	// fields above, and MaxDrops = 3 with RestoreOnDrop and ResetOnDrop.
@@ -686,9 +693,12 @@ type FinetuneReport struct {
 	// its count minus one: the frequent strings), reported only.
 	StartZLL, BestZLL, StartLOO, BestLOO float64
 	// StartAllZLL and BestAllZLL are EvalSet.ZLL of the same on all the
-	// strings Finetune was given (the training part included); the start is
-	// also returned when BestAllZLL is the larger.
-	StartAllZLL, BestAllZLL float64
+	// strings Finetune was given (the training part included). AllZ is
+	// StartAllZLL - BestAllZLL over the standard error of that mean of
+	// per-string gains (NaN when the best parameters have no finite
+	// positive mass); the start is also returned when AllZ is below
+	// FinetuneConfig.CheckSE.
+	StartAllZLL, BestAllZLL, AllZ float64
 	// Stopped explains an early end other than patience, or why the start
 	// was kept ("" otherwise).
 	Stopped string
@@ -698,9 +708,10 @@ type FinetuneReport struct {
 // log-likelihood of the strings of s (see Likelihood), with the
 // validation split used for early stopping, and returns the automaton of
 // the best validation loss, or the start when that automaton is worse
-// under the floor rule the model is scored by (EvalSet.ZLL), on the
-// validation strings or on all the strings of s: never worse than the
-// start under that figure on either (unless cfg.Check is CheckNone).
+// under the floor rule the model is scored by (EvalSet.ZLL) on the
+// validation strings, or better on all the strings of s by less than
+// cfg.CheckSE standard errors: never worse than the start under that
+// figure on either (unless cfg.Check is CheckNone).
 func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *FinetuneReport, error) {
 	if cfg.Optimizer == "" {
 		cfg.Optimizer = "adam"
@@ -725,6 +736,12 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	}
 	if cfg.Check == "" {
 		cfg.Check = CheckZLL
+	}
+	if cfg.CheckSE == 0 {
+		cfg.CheckSE = 2
+	}
+	if math.IsNaN(cfg.CheckSE) || math.IsInf(cfg.CheckSE, 0) {
+		return nil, nil, errors.Errorf("wfa: fine-tuning check's standard errors %g, want a finite number", cfg.CheckSE)
 	}
 	if cfg.Check != CheckZLL && cfg.Check != CheckNone {
 		return nil, nil, errors.Errorf("wfa: fine-tuning check %q, want %q or %q", cfg.Check, CheckZLL, CheckNone)
@@ -772,17 +789,20 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	// next-symbol weights by their absolute values and normalises by the
 	// mass, so it can improve while the floored values get worse. Keep the
 	// start unless the best parameters also do at least as well under the
-	// floor rule (EvalSet.ZLL) on the validation strings and on all the
-	// strings: a frequent string sent to the floor costs some 20 nats per
-	// occurrence, and the validation part alone can miss it.
+	// floor rule (EvalSet.ZLL) on the validation strings, and better on
+	// all the strings by CheckSE standard errors: a frequent string sent
+	// to the floor costs some 20 nats per occurrence, the validation part
+	// alone can miss it, and gains within the noise of the per-string
+	// differences go either way on the test.
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
 	all := NewEvalSet(s.Seqs)
 	rep.StartAllZLL, rep.BestAllZLL = all.ZLL(m.WFA), all.ZLL(best)
-	if cfg.Check == CheckZLL && !(rep.BestZLL <= rep.StartZLL && rep.BestAllZLL <= rep.StartAllZLL) {
+	rep.AllZ = all.zllGainZ(m.WFA, best)
+	if cfg.Check == CheckZLL && !(rep.BestZLL <= rep.StartZLL && rep.AllZ >= max(cfg.CheckSE, 0)) {
 		kept := "fine-tuned automaton worse on validation under the floor rule; the start is kept"
 		if rep.BestZLL <= rep.StartZLL {
-			kept = "fine-tuned automaton worse on all the strings under the floor rule; the start is kept"
+			kept = fmt.Sprintf("fine-tuned automaton's gain on all the strings under the floor rule is %.3g standard errors, below %g; the start is kept", rep.AllZ, max(cfg.CheckSE, 0))
 		}
 		if rep.Stopped != "" {
 			kept = rep.Stopped + "; " + kept

@@ -182,20 +182,27 @@ func mixturePick(cands []Candidate, order []int, k int, p []float64, n int, se f
 }
 
 // mixtureZ is the gain of the mixture sum_i w[i] u[i] over the values
-// best, in standard errors: the mean d of the per-string differences
-// log max(mixture, Floor) - log max(best, Floor) under the weights p,
-// over the standard error sqrt(sum_x p(x) (d(x) - d)^2 / n) of a mean of
-// n strings; +Inf or -Inf when every string gains or loses the same, 0
-// when none does.
+// best, in standard errors (gainZ of the per-string differences
+// log max(mixture, Floor) - log max(best, Floor)).
 func mixtureZ(u [][]float64, p, w, best []float64, n int) float64 {
 	d := make([]float64, len(p))
-	mean := 0.0
-	for x, px := range p {
+	for x := range p {
 		v := 0.0
 		for i, ui := range u {
 			v += w[i] * ui[x]
 		}
 		d[x] = math.Log(max(v, Floor)) - math.Log(max(best[x], Floor))
+	}
+	return gainZ(d, p, n)
+}
+
+// gainZ is the mean gain d of the per-string gains d(x) under the weights
+// p, over the standard error sqrt(sum_x p(x) (d(x) - d)^2 / n) of a mean
+// of n strings; +Inf or -Inf when every string gains or loses the same, 0
+// when none does, NaN when a gain is not a number.
+func gainZ(d, p []float64, n int) float64 {
+	mean := 0.0
+	for x, px := range p {
 		mean += px * d[x]
 	}
 	variance := 0.0

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -31,7 +32,8 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches)")
 	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz)")
 	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
-	fs.StringVar(&cfg.Check, "check", wfa.CheckZLL, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse under the floor rule on the validation strings or on all the strings) or none (return the fine-tuned automaton)")
+	fs.StringVar(&cfg.Check, "check", wfa.CheckZLL, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse under the floor rule on the validation strings, or better on all the strings by less than -check-se standard errors) or none (return the fine-tuned automaton)")
+	checkSE := fs.Float64("check-se", 2, "with -check zll, the gain on all the strings, in standard errors of the per-string gain, below which the start is kept (0 or negative: any gain)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := in.parse(fs, args, stderr); err != nil {
@@ -39,6 +41,13 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.Check != wfa.CheckZLL && cfg.Check != wfa.CheckNone {
 		return usagef("-check must be zll or none, got %q", cfg.Check)
+	}
+	if math.IsNaN(*checkSE) || math.IsInf(*checkSE, 0) {
+		return usagef("-check-se must be a finite number, got %g", *checkSE)
+	}
+	cfg.CheckSE = *checkSE
+	if cfg.CheckSE == 0 {
+		cfg.CheckSE = -1 // any gain: FinetuneConfig reads 0 as its default
 	}
 	if cfg.Epochs < 1 || cfg.BatchSize < 1 || cfg.Patience < 1 {
 		return usagef("-epochs, -batch and -patience must be >= 1")
@@ -73,7 +82,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	res := map[string]any{"initial_valid_nll": F(rep.InitialValid), "best_valid_nll": F(rep.BestValid),
 		"start_valid_zll": F(rep.StartZLL), "best_valid_zll": F(rep.BestZLL),
 		"start_valid_loo": F(rep.StartLOO), "best_valid_loo": F(rep.BestLOO),
-		"start_all_zll": F(rep.StartAllZLL), "best_all_zll": F(rep.BestAllZLL), "model": *out}
+		"start_all_zll": F(rep.StartAllZLL), "best_all_zll": F(rep.BestAllZLL), "all_zll_z": F(rep.AllZ), "model": *out}
 	if rep.Result != nil {
 		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
 	}

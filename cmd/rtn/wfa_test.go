@@ -151,6 +151,7 @@ func TestWFAErrors(t *testing.T) {
 		{[]string{"learn", "-train", train, "-mixture-se", "NaN"}, 2, "-mixture-se"},
 		{[]string{"learn", "-train", train, "-mixture-se", "-Inf"}, 2, "-mixture-se"},
 		{[]string{"finetune", "-model", filepath.Join(dir, "none.json"), "-train", train, "-check", "loo"}, 2, "-check"},
+		{[]string{"finetune", "-model", filepath.Join(dir, "none.json"), "-train", train, "-check-se", "NaN"}, 2, "-check-se"},
 		{[]string{"score", "-model", filepath.Join(dir, "none.json"), "-test", train}, 1, "none.json"},
 		{[]string{"frobnicate"}, 2, "frobnicate"},
 	} {
