@@ -434,17 +434,7 @@ func (st *batchState) run(seqs [][]int, weights []float64, p *params.Params, m [
 				if grads == nil {
 					continue
 				}
-				gy := g[y]
-				for j, v := range g {
-					switch {
-					case v > 0:
-						g[j] = w * endSlope * gy / (pos * pos)
-					case v < 0:
-						g[j] = -w * endSlope * gy / (pos * pos)
-					default:
-						g[j] = 0
-					}
-				}
+				signScale(g, w*endSlope*g[y]/(pos*pos))
 				g[y] -= w * endSlope / pos
 				continue
 			}
@@ -458,16 +448,7 @@ func (st *batchState) run(seqs [][]int, weights []float64, p *params.Params, m [
 				continue
 			}
 			gy := g[y]
-			for j, v := range g {
-				switch {
-				case v > 0:
-					g[j] = w / pos
-				case v < 0:
-					g[j] = -w / pos
-				default:
-					g[j] = 0
-				}
-			}
+			signScale(g, w/pos)
 			g[y] -= w / gy
 		}
 	}
@@ -479,6 +460,21 @@ func (st *batchState) run(seqs [][]int, weights []float64, p *params.Params, m [
 	graph.Gemm(false, true, rows, n, d+1, 1, st.g, d+1, m, d+1, 0, st.direct, n)
 	st.back(seqs, a, n, d, grads)
 	return loss
+}
+
+// signScale sets each g[j] to c times its sign (0 for 0): the gradient
+// of c sum_j |g_j|.
+func signScale(g []float64, c float64) {
+	for j, v := range g {
+		switch {
+		case v > 0:
+			g[j] = c
+		case v < 0:
+			g[j] = -c
+		default:
+			g[j] = 0
+		}
+	}
 }
 
 // gather copies the states of the previous position of rows lo to hi
