@@ -259,10 +259,10 @@ const condFloor = 1e-12
 // endSlope is the slope, in nats per unit of the relative end weight
 // u = g_end / sum |g|, of the cost of a string whose value f(x) is not
 // above condFloor of its last step's weights: -log(condFloor) - endSlope u,
-// so a string the floor rule sends to the floor costs at least what the
-// floor costs, more the more negative its value, and its gradient pulls
-// the value back up. The slope is the floor's own cost, so a value of
-// -sum |g| costs twice the floor.
+// so a string of value <= 0 costs at least the floor's cost, more the
+// more negative its value, and its gradient pulls the value back up. The
+// slope is the floor's own cost, so a value of -sum |g| costs twice the
+// floor.
 var endSlope = -math.Log(condFloor)
 
 // loss computes the mean loss over the batch and, when grads is not nil,
@@ -428,7 +428,7 @@ func (st *batchState) run(seqs [][]int, weights []float64, p *params.Params, m [
 			for _, v := range g {
 				pos += math.Abs(v)
 			}
-			if y == d && pos > 0 && !(g[y] > condFloor*pos) {
+			if y == d && pos > 0 && !math.IsInf(pos, 0) && !(g[y] > condFloor*pos) {
 				u := g[y] / pos
 				loss += w * (-math.Log(condFloor) - endSlope*u)
 				if grads == nil {
@@ -691,8 +691,8 @@ type FinetuneReport struct {
 	// StartAllZLL and BestAllZLL are EvalSet.ZLL of the same on all the
 	// strings Finetune was given (the training part included). AllZ is
 	// StartAllZLL - BestAllZLL over the standard error of that mean of
-	// per-string gains (NaN when the best parameters have no finite
-	// positive mass); the start is also returned when AllZ is below
+	// per-string gains (NaN when the start or the best parameters have no
+	// finite positive mass); the start is also returned when AllZ is below
 	// FinetuneConfig.CheckSE.
 	StartAllZLL, BestAllZLL, AllZ float64
 	// Stopped explains an early end other than patience, or why the start
@@ -795,7 +795,8 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	all := NewEvalSet(s.Seqs)
 	rep.StartAllZLL, rep.BestAllZLL = all.ZLL(m.WFA), all.ZLL(best)
 	rep.AllZ = all.zllGainZ(m.WFA, best)
-	if cfg.Check == CheckZLL && !(rep.BestZLL <= rep.StartZLL && rep.AllZ >= max(cfg.CheckSE, 0)) {
+	improved := rep.BestValid < rep.InitialValid // else the best parameters are the start's
+	if cfg.Check == CheckZLL && improved && !(rep.BestZLL <= rep.StartZLL && rep.AllZ >= max(cfg.CheckSE, 0)) {
 		kept := "fine-tuned automaton worse on validation under the floor rule; the start is kept"
 		if rep.BestZLL <= rep.StartZLL {
 			kept = fmt.Sprintf("fine-tuned automaton's gain on all the strings under the floor rule is %.3g standard errors, below %g; the start is kept", rep.AllZ, max(cfg.CheckSE, 0))

@@ -385,6 +385,14 @@ func TestFinetuneCheck(t *testing.T) {
 			t.Fatalf("seed %d: AllZ %g, want %g from the strings one by one (mean gain %g, report %g)", c.seed, rep.AllZ, want, mean, rep.StartAllZLL-rep.BestAllZLL)
 		}
 	}
+	// No epoch improves: the start comes back, with nothing to report.
+	same, rep, err := Finetune(m, s, FinetuneConfig{Epochs: 2, Optim: optimLR(1e-300)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(same.WFA.Trans, m.WFA.Trans, slices.Equal[[]float64]) || rep.BestValid != rep.InitialValid || rep.Stopped != "" {
+		t.Fatalf("no improvement: start returned %v, loss %g -> %g, stopped %q", slices.EqualFunc(same.WFA.Trans, m.WFA.Trans, slices.Equal[[]float64]), rep.InitialValid, rep.BestValid, rep.Stopped)
+	}
 	cfg.Check = "loo"
 	if _, _, err := Finetune(m, s, cfg); err == nil {
 		t.Fatal("check \"loo\" accepted")
