@@ -75,21 +75,24 @@ func (e *EvalSet) LOO(w spectral.WFA) float64 {
 	return loo
 }
 
-// zllGainZ is the gain of b over a in ZLL (ZLL of a minus ZLL of b) in
-// standard errors of the mean of the per-string gains (gainZ); NaN when
-// either mass is not positive and finite.
-func (e *EvalSet) zllGainZ(a, b spectral.WFA) float64 {
+// compareZLL returns ZLL of a and of b, and the gain of b over a (ZLL of
+// a minus ZLL of b) in standard errors of the mean of the per-string
+// gains (gainZ), NaN when either mass is not positive and finite; each
+// automaton's values are computed once.
+func (e *EvalSet) compareZLL(a, b spectral.WFA) (zllA, zllB, z float64) {
 	za, erra := a.Mass()
 	zb, errb := b.Mass()
-	if erra != nil || errb != nil || !(za > 0) || !(zb > 0) || math.IsInf(za, 0) || math.IsInf(zb, 0) {
-		return math.NaN()
-	}
 	fa, fb := e.values(a), e.values(b)
+	_, _, zllA, _ = e.scoreValues(fa, za, erra == nil)
+	_, _, zllB, _ = e.scoreValues(fb, zb, errb == nil)
+	if math.IsInf(zllA, 1) || math.IsInf(zllB, 1) {
+		return zllA, zllB, math.NaN()
+	}
 	d := make([]float64, len(fa))
 	for x := range fa {
 		d[x] = (logFloored(fb[x]) - math.Log(zb)) - (logFloored(fa[x]) - math.Log(za))
 	}
-	return gainZ(d, e.Weights, e.Count)
+	return zllA, zllB, gainZ(d, e.Weights, e.Count)
 }
 
 // logFloored is the log of v as ZLL reads it: max(v, Floor) (Floor for a

@@ -793,8 +793,7 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
 	all := NewEvalSet(s.Seqs)
-	rep.StartAllZLL, rep.BestAllZLL = all.ZLL(m.WFA), all.ZLL(best)
-	rep.AllZ = all.zllGainZ(m.WFA, best)
+	rep.StartAllZLL, rep.BestAllZLL, rep.AllZ = all.compareZLL(m.WFA, best)
 	improved := rep.BestValid < rep.InitialValid // else the best parameters are the start's
 	if cfg.Check == CheckZLL && improved && !(rep.BestZLL <= rep.StartZLL && rep.AllZ >= max(cfg.CheckSE, 0)) {
 		kept := "fine-tuned automaton worse on validation under the floor rule; the start is kept"
