@@ -65,8 +65,39 @@ func checkOutPath(flag, path string) error {
 	if filepath.Ext(path) == "" {
 		return checkOutDir(flag, path)
 	}
+	return checkOutFile(flag, path)
+}
+
+// checkOutFile checks an output file, whatever its name: it must not be
+// a directory, and its directory must be writable (or creatable).
+func checkOutFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("%s %s: is a directory, want a file", flag, path)
 	}
 	return checkDirFor(flag, path, filepath.Dir(path))
+}
+
+// checkNotInput fails, naming flag, when the output path is the same file
+// as one of the inputs (empty names are skipped): writing it would
+// destroy the data or model the command reads.
+func checkNotInput(flag, out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	so, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" {
+			continue
+		}
+		if si, err := os.Stat(in); err == nil && os.SameFile(so, si) {
+			return fmt.Errorf("%s %s is the input %s: writing it would destroy it", flag, out, in)
+		}
+	}
+	return nil
 }
