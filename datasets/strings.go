@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pkg/errors"
 )
@@ -22,13 +24,16 @@ const (
 	// PAutomaC is the PAutomaC competition format: a header line
 	// "COUNT ALPHABET_SIZE", then one string per line written as
 	// "LENGTH s1 ... sLENGTH" with symbols in [0, ALPHABET_SIZE). The empty
-	// string is the line "0".
+	// string is the line "0"; blank lines are skipped. Symbol i is named
+	// strconv.Itoa(i).
 	PAutomaC StringFormat = iota
 	// SPiCe is the SPiCe competition format, laid out as PAutomaC.
 	SPiCe
-	// Lines holds one string per line, its symbols separated by white
-	// space; an empty line is the empty string. The alphabet is the sorted
-	// set of tokens seen unless one is given.
+	// Lines holds one string per line, its symbols (valid UTF-8)
+	// separated by white space; an empty or blank line is the empty
+	// string, at the end of the file too, so that WriteStrings round-trips
+	// a sample whose last string is empty. The alphabet is the sorted set
+	// of tokens seen unless one is given.
 	Lines
 )
 
@@ -64,27 +69,57 @@ type StringsHeader struct {
 // with each string in file order (and its 1-based line number), without
 // holding the file in memory. The slice passed to fn is reused: fn must copy
 // it to keep it. For PAutomaC and SPiCe, head (which may be nil) is called
-// with the header before the first string. For Lines, alphabet fixes the
-// symbols; with a nil alphabet every token is accepted and numbered in order
-// of first appearance. It returns the alphabet: "0".."V-1" from a header,
-// the given one, or the tokens in order of first appearance. Errors are
-// *TextError values naming the line: a malformed header, a length field
-// that disagrees with the symbols that follow, a symbol outside the
-// alphabet, a string count that disagrees with the header.
+// with the header before the first string.
+//
+// A non-nil alphabet fixes the symbols in every format: each symbol is
+// looked up by its name (symbol i of a PAutomaC or SPiCe file is named
+// strconv.Itoa(i)) and its id is the name's index in alphabet, so a sample
+// reads the same whatever its format. With a nil alphabet the ids are
+// those of the file: i for symbol i of a counted file, the order of first
+// appearance for the tokens of a Lines file. It returns the alphabet: the
+// given one, "0".."V-1" from a header, or the tokens in order of first
+// appearance. Errors are *TextError values naming the line: a malformed
+// header, a length field that disagrees with the symbols that follow, a
+// symbol outside the header's range or the alphabet, a Lines token that is
+// not valid UTF-8, a string count that disagrees with the header.
 func ScanStrings(r io.Reader, format StringFormat, alphabet []string, head func(StringsHeader) error, fn func(line int, seq []int) error) ([]string, error) {
+	var ids map[string]int
+	if alphabet != nil {
+		ids = make(map[string]int, len(alphabet))
+		for i, a := range alphabet {
+			if _, dup := ids[a]; dup {
+				return nil, errors.Errorf("datasets: alphabet entry %q appears twice", a)
+			}
+			ids[a] = i
+		}
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<30)
 	switch format {
 	case PAutomaC, SPiCe:
-		return scanCounted(sc, head, fn)
+		names, err := scanCounted(sc, ids, head, fn)
+		if err != nil || alphabet == nil {
+			return names, err
+		}
+		return alphabet, nil
 	case Lines:
-		return scanLines(sc, alphabet, fn)
+		return scanLines(sc, alphabet, ids, fn)
 	}
 	return nil, errors.Errorf("datasets: unknown string format %d", int(format))
 }
 
-// scanCounted reads the PAutomaC/SPiCe layout.
-func scanCounted(sc *bufio.Scanner, head func(StringsHeader) error, fn func(int, []int) error) ([]string, error) {
+// scanCounted reads the PAutomaC/SPiCe layout. With ids not nil, symbol i
+// is looked up there by its name strconv.Itoa(i).
+func scanCounted(sc *bufio.Scanner, ids map[string]int, head func(StringsHeader) error, fn func(int, []int) error) ([]string, error) {
+	var byNumber map[int]int // ids by symbol number, for the names that are numbers
+	if ids != nil {
+		byNumber = make(map[int]int, len(ids))
+		for name, id := range ids {
+			if n, ok := SymbolNumber(name); ok {
+				byNumber[n] = id
+			}
+		}
+	}
 	if !sc.Scan() {
 		if err := sc.Err(); err != nil {
 			return nil, &TextError{Line: 1, Msg: "read: " + err.Error(), Err: err}
@@ -129,6 +164,12 @@ func scanCounted(sc *bufio.Scanner, head func(StringsHeader) error, fn func(int,
 			if err != nil || id < 0 || id >= size {
 				return nil, &TextError{Line: line, Msg: fmt.Sprintf("symbol %q is not in the alphabet [0, %d)", clip(s), size)}
 			}
+			if byNumber != nil {
+				var ok bool
+				if id, ok = byNumber[id]; !ok {
+					return nil, &TextError{Line: line, Msg: fmt.Sprintf("symbol %q is not in the alphabet", clip(s))}
+				}
+			}
 			seq = append(seq, id)
 		}
 		if n++; n > count {
@@ -151,22 +192,23 @@ func scanCounted(sc *bufio.Scanner, head func(StringsHeader) error, fn func(int,
 	return names, nil
 }
 
-// scanLines reads one white-space-separated string per line.
-func scanLines(sc *bufio.Scanner, alphabet []string, fn func(int, []int) error) ([]string, error) {
-	ids := map[string]int{}
-	names := append([]string(nil), alphabet...)
-	for i, a := range alphabet {
-		if _, dup := ids[a]; dup {
-			return nil, errors.Errorf("datasets: alphabet entry %q appears twice", a)
-		}
-		ids[a] = i
+// scanLines reads one white-space-separated string per line; ids indexes
+// alphabet when it is not nil.
+func scanLines(sc *bufio.Scanner, alphabet []string, ids map[string]int, fn func(int, []int) error) ([]string, error) {
+	if ids == nil {
+		ids = map[string]int{}
 	}
+	names := append([]string(nil), alphabet...)
 	var seq []int
 	line := 0
 	for sc.Scan() {
 		line++
 		seq = seq[:0]
-		for _, s := range strings.Fields(sc.Text()) {
+		text := sc.Text()
+		if !utf8.ValidString(text) {
+			return nil, invalidUTF8(line, text)
+		}
+		for _, s := range strings.Fields(text) {
 			id, ok := ids[s]
 			if !ok {
 				if alphabet != nil {
@@ -189,6 +231,29 @@ func scanLines(sc *bufio.Scanner, alphabet []string, fn func(int, []int) error) 
 		return nil, &TextError{Msg: "no symbols in the input"}
 	}
 	return names, nil
+}
+
+// invalidUTF8 is the error for a line of text that is not valid UTF-8,
+// naming the column (in characters) of its first invalid byte.
+func invalidUTF8(line int, text string) error {
+	col := 1
+	for i, r := range text {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(text[i:]); size == 1 {
+				break
+			}
+		}
+		col++
+	}
+	return &TextError{Line: line, Col: col, Msg: "invalid UTF-8"}
+}
+
+// SymbolNumber returns n and true when name is strconv.Itoa(n) for an
+// n >= 0, the name of symbol n of a PAutomaC or SPiCe file; otherwise no
+// symbol of those formats has that name.
+func SymbolNumber(name string) (int, bool) {
+	n, err := strconv.Atoi(name)
+	return n, err == nil && n >= 0 && strconv.Itoa(n) == name
 }
 
 // clip shortens s for an error message.
@@ -351,22 +416,43 @@ func (s Symbols) ValidateStrings() error {
 	return nil
 }
 
-// WriteStrings writes s in the given format (Lines writes symbol names
-// separated by single spaces, so names must not hold white space).
+// WriteStrings writes s in the given format, each symbol under its name,
+// so that ScanStrings with s.Alphabet reads s back. PAutomaC and SPiCe
+// name symbols by number: every name must be a number strconv.Itoa(n),
+// n >= 0, and the header's alphabet size is the largest n plus one. Lines
+// writes names separated by single spaces: every name must be valid UTF-8,
+// not empty and without white space. A name that breaks the rule, or s
+// failing ValidateStrings, is an error before anything is written.
 func WriteStrings(w io.Writer, s Symbols, format StringFormat) error {
+	if err := s.ValidateStrings(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	switch format {
 	case PAutomaC, SPiCe:
-		fmt.Fprintf(bw, "%d %d\n", len(s.Seqs), len(s.Alphabet))
+		size := 0
+		for _, a := range s.Alphabet {
+			n, ok := SymbolNumber(a)
+			if !ok {
+				return errors.Errorf("datasets: symbol %q cannot be written in the %v format, which names symbols 0, 1, 2, ... (the lines format writes any name)", clip(a), format)
+			}
+			size = max(size, n+1)
+		}
+		fmt.Fprintf(bw, "%d %d\n", len(s.Seqs), size)
 		for _, seq := range s.Seqs {
 			bw.WriteString(strconv.Itoa(len(seq)))
 			for _, id := range seq {
 				bw.WriteByte(' ')
-				bw.WriteString(strconv.Itoa(id))
+				bw.WriteString(s.Alphabet[id])
 			}
 			bw.WriteByte('\n')
 		}
 	case Lines:
+		for _, a := range s.Alphabet {
+			if a == "" || !utf8.ValidString(a) || strings.IndexFunc(a, unicode.IsSpace) >= 0 {
+				return errors.Errorf("datasets: symbol %q cannot be written in the lines format: it is empty, holds white space or is not valid UTF-8", clip(a))
+			}
+		}
 		for _, seq := range s.Seqs {
 			bw.WriteString(s.Format(seq, " "))
 			bw.WriteByte('\n')
