@@ -91,24 +91,19 @@ func (in *wfaInputs) load() (*wfa.Model, error) {
 }
 
 // read reads the string file path named by flag (required). With a
-// loaded model, a lines file is read with the model's alphabet and a
-// counted file must not use more symbols than the model knows.
+// loaded model, every symbol is looked up by name in the model's alphabet
+// (symbol i of a counted file is named "i"), whatever the format the model
+// was learned from; a symbol the model does not know is an error naming
+// the line.
 func (in *wfaInputs) read(path, flag string) (datasets.Symbols, error) {
 	if path == "" {
 		return datasets.Symbols{}, usagef("%s is required", flag)
 	}
 	var alphabet []string
-	if in.m != nil && in.fm == datasets.Lines {
+	if in.m != nil {
 		alphabet = in.m.Alphabet
 	}
-	s, err := datasets.ReadStringsFile(path, in.fm, alphabet)
-	if err != nil {
-		return s, err
-	}
-	if in.m != nil && len(s.Alphabet) > len(in.m.Alphabet) {
-		return s, errors.Errorf("%s: %d symbols, the model knows %d", path, len(s.Alphabet), len(in.m.Alphabet))
-	}
-	return s, nil
+	return datasets.ReadStringsFile(path, in.fm, alphabet)
 }
 
 // loadWFAModel loads the required -model of a subcommand that reads no

@@ -7,8 +7,11 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
 	jreport "github.com/rtnlab/rtn/internal/report"
@@ -116,6 +119,9 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if slices.Contains(m.Alphabet, rankEnd) {
+		return errors.Errorf("%s: the alphabet holds a symbol named %s, which rank writes for the end of the string", in.model, rankEnd)
+	}
 	s, err := in.read(*prefixes, "-prefixes")
 	if err != nil {
 		return err
@@ -130,7 +136,7 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 			for _, r := range ranks {
 				f := make([]string, len(r))
 				for i, v := range r {
-					f[i] = strconv.Itoa(v)
+					f[i] = rankName(m.Alphabet, v)
 				}
 				fmt.Fprintln(bw, strings.Join(f, " "))
 			}
@@ -146,7 +152,7 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	score, err := wfa.NDCG5(ranks, t)
+	score, err := wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t)
 	if err != nil {
 		return err
 	}
@@ -155,6 +161,45 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", score, len(ranks))
 	return nil
+}
+
+// rankEnd is what wfa rank writes for the end of the string.
+var rankEnd = strconv.Itoa(wfa.End)
+
+// rankName is what wfa rank writes for the symbol id of a ranking: its
+// name in alphabet, or rankEnd for wfa.End.
+func rankName(alphabet []string, id int) string {
+	if id == wfa.End {
+		return rankEnd
+	}
+	return alphabet[id]
+}
+
+// spiceRanks turns rankings of symbol ids into the symbols of a SPiCe
+// target file, which are numbers: the number a symbol is named by (symbol
+// "7" is 7), wfa.End for the end. A symbol whose name is not a number
+// becomes wfa.End-1, which no target holds, so NDCG5 scores the rankings
+// as SPiCe scores the lines rank writes.
+func spiceRanks(ranks [][]int, alphabet []string) [][]int {
+	number := make([]int, len(alphabet))
+	for i, a := range alphabet {
+		n, ok := datasets.SymbolNumber(a)
+		if !ok {
+			n = wfa.End - 1
+		}
+		number[i] = n
+	}
+	out := make([][]int, len(ranks))
+	for i, r := range ranks {
+		out[i] = make([]int, len(r))
+		for j, id := range r {
+			out[i][j] = wfa.End
+			if id != wfa.End {
+				out[i][j] = number[id]
+			}
+		}
+	}
+	return out
 }
 
 func runWFASample(args []string, stdout, stderr io.Writer) error {
