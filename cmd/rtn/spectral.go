@@ -5,14 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/runs"
+	"github.com/rtnlab/rtn/spectral"
 )
 
 // maxSpectralN bounds -n: the dense methods hold an N x d^(2L+1) design
@@ -40,7 +43,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.D, "d", 3, "input dimension of the random 2-RNN")
 	fs.IntVar(&spec.P, "p", 2, "output dimension of the random 2-RNN")
 	fs.IntVar(&spec.States, "states", 5, "states of the random 2-RNN")
-	fs.IntVar(&spec.Epochs, "epochs", 100, "maximum fine-tuning epochs of tiht+sgd")
+	fs.IntVar(&spec.Epochs, "epochs", 100, "maximum training epochs of tiht+sgd and lstm")
 	sweep := fs.Bool("sweep", false, "run the paper's grid (Figures 3-5) and write CSV and PNG files to -out")
 	ns := fs.String("ns", "20,40,80,160,320,640,1280,2560,5000,10000,20000", "-sweep: training sizes")
 	noises := fs.String("noises", "0,0.1,1", "-sweep: noise levels")
@@ -61,7 +64,19 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	spec.Seed = *seed
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *data != "" {
+	mode := modeSingle
+	switch {
+	case *data != "" && *sweep:
+		return usagef("-sweep cannot be used with -data (the data file replaces the built-in task)")
+	case *data != "":
+		mode = modeData
+	case *sweep:
+		mode = modeSweep
+	}
+	if err := checkSpectralModes(mode, set); err != nil {
+		return err
+	}
+	if mode == modeData {
 		ds := runs.SpectralDataSpec{Data: *data, Method: spec.Method, Rank: spec.Rank, Seed: spec.Seed,
 			ValidFrac: *validFrac, TestFrac: *testFrac, Epochs: spec.Epochs}
 		if set["out"] {
@@ -69,7 +84,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		}
 		return runSpectralData(ds, set, *asJSON, stdout)
 	}
-	if set["out"] && !*sweep {
+	if set["out"] && mode == modeSingle {
 		if spec.Method == "lstm" {
 			return usagef("-out saves a learned 2-RNN; -method lstm has none")
 		}
@@ -78,8 +93,21 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if err := checkSpectralFlags(&spec); err != nil {
 		return err
 	}
-	if *sweep && spec.SaveData != "" {
-		return usagef("-save-data applies to single runs, not -sweep")
+	if mode == modeSweep {
+		sw, rankList, err := parseSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out)
+		if err != nil {
+			return err
+		}
+		if err := checkEpochsUse(set, sw.Methods, "when -methods includes", "tiht+sgd", "lstm"); err != nil {
+			return err
+		}
+		if err := checkDirOut("-out", *out); err != nil {
+			return err
+		}
+		return runSpectralSweep(sw, rankList, *out, *quiet, *resume, *asJSON, stdout, stderr)
+	}
+	if err := checkEpochsUse(set, []string{spec.Method}, "to -method", "tiht+sgd", "lstm"); err != nil {
+		return err
 	}
 	if ext := strings.ToLower(filepath.Ext(spec.SaveData)); spec.SaveData != "" && ext != ".npz" && ext != ".csv" {
 		return usagef("-save-data must name a .npz or .csv file, got %q", spec.SaveData)
@@ -87,18 +115,16 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if err := needMemory(spectralBytes(spec)); err != nil {
 		return err
 	}
-	if err := checkOutPath("-out", spec.SaveModel); err != nil {
+	if err := checkModelOut("-out", spec.SaveModel); err != nil {
 		return err
 	}
-	if err := checkOutPath("-save-data", spec.SaveData); err != nil {
+	if err := checkOutFile("-save-data", spec.SaveData); err != nil {
 		return err
 	}
-	if !*sweep {
-		warnUnderdetermined(stderr, spec)
+	if np, _ := spectral.ModelPaths(spec.SaveModel); spec.SaveModel != "" && sameOutput(spec.SaveData, np) {
+		return usagef("-save-data %s is also the model file of -out: one would overwrite the other", spec.SaveData)
 	}
-	if *sweep {
-		return runSpectralSweep(spec, sweepLists{*ns, *noises, *methods, *ranks}, *seeds, *out, *quiet, *resume, *asJSON, stdout, stderr)
-	}
+	warnUnderdetermined(stderr, spec)
 	rep, err := runs.RunSpectral(spec)
 	if err != nil {
 		return err
@@ -160,32 +186,35 @@ func checkSpectralFlags(s *runs.SpectralSpec) error {
 // sweepLists holds the comma-separated grid flags of -sweep.
 type sweepLists struct{ ns, noises, methods, ranks string }
 
-func runSpectralSweep(base runs.SpectralSpec, l sweepLists, seeds int, out string, quiet, resume, asJSON bool, stdout, stderr io.Writer) error {
+// parseSweep reads the grid flags of -sweep into a grid of the paper's
+// two tasks (and the ranks of the rank runs) with the seed and epochs of
+// base.
+func parseSweep(base runs.SpectralSpec, l sweepLists, seeds int, out string) (runs.SweepSpec, []int, error) {
 	if seeds < 1 {
-		return usagef("-seeds must be >= 1, got %d", seeds)
+		return runs.SweepSpec{}, nil, usagef("-seeds must be >= 1, got %d", seeds)
 	}
 	if out == "" {
-		return usagef("-sweep needs -out")
+		return runs.SweepSpec{}, nil, usagef("-sweep needs -out")
 	}
 	sw := runs.SweepSpec{Tasks: []string{"random2rnn", "addition"}, Seeds: seeds, Seed: base.Seed, Epochs: base.Epochs}
 	for _, f := range strings.Split(l.ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > maxSpectralN {
-			return usagef("-ns: %q is not a training size in [1, %d]", f, maxSpectralN)
+			return runs.SweepSpec{}, nil, usagef("-ns: %q is not a training size in [1, %d]", f, maxSpectralN)
 		}
 		sw.Ns = append(sw.Ns, n)
 	}
 	for _, f := range strings.Split(l.noises, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return usagef("-noises: %q is not a finite number >= 0", f)
+			return runs.SweepSpec{}, nil, usagef("-noises: %q is not a finite number >= 0", f)
 		}
 		sw.Noises = append(sw.Noises, v)
 	}
 	for _, f := range strings.Split(l.methods, ",") {
 		m := strings.TrimSpace(f)
 		if !contains(runs.SpectralMethods, m) {
-			return usagef("-methods: unknown method %q (known: %s)", m, strings.Join(runs.SpectralMethods, ", "))
+			return runs.SweepSpec{}, nil, usagef("-methods: unknown method %q (known: %s)", m, strings.Join(runs.SpectralMethods, ", "))
 		}
 		sw.Methods = append(sw.Methods, m)
 	}
@@ -193,10 +222,16 @@ func runSpectralSweep(base runs.SpectralSpec, l sweepLists, seeds int, out strin
 	for _, f := range strings.Split(l.ranks, ",") {
 		r, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || r < 1 || r > 9 {
-			return usagef("-ranks: %q is not a rank in [1, 9] (d^L for the addition task)", f)
+			return runs.SweepSpec{}, nil, usagef("-ranks: %q is not a rank in [1, 9] (d^L for the addition task)", f)
 		}
 		rankList = append(rankList, r)
 	}
+	return sw, rankList, nil
+}
+
+// runSpectralSweep runs the grid sw, then the rank runs of rankList, and
+// writes their CSV files and plots under out.
+func runSpectralSweep(sw runs.SweepSpec, rankList []int, out string, quiet, resume, asJSON bool, stdout, stderr io.Writer) error {
 	if !quiet {
 		sw.Log = stderr
 	}
@@ -240,4 +275,106 @@ func runSpectralSweep(base runs.SpectralSpec, l sweepLists, seeds int, out strin
 	}
 	fmt.Fprintf(stdout, "%d runs and %d rank runs written under %s (sweep.csv, ranks.csv, sweep_*.png, ranks_*.png)\n", len(reps), len(ranks), out)
 	return nil
+}
+
+// spectralMode is what one rtn spectral command runs.
+type spectralMode int
+
+const (
+	// modeSingle is one run of a built-in task.
+	modeSingle spectralMode = 1 << iota
+	// modeSweep is the paper's grid (-sweep).
+	modeSweep
+	// modeData is one run on a sequence-data file (-data).
+	modeData
+)
+
+// String names the modes m in a message.
+func (m spectralMode) String() string {
+	switch m {
+	case modeSingle:
+		return "a single built-in run"
+	case modeSweep:
+		return "-sweep"
+	case modeData:
+		return "-data"
+	case modeSingle | modeData:
+		return "single runs (built-in task or -data)"
+	}
+	return fmt.Sprintf("modes %d", int(m))
+}
+
+// spectralFlagModes gives the modes that use each flag of rtn spectral
+// that some modes ignore; the flags not listed apply to every mode.
+var spectralFlagModes = map[string]spectralMode{
+	"task": modeSingle, "n": modeSingle, "noise": modeSingle, "L": modeSingle,
+	"d": modeSingle, "p": modeSingle, "states": modeSingle, "save-data": modeSingle,
+	"method": modeSingle | modeData, "rank": modeSingle | modeData,
+	"ns": modeSweep, "noises": modeSweep, "methods": modeSweep, "seeds": modeSweep,
+	"ranks": modeSweep, "resume": modeSweep, "quiet": modeSweep,
+	"valid-frac": modeData, "test-frac": modeData,
+}
+
+// spectralFlagTwins pairs a flag with the one that plays its part in
+// another mode (-method for one run, -methods for the grid), for the
+// hint of a message.
+var spectralFlagTwins = map[string]string{
+	"n": "ns", "noise": "noises", "method": "methods", "rank": "ranks",
+	"ns": "n", "noises": "noise", "methods": "method", "ranks": "rank", "seeds": "seed",
+}
+
+// checkSpectralModes refuses the flags given on the command line (set)
+// that have no effect in mode, naming them and the mode that uses them.
+// When several are wrong, those used by the same modes as the first (in
+// alphabetical order) are named together.
+func checkSpectralModes(mode spectralMode, set map[string]bool) error {
+	var home spectralMode
+	var bad []string
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		if appliesIn(name, mode) {
+			continue
+		}
+		m := spectralFlagModes[name]
+		if home == 0 {
+			home = m
+		}
+		if m == home {
+			bad = append(bad, "-"+name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	list := strings.Join(bad, ", ")
+	if mode == modeData && home == modeSingle {
+		return usagef("%s cannot be used with -data (the data file replaces the built-in task)", list)
+	}
+	verb, hint := "applies", ""
+	if len(bad) > 1 {
+		verb = "apply"
+	} else if twin, ok := spectralFlagTwins[bad[0][1:]]; ok && appliesIn(twin, mode) {
+		hint = fmt.Sprintf(" (did you mean -%s?)", twin)
+	}
+	return usagef("%s %s to %s only, not to %s%s", list, verb, home, mode, hint)
+}
+
+// appliesIn reports whether the flag name has an effect in mode.
+func appliesIn(name string, mode spectralMode) bool {
+	m, ok := spectralFlagModes[name]
+	return !ok || m&mode != 0
+}
+
+// checkEpochsUse refuses -epochs (when given, set) unless methods
+// include one of users, the methods that train for epochs; how says
+// where the methods come from in the message.
+func checkEpochsUse(set map[string]bool, methods []string, how string, users ...string) error {
+	if !set["epochs"] {
+		return nil
+	}
+	for _, m := range methods {
+		if contains(users, m) {
+			return nil
+		}
+	}
+	return usagef("-epochs applies only %s %s (got %s)", how, strings.Join(users, " or "), strings.Join(methods, ", "))
 }

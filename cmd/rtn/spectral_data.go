@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -16,20 +19,10 @@ import (
 	"github.com/rtnlab/rtn/spectral"
 )
 
-// taskFlags are the flags of the built-in tasks, meaningless with -data.
-var taskFlags = []string{"task", "n", "noise", "L", "d", "p", "states", "save-data", "sweep"}
-
-// runSpectralData is rtn spectral -data FILE.
+// runSpectralData is rtn spectral -data FILE; set holds the flags given
+// on the command line.
 func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
-	var bad []string
-	for _, f := range taskFlags {
-		if set[f] {
-			bad = append(bad, "-"+f)
-		}
-	}
 	switch {
-	case len(bad) > 0:
-		return usagef("%s cannot be used with -data (the data file replaces the built-in task)", strings.Join(bad, ", "))
 	case !contains(runs.SpectralDataMethods, ds.Method):
 		return usagef("-method must be one of %s with -data, got %q", strings.Join(runs.SpectralDataMethods, ", "), ds.Method)
 	case ds.Rank < 0:
@@ -42,12 +35,21 @@ func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool,
 	if err := checkFracs(ds.ValidFrac, ds.TestFrac); err != nil {
 		return err
 	}
+	if err := checkEpochsUse(set, []string{ds.Method}, "to -method", "tiht+sgd"); err != nil {
+		return err
+	}
+	if err := checkModelOut("-out", ds.SaveModel, ds.Data); err != nil {
+		return err
+	}
+	if err := checkOwnSplit(ds.Data, set); err != nil {
+		return err
+	}
 	rep, err := runs.RunSpectralData(ds)
 	if err != nil {
 		return rankUsage(err)
 	}
 	if asJSON {
-		return json.NewEncoder(stdout).Encode(rep)
+		return json.NewEncoder(stdout).Encode(spectralDataJSON{rep, rep.Data, rep.Basis, rep.NValid, rep.NTest, jsonNum(float64(rep.ValidMSE))})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "data\t%s (%d train, %d valid, %d test sequences)\n", rep.Data, rep.N, rep.NValid, rep.NTest)
@@ -61,6 +63,113 @@ func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool,
 	}
 	fmt.Fprintf(tw, "seconds\t%.2f\n", rep.Seconds)
 	return tw.Flush()
+}
+
+// spectralDataJSON is the JSON of rtn spectral -data: the report with
+// the fields of a run on data always present, n_valid and n_test even
+// when they are 0.
+type spectralDataJSON struct {
+	*runs.SpectralReport
+	Data     string `json:"data"`
+	Basis    string `json:"basis"`
+	NValid   int    `json:"n_valid"`
+	NTest    int    `json:"n_test"`
+	ValidMSE any    `json:"valid_mse"`
+}
+
+// checkModelOut checks, before any work, the output of a learned model:
+// a directory (DIR/model.npz and DIR/model.json) or a .npz file (and the
+// .json beside it, see spectral.ModelPaths), where neither file is one of
+// the inputs. Another extension is a usage error unless it names an
+// existing directory.
+func checkModelOut(flag, out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	np, js := spectral.ModelPaths(out)
+	if ext := filepath.Ext(out); np != out && ext != "" && !isDir(out) {
+		return usagef("%s must be a directory or a .npz file (the model, with its .json beside it), got %q", flag, out)
+	}
+	for _, f := range []string{np, js} {
+		if err := checkOutFile(flag, f); err != nil {
+			return err
+		}
+		if err := notInput(flag, f, inputs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileExts are the extensions of the files rtn writes; an output
+// directory named with one is most likely meant as a file.
+var fileExts = []string{".npz", ".json", ".jsonl", ".csv", ".png"}
+
+// checkDirOut checks, before any work, an output directory: one that
+// does not exist yet may not be named like a file (run.npz), and it must
+// be writable (checkOutDir).
+func checkDirOut(flag, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if _, err := os.Stat(dir); os.IsNotExist(err) && contains(fileExts, strings.ToLower(filepath.Ext(dir))) {
+		return usagef("%s must name a directory, got the file name %q", flag, dir)
+	}
+	return checkOutDir(flag, dir)
+}
+
+// isDir reports whether path is an existing directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// notInput is checkNotInput as a usage error: the command line names
+// one file both as an input and as an output.
+func notInput(flag, out string, inputs ...string) error {
+	if err := checkNotInput(flag, out, inputs...); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// sameOutput reports whether the output paths a and b name one file
+// (both non-empty): the same absolute path, or the same existing file.
+func sameOutput(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if sa, err := os.Stat(a); err == nil {
+		if sb, err := os.Stat(b); err == nil {
+			return os.SameFile(sa, sb)
+		}
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
+}
+
+// checkOwnSplit refuses -valid-frac and -test-frac (when given, set) for
+// a data file with a split of its own, which replaces them. It reads the
+// file only when one of them is given.
+func checkOwnSplit(path string, set map[string]bool) error {
+	var given []string
+	for _, f := range []string{"valid-frac", "test-frac"} {
+		if set[f] {
+			given = append(given, "-"+f)
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	s, err := datasets.ReadIOData(path)
+	if err != nil {
+		return err
+	}
+	if s.Split != nil {
+		return usagef("%s cannot be used with %s: the file has a split of its own (its split column or array)", strings.Join(given, ", "), path)
+	}
+	return nil
 }
 
 // rankUsage turns a rank larger than the data's Hankel matrices allow
@@ -98,7 +207,13 @@ func runSpectralPredict(args []string, stdout, stderr io.Writer) error {
 	if *model == "" || *data == "" {
 		return usagef("spectral predict needs -model and -data")
 	}
-	if err := checkOutPath("-out", *out); err != nil {
+	if ext := strings.ToLower(filepath.Ext(*out)); *out != "" && ext != ".npz" && ext != ".csv" {
+		return usagef("-out must name a .npz or .csv file, got %q", *out)
+	}
+	if err := checkOutFile("-out", *out); err != nil {
+		return err
+	}
+	if err := notInput("-out", *out, *model, *data); err != nil {
 		return err
 	}
 	m, _, err := spectral.LoadModel(*model)
@@ -163,10 +278,15 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec.Seed = *seed
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := checkTuneFlags(spec); err != nil {
 		return err
 	}
-	if err := checkOutDir("-out", spec.Out); err != nil {
+	if err := checkTuneOut(spec); err != nil {
+		return err
+	}
+	if err := checkOwnSplit(spec.Data, set); err != nil {
 		return err
 	}
 	if !*quiet && isTerminal(stderr) {
@@ -188,6 +308,29 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "valid MSE\t%.6g\t%.6g\n", float64(rep.InitialValidMSE), float64(rep.ValidMSE))
 	fmt.Fprintf(tw, "test MSE\t%.6g\t%.6g\n", float64(rep.InitialTestMSE), float64(rep.TestMSE))
 	return tw.Flush()
+}
+
+// checkTuneOut checks, before any work, the directory finetune writes
+// (-out, or -resume without -out): writable, and none of its files
+// (checkpoint.npz, metrics.jsonl, model.npz, model.json) one of the
+// inputs -model and -data.
+func checkTuneOut(s runs.SpectralTuneSpec) error {
+	name, dir := "-out", s.Out
+	if dir == "" {
+		name, dir = "-resume", s.Resume
+	}
+	if dir == "" {
+		return nil
+	}
+	if err := checkDirOut(name, dir); err != nil {
+		return err
+	}
+	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "model.json"} {
+		if err := notInput(name, filepath.Join(dir, f), s.Model, s.Data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkTuneFlags(s runs.SpectralTuneSpec) error {
