@@ -477,6 +477,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, er
 	var weights []float64
 	var cands []Candidate
 	index := map[Spec]int{}
+	usable := 0 // the largest rank any Hankel matrix allowed
 	for k, va := range parts {
 		held := make([]bool, len(s.Seqs))
 		for _, j := range va {
@@ -506,6 +507,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, er
 				if err != nil {
 					return nil, nil, 0, err
 				}
+				usable = max(usable, h.MaxRank()-1)
 				var ranks []int
 				for _, r := range cfg.Ranks {
 					if r < h.MaxRank() {
@@ -548,6 +550,9 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, er
 				cands[i].Rejected = fmt.Sprintf("above the Hankel matrix's rank on fold %d", k+1)
 			}
 		}
+	}
+	if len(cands) == 0 {
+		return nil, nil, 0, errors.Errorf("wfa: no candidate automaton: every rank tried (smallest %d) is above the largest the Hankel matrices of the selection's training strings allow (%d)", slices.Min(cfg.Ranks), usable)
 	}
 	return cands, weights, nValid, nil
 }

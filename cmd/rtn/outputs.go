@@ -80,9 +80,9 @@ func checkOutFile(flag, path string) error {
 	return checkDirFor(flag, path, filepath.Dir(path))
 }
 
-// checkNotInput fails, naming flag, when the output path is the same file
-// as one of the inputs (empty names are skipped): writing it would
-// destroy the data or model the command reads.
+// checkNotInput is a usage error naming flag when the output path is the
+// same file as one of the inputs (empty names are skipped): writing it
+// would destroy the data or model the command reads.
 func checkNotInput(flag, out string, inputs ...string) error {
 	if out == "" {
 		return nil
@@ -96,7 +96,7 @@ func checkNotInput(flag, out string, inputs ...string) error {
 			continue
 		}
 		if si, err := os.Stat(in); err == nil && os.SameFile(so, si) {
-			return fmt.Errorf("%s %s is the input %s: writing it would destroy it", flag, out, in)
+			return usagef("%s %s is the input %s: writing it would destroy it", flag, out, in)
 		}
 	}
 	return nil

@@ -94,7 +94,7 @@ func checkModelOut(flag, out string, inputs ...string) error {
 		if err := checkOutFile(flag, f); err != nil {
 			return err
 		}
-		if err := notInput(flag, f, inputs...); err != nil {
+		if err := checkNotInput(flag, f, inputs...); err != nil {
 			return err
 		}
 	}
@@ -122,15 +122,6 @@ func checkDirOut(flag, dir string) error {
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
-}
-
-// notInput is checkNotInput as a usage error: the command line names
-// one file both as an input and as an output.
-func notInput(flag, out string, inputs ...string) error {
-	if err := checkNotInput(flag, out, inputs...); err != nil {
-		return usagef("%v", err)
-	}
-	return nil
 }
 
 // sameOutput reports whether the output paths a and b name one file
@@ -213,7 +204,7 @@ func runSpectralPredict(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutFile("-out", *out); err != nil {
 		return err
 	}
-	if err := notInput("-out", *out, *model, *data); err != nil {
+	if err := checkNotInput("-out", *out, *model, *data); err != nil {
 		return err
 	}
 	m, _, err := spectral.LoadModel(*model)
@@ -326,7 +317,7 @@ func checkTuneOut(s runs.SpectralTuneSpec) error {
 		return err
 	}
 	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "model.json"} {
-		if err := notInput(name, filepath.Join(dir, f), s.Model, s.Data); err != nil {
+		if err := checkNotInput(name, filepath.Join(dir, f), s.Model, s.Data); err != nil {
 			return err
 		}
 	}

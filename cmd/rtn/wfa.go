@@ -119,9 +119,9 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	fs, in := newWFAFlags("wfa learn", "")
 	train := fs.String("train", "", "training strings")
 	rank := fs.Int("rank", 0, "number of states (0: choose rank, variant and basis on a validation split)")
-	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, all four when selecting)")
+	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, classic and factor when selecting)")
 	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 4, 5} when selecting)")
-	lcols := fs.Int("lcolumns", 0, "longest basis suffix (default: -lrows)")
+	lcols := fs.Int("lcolumns", 0, "longest basis suffix, with -rank (default: -lrows; the selection uses lcolumns = lrows)")
 	folds := fs.Int("folds", 1, "cross-validation folds of the selection (1: hold out -valid once)")
 	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection with -folds 1")
 	seed := fs.Uint64("seed", 1, "random seed (validation split, randomized SVD)")
@@ -138,6 +138,9 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *rank == 0 && *lcols != 0 {
+		return usagef("-lcolumns applies with -rank only: the selection uses lcolumns = lrows")
+	}
 	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
 		return usagef("-select: %v", err)
 	}
@@ -151,8 +154,17 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if cfg.MixtureSE == 0 {
 		cfg.MixtureSE = -1 // any gain: Config reads 0 as its default
 	}
+	if err := checkWFAOut("-out", *out, *train); err != nil {
+		return err
+	}
+	if err := wfaLearnMemory(*train, in.fm, cfg); err != nil {
+		return err
+	}
 	s, err := in.read(*train, "-train")
 	if err != nil {
+		return err
+	}
+	if err := checkFolds(cfg.Folds, len(s.Seqs)); err != nil {
 		return err
 	}
 	m, rep, err := wfa.Fit(s, cfg)
@@ -222,6 +234,9 @@ type wfaComponent struct {
 // wfaConfig turns the learn flags into a Config.
 func wfaConfig(rank int, hankel string, lrows, lcols, folds int, valid float64, seed uint64) (wfa.Config, error) {
 	cfg := wfa.Config{Folds: folds, ValidFraction: valid, Seed: seed}
+	if seed == 0 {
+		return cfg, usagef("-seed must be >= 1")
+	}
 	if folds < 1 {
 		return cfg, usagef("-folds must be >= 1, got %d", folds)
 	}
@@ -274,6 +289,9 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res["log_loss"], res["normaliser"] = ll.NatsPerSymbol, ll.Normaliser
+	if ll.Normaliser == "sample" {
+		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0): log_loss is normalised over the distinct test strings, not comparable with a model's own normaliser\n", in.model)
+	}
 	if *solution != "" {
 		sol, err := datasets.ReadSolutionFile(*solution)
 		if err != nil {
@@ -298,6 +316,27 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%v\n", k, res[k])
 	}
 	return tw.Flush()
+}
+
+// checkWFAOut checks an output file of a wfa subcommand before any work:
+// a file (not a directory) in a writable directory, and none of the
+// inputs.
+func checkWFAOut(flag, out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	if err := checkOutFile(flag, out); err != nil {
+		return err
+	}
+	return checkNotInput(flag, out, inputs...)
+}
+
+// checkFolds refuses more cross-validation folds than half the strings.
+func checkFolds(folds, strings int) error {
+	if folds > 1 && strings < 2*folds {
+		return usagef("-folds %d: %d strings allow at most %d folds", folds, strings, strings/2)
+	}
+	return nil
 }
 
 // writeOut writes through fn to path atomically, or to stdout when path is

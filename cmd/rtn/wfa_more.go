@@ -115,6 +115,16 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	if *k < 1 {
 		return usagef("-k must be >= 1")
 	}
+	if err := checkWFAOut("-out", *out, in.model, *prefixes, *targets); err != nil {
+		return err
+	}
+	var t []wfa.Target
+	if *targets != "" {
+		var err error
+		if t, err = wfa.ReadTargetsFile(*targets); err != nil {
+			return err
+		}
+	}
 	m, err := in.load()
 	if err != nil {
 		return err
@@ -129,6 +139,14 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	ranks, err := wfa.Rank(m, s.Seqs, *k)
 	if err != nil {
 		return err
+	}
+	score := 0.0
+	if *targets != "" {
+		// Scored before anything is written: a targets file that does
+		// not match the prefixes leaves no rankings file behind.
+		if score, err = wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t); err != nil {
+			return err
+		}
 	}
 	if *out != "" || *targets == "" {
 		if err := writeOut(*out, stdout, func(w io.Writer) error {
@@ -147,14 +165,6 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	}
 	if *targets == "" {
 		return nil
-	}
-	t, err := wfa.ReadTargetsFile(*targets)
-	if err != nil {
-		return err
-	}
-	score, err := wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t)
-	if err != nil {
-		return err
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(map[string]any{"ndcg5": score, "prefixes": len(ranks)})
@@ -220,9 +230,22 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
+	if err := checkWFAOut("-out", *out, *model); err != nil {
+		return err
+	}
+	if err := needMemory(fmt.Sprintf("-n %d -max-len %d", *n, *maxLen), float64s(2*float64(*n)*float64(*maxLen+1))); err != nil {
+		return err
+	}
 	m, err := loadWFAModel(*model)
 	if err != nil {
 		return err
+	}
+	if fm != datasets.Lines {
+		for _, a := range m.Alphabet {
+			if _, ok := datasets.SymbolNumber(a); !ok {
+				return usagef("-format %s writes symbols as numbers and %s has a symbol named %q (-format lines writes any name)", *format, *model, a)
+			}
+		}
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0))
 	s := datasets.Symbols{Alphabet: m.Alphabet}
@@ -250,6 +273,9 @@ func runWFAMinimize(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
+	if err := checkWFAOut("-out", *out, *model); err != nil {
+		return err
+	}
 	m, err := loadWFAModel(*model)
 	if err != nil {
 		return err
@@ -275,6 +301,12 @@ func runWFADot(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
+	if !(*minW >= 0) || math.IsInf(*minW, 0) {
+		return usagef("-min-weight must be a finite number >= 0, got %g", *minW)
+	}
+	if err := checkWFAOut("-out", *out, *model); err != nil {
+		return err
+	}
 	m, err := loadWFAModel(*model)
 	if err != nil {
 		return err
@@ -286,7 +318,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	fs, in := newWFAFlags("wfa sweep", "")
 	train := fs.String("train", "", "training strings")
 	hankel := fs.String("hankel", "", "Hankel variant (default: classic and factor)")
-	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3 and 5)")
+	lrows := fs.Int("lrows", 0, "lrows = lcolumns (default: 3, 4 and 5)")
 	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
 	folds := fs.Int("folds", 1, "cross-validation folds (1: hold out -valid once)")
 	valid := fs.Float64("valid", 0.2, "share of the training strings held out with -folds 1")
@@ -294,7 +326,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
 	testPath := fs.String("test", "", "test strings: with -solution, print each candidate's test perplexity as fitted on the first fold's training part (an oracle view; the selection never sees it)")
 	solPath := fs.String("solution", "", "PAutomaC solution file of -test")
-	maxRuled := fs.Float64("max-ruled-out", 0, "largest share of validation strings a candidate may give a value <= 0 (0: the default)")
+	maxRuled := fs.Float64("max-ruled-out", 0, "largest share of validation strings a candidate may give a value <= 0 (0: the default, 0.5)")
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -302,27 +334,13 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg.MaxFloored, cfg.AllFigures, cfg.Mixture = *maxRuled, true, 1 // the sweep lists candidates: no mixture
-	testScore := map[string]float64{}
-	if *testPath != "" && *solPath != "" {
-		test, err := in.read(*testPath, "-test")
-		if err != nil {
-			return err
-		}
-		sol, err := datasets.ReadSolutionFile(*solPath)
-		if err != nil {
-			return err
-		}
-		cfg.OnCandidate = func(c wfa.Candidate, w spectral.WFA) {
-			if _, done := testScore[c.Spec.String()]; done {
-				return
-			}
-			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
-			if err == nil {
-				testScore[c.Spec.String()] = p
-			}
-		}
+	if !(*maxRuled >= 0 && *maxRuled <= 1) {
+		return usagef("-max-ruled-out must be in [0, 1], got %g", *maxRuled)
 	}
+	if (*testPath == "") != (*solPath == "") {
+		return usagef("-test and -solution go together: the test column needs both")
+	}
+	cfg.MaxFloored, cfg.AllFigures, cfg.Mixture = *maxRuled, true, 1 // the sweep lists candidates: no mixture
 	if *ranks != "" {
 		for _, f := range strings.Split(*ranks, ",") {
 			r, err := strconv.Atoi(strings.TrimSpace(f))
@@ -336,8 +354,36 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkFolds(cfg.Folds, len(s.Seqs)); err != nil {
+		return err
+	}
+	testScore := map[string]float64{}
+	if *testPath != "" {
+		// The test strings are read with the training strings' alphabet,
+		// so that their symbols are the automata's whatever -format.
+		test, err := datasets.ReadStringsFile(*testPath, in.fm, s.Alphabet)
+		if err != nil {
+			return err
+		}
+		sol, err := datasets.ReadSolutionFile(*solPath)
+		if err != nil {
+			return err
+		}
+		if len(sol) != len(test.Seqs) {
+			return errors.Errorf("%s: %d probabilities for the %d strings of %s", *solPath, len(sol), len(test.Seqs), *testPath)
+		}
+		cfg.OnCandidate = func(c wfa.Candidate, w spectral.WFA) {
+			if _, done := testScore[c.Spec.String()]; done {
+				return
+			}
+			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
+			if err == nil {
+				testScore[c.Spec.String()] = p
+			}
+		}
+	}
 	_, rep, err := wfa.Fit(s, cfg)
-	if rep == nil {
+	if rep == nil || len(rep.Candidates) == 0 {
 		return err
 	}
 	// Figures of a rejected candidate can be infinite (a divergent
@@ -371,9 +417,17 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bw := bufio.NewWriter(stdout)
-	fmt.Fprintf(bw, "%-8s %5s %4s %16s %10s %10s %10s %10s %8s %9s %s\n", "variant", "lrows", "rank", "valid perplexity", "valid loo", "valid nll", "valid zll", "test", "radius", "ruled out", "rejected")
+	fmt.Fprintf(bw, "%-8s %5s %4s %16s %10s %10s %10s", "variant", "lrows", "rank", "valid perplexity", "valid loo", "valid nll", "valid zll")
+	if *testPath != "" {
+		fmt.Fprintf(bw, " %10s", "test")
+	}
+	fmt.Fprintf(bw, " %8s %9s %s\n", "radius", "ruled out", "rejected")
 	for _, r := range rows {
-		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %10.5g %10.5g %10.5g %10.6g %8.4f %9.4f %s\n", r.Variant, r.Rows, r.Rank, r.Perplexity, r.LOO, r.NLL, r.ZLL, r.Test, r.Radius, r.Ruled, r.Rejected)
+		fmt.Fprintf(bw, "%-8s %5d %4d %16.6g %10.5g %10.5g %10.5g", r.Variant, r.Rows, r.Rank, r.Perplexity, r.LOO, r.NLL, r.ZLL)
+		if *testPath != "" {
+			fmt.Fprintf(bw, " %10.6g", r.Test)
+		}
+		fmt.Fprintf(bw, " %8.4f %9.4f %s\n", r.Radius, r.Ruled, r.Rejected)
 	}
 	if err == nil {
 		fmt.Fprintf(bw, "chosen: %v\n", rep.Chosen)

@@ -247,7 +247,7 @@ func TestWFASampleWritesSymbolNames(t *testing.T) {
 		{"wfa", "sample", "-model", letters, "-format", "spice", "-out", out},
 	} {
 		stdout, stderr, code := invoke(args...)
-		if code != 1 || stdout != "" || !strings.Contains(stderr, `symbol "a" cannot be written in the`) {
+		if code != 2 || stdout != "" || !strings.Contains(stderr, `writes symbols as numbers and `+letters+` has a symbol named "a"`) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
 		}
 	}

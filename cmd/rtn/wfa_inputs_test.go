@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rtnlab/rtn/spectral"
+	"github.com/rtnlab/rtn/wfa"
+)
+
+// Bad flags and outputs of the wfa subcommands other than finetune are
+// refused before any work, with the status and the one line the docs
+// give, and leave no output file behind.
+func TestWFABadInputs(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train", 300, 1)
+	model := filepath.Join(dir, "m.json")
+	if _, stderr, code := invoke("wfa", "learn", "-train", train, "-rank", "2", "-lrows", "2", "-out", model); code != 0 {
+		t.Fatalf("learn: %s", stderr)
+	}
+	prefixes := filepath.Join(dir, "prefixes")
+	if err := os.WriteFile(prefixes, []byte("2 3\n1 0\n2 1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shortTargets := filepath.Join(dir, "targets")
+	if err := os.WriteFile(shortTargets, []byte("1 0 0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge")
+	if err := os.WriteFile(huge, []byte("2 100000000\n1 0\n1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(dir, "named.json")
+	if err := (&wfa.Model{WFA: spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.25}, {0.25}}},
+		Alphabet: []string{"a", "b"}}).Save(named); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(memoryLimitEnv, "1G")
+	out := filepath.Join(dir, "out")
+	for _, tc := range []badCase{
+		{[]string{"wfa", "learn", "-train", train, "-out", train}, 2, "-out " + train + " is the input"},
+		{[]string{"wfa", "learn", "-train", train, "-out", dir}, 1, "is a directory"},
+		{[]string{"wfa", "learn", "-train", train, "-seed", "0"}, 2, "-seed must be >= 1"},
+		{[]string{"wfa", "learn", "-train", train, "-lcolumns", "2"}, 2, "-lcolumns applies with -rank only"},
+		{[]string{"wfa", "learn", "-train", train, "-folds", "5000"}, 2, "-folds 5000: 300 strings allow at most 150"},
+		{[]string{"wfa", "learn", "-train", huge, "-rank", "1"}, 1, "(alphabet 100000000) with -rank 1 needs about"},
+		{[]string{"wfa", "learn", "-train", huge}, 1, "with ranks up to 50 and -mixture 8 needs about"},
+		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "2"}, 2, "-max-ruled-out must be in [0, 1]"},
+		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "NaN"}, 2, "-max-ruled-out must be in [0, 1]"},
+		{[]string{"wfa", "sweep", "-train", train, "-test", train}, 2, "-test and -solution go together"},
+		{[]string{"wfa", "sweep", "-train", train, "-seed", "0"}, 2, "-seed must be >= 1"},
+		{[]string{"wfa", "sweep", "-train", train, "-ranks", "1000", "-lrows", "2"}, 1, "every rank tried (smallest 1000) is above the largest"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, "target"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "none"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-out", prefixes}, 2, "is the input"},
+		{[]string{"wfa", "sample", "-model", model, "-n", "1000000000", "-out", out}, 1, "-n 1000000000 -max-len 100 needs about"},
+		{[]string{"wfa", "sample", "-model", named, "-out", out}, 2, `-format pautomac writes symbols as numbers and ` + named + ` has a symbol named "a"`},
+		{[]string{"wfa", "sample", "-model", model, "-out", model}, 2, "is the input"},
+		{[]string{"wfa", "minimize", "-model", model, "-out", model}, 2, "is the input"},
+		{[]string{"wfa", "dot", "-model", model, "-min-weight", "NaN", "-out", out}, 2, "-min-weight must be a finite number >= 0"},
+		{[]string{"wfa", "dot", "-model", model, "-min-weight", "-1", "-out", out}, 2, "-min-weight must be a finite number >= 0"},
+	} {
+		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
+			stdout, stderr, code := invoke(tc.args...)
+			if code != tc.code || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line with %q", code, stdout, stderr, tc.code, tc.msg)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written", out)
+				os.Remove(out)
+			}
+		})
+	}
+	// The inputs named as outputs are untouched.
+	if _, err := wfa.Load(model); err != nil {
+		t.Errorf("model after the refused runs: %v", err)
+	}
+}
+
+// wfa sweep reads -test with the training strings' alphabet: a lines test
+// file without the first symbol scores as its PAutomaC twin does, and
+// without -test the table has no test column.
+func TestWFASweepTestAlphabet(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train", 400, 1)
+	var counted, lines strings.Builder
+	counted.WriteString("3 3\n")
+	for _, x := range [][]string{{"1", "2"}, {"2"}, {"1", "1", "2"}} {
+		counted.WriteString(strings.Join(append([]string{string(rune('0' + len(x)))}, x...), " ") + "\n")
+		lines.WriteString(strings.Join(x, " ") + "\n")
+	}
+	trainLines := filepath.Join(dir, "train.lines")
+	raw, err := os.ReadFile(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tl strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
+		tl.WriteString(strings.Join(strings.Fields(l)[1:], " ") + "\n")
+	}
+	files := map[string]string{"test": counted.String(), "test.lines": lines.String(), "train.lines": tl.String(), "solution": "3\n0.5\n0.3\n0.2\n"}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []float64
+	for _, tc := range [][]string{
+		{"-train", train, "-test", filepath.Join(dir, "test")},
+		{"-format", "lines", "-train", trainLines, "-test", filepath.Join(dir, "test.lines")},
+	} {
+		args := append([]string{"wfa", "sweep", "-hankel", "factor", "-lrows", "2", "-ranks", "3", "-solution", filepath.Join(dir, "solution"), "-json"}, tc...)
+		stdout, stderr, code := invoke(args...)
+		var res struct {
+			Candidates []struct {
+				Test float64 `json:"test_perplexity"`
+			} `json:"candidates"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil || len(res.Candidates) != 1 {
+			t.Fatalf("%v: exit %d, %q, %s", args, code, stdout, stderr)
+		}
+		got = append(got, res.Candidates[0].Test)
+	}
+	if !(got[0] > 1) || math.Abs(got[0]-got[1]) > 1e-12*got[0] {
+		t.Errorf("test perplexity %v in PAutomaC format, %v in lines format: want equal", got[0], got[1])
+	}
+	stdout, stderr, code := invoke("wfa", "sweep", "-train", train, "-hankel", "factor", "-lrows", "2", "-ranks", "3")
+	if code != 0 || !strings.Contains(stdout, "valid zll") || strings.Contains(stdout, "test") {
+		t.Errorf("sweep without -test: exit %d, %q, %s", code, stdout, stderr)
+	}
+}
+
+// wfa score says on stderr when the model has no mass to normalise by.
+func TestWFAScoreSampleNormaliserNote(t *testing.T) {
+	dir := t.TempDir()
+	test := writeSample(t, dir, "test", 20, 2)
+	model := filepath.Join(dir, "m.json")
+	if err := (&wfa.Model{WFA: spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.7}, {0.7}, {0.7}}},
+		Alphabet: []string{"0", "1", "2"}}).Save(model); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := invoke("wfa", "score", "-model", model, "-test", test, "-json")
+	if code != 0 || !strings.Contains(stdout, `"normaliser":"sample"`) || !strings.Contains(stderr, "has no usable mass") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
