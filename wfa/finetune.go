@@ -1,7 +1,11 @@
 package wfa
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -617,7 +621,8 @@ type FinetuneConfig struct {
 	// defaulted to 3e-5 (the spectral automaton's parameters are badly
 	// scaled, and larger steps leave the normalisable region).
 	Optim optim.Config
-	// Epochs is the most epochs run. If 0, it will be defaulted to 20.
+	// Epochs is the most epochs run, in total when resuming. If 0, it will
+	// be defaulted to 20.
 	Epochs int
 	// BatchSize is the number of strings per step. If 0, it will be
 	// defaulted to 64.
@@ -643,10 +648,62 @@ type FinetuneConfig struct {
 	// keeps the start. If 0, it will be defaulted to 2; below 0, any gain
 	// (AllZ >= 0) is kept.
 	CheckSE float64
+	// Resume is a training checkpoint to continue from, written through
+	// Train.CheckpointPath by a run from the same start on the same
+	// strings with the same Optimizer, Optim, BatchSize, Patience,
+	// ValidFraction and Seed (a checkpoint of another run is refused,
+	// naming the first difference). Training goes on up to Epochs in
+	// total, with the same steps as an uninterrupted run, so the result
+	// is the same bit for bit; a checkpoint that already has Epochs
+	// epochs or more, or whose run stopped early, gives its result
+	// without training. Check and CheckSE may differ. If empty, training starts
+	// from the model.
+	Resume string
 	// Train is passed to the Trainer (checkpoints, metrics, progress,
 	// hooks); its Epochs, BatchSize, Seed and Patience are set from the
-	// fields above, and MaxDrops = 3 with RestoreOnDrop and ResetOnDrop.
+	// fields above, MaxDrops = 3 with RestoreOnDrop and ResetOnDrop, and
+	// Meta identifies the run (the start, the strings and the settings
+	// Resume compares).
 	Train optim.TrainConfig
+}
+
+// withDefaults fills in the defaults of c and checks the fields that
+// Finetune reads itself.
+func (c FinetuneConfig) withDefaults() (FinetuneConfig, error) {
+	if c.Optimizer == "" {
+		c.Optimizer = "adam"
+	}
+	if c.Epochs == 0 {
+		c.Epochs = 20
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 64
+	}
+	if c.Patience == 0 {
+		c.Patience = 1
+	}
+	if c.Optim.LR == 0 {
+		c.Optim.LR = 3e-5
+	}
+	if c.ValidFraction == 0 {
+		c.ValidFraction = FinetuneValidFraction
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Check == "" {
+		c.Check = CheckZLL
+	}
+	if c.CheckSE == 0 {
+		c.CheckSE = 2
+	}
+	if math.IsNaN(c.CheckSE) || math.IsInf(c.CheckSE, 0) {
+		return c, errors.Errorf("wfa: fine-tuning check's standard errors %g, want a finite number", c.CheckSE)
+	}
+	if c.Check != CheckZLL && c.Check != CheckNone {
+		return c, errors.Errorf("wfa: fine-tuning check %q, want %q or %q", c.Check, CheckZLL, CheckNone)
+	}
+	return c, nil
 }
 
 // FinetuneValidFraction is Finetune's default share of validation strings.
@@ -674,7 +731,7 @@ const (
 
 // FinetuneReport describes a Finetune run.
 type FinetuneReport struct {
-	// Result is the Trainer's summary (nil when training stopped at once).
+	// Result is the Trainer's summary.
 	Result *optim.Result
 	// InitialValid and BestValid are the validation losses
 	// (Likelihood.ValidationLoss, nats per string) of the start and of the
@@ -695,10 +752,36 @@ type FinetuneReport struct {
 	// finite positive mass); the start is also returned when AllZ is below
 	// FinetuneConfig.CheckSE.
 	StartAllZLL, BestAllZLL, AllZ float64
-	// Stopped explains an early end other than patience, or why the start
-	// was kept ("" otherwise).
+	// Diverged reports that training stopped at a step that left the
+	// normalisable region or whose loss was otherwise not finite or too
+	// large (optim.IsDiverged); the best parameters validated before it
+	// are the fine-tuned ones.
+	Diverged bool
+	// KeptStart reports that the start's parameters were returned: no
+	// epoch improved on its validation loss, or the check kept it.
+	KeptStart bool
+	// Stopped explains a divergence, or why the check kept the start (""
+	// otherwise).
 	Stopped string
 }
+
+// DivergedError is Finetune's error when training diverged (see
+// optim.IsDiverged) before any epoch improved on the start's validation
+// loss: there are no fine-tuned parameters to return, and a lower
+// learning rate may give some.
+type DivergedError struct {
+	// Err is the Trainer's error, an *optim.NonFiniteError or an
+	// *optim.DivergedError.
+	Err error
+}
+
+// Error names the divergence.
+func (e *DivergedError) Error() string {
+	return "wfa: fine-tuning diverged before any epoch improved on the start (" + e.Err.Error() + ")"
+}
+
+// Unwrap returns the Trainer's error.
+func (e *DivergedError) Unwrap() error { return e.Err }
 
 // Finetune trains the model's WFA, as a linear 2-RNN, on the
 // log-likelihood of the strings of s (see Likelihood), with the
@@ -708,39 +791,21 @@ type FinetuneReport struct {
 // validation strings, or better on all the strings of s by less than
 // cfg.CheckSE standard errors: never worse than the start under that
 // figure on either (unless cfg.Check is CheckNone).
+//
+// Training stops at a step that leaves the normalisable region (an
+// infinite loss) or diverges otherwise; the best parameters validated
+// before it are then the fine-tuned ones (FinetuneReport.Diverged). When
+// no epoch improved on the start before the divergence, there are none:
+// Finetune returns a *DivergedError, with the report of the training so
+// far (its floor-rule figures are not computed).
+//
+// The returned model is marked Finetuned when its parameters are the
+// fine-tuned ones; when the start is returned (FinetuneReport.KeptStart)
+// it keeps the start's mark.
 func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *FinetuneReport, error) {
-	if cfg.Optimizer == "" {
-		cfg.Optimizer = "adam"
-	}
-	if cfg.Epochs == 0 {
-		cfg.Epochs = 20
-	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = 64
-	}
-	if cfg.Patience == 0 {
-		cfg.Patience = 1
-	}
-	if cfg.Optim.LR == 0 {
-		cfg.Optim.LR = 3e-5
-	}
-	if cfg.ValidFraction == 0 {
-		cfg.ValidFraction = FinetuneValidFraction
-	}
-	if cfg.Seed == 0 {
-		cfg.Seed = 1
-	}
-	if cfg.Check == "" {
-		cfg.Check = CheckZLL
-	}
-	if cfg.CheckSE == 0 {
-		cfg.CheckSE = 2
-	}
-	if math.IsNaN(cfg.CheckSE) || math.IsInf(cfg.CheckSE, 0) {
-		return nil, nil, errors.Errorf("wfa: fine-tuning check's standard errors %g, want a finite number", cfg.CheckSE)
-	}
-	if cfg.Check != CheckZLL && cfg.Check != CheckNone {
-		return nil, nil, errors.Errorf("wfa: fine-tuning check %q, want %q or %q", cfg.Check, CheckZLL, CheckNone)
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(s.Alphabet) > len(m.Alphabet) {
 		return nil, nil, errors.Errorf("wfa: the strings use %d symbols, the model knows %d", len(s.Alphabet), len(m.Alphabet))
@@ -761,24 +826,27 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	if rep.InitialValid, err = p.ValidationLoss(); err != nil {
 		return nil, nil, err
 	}
-	if math.IsInf(rep.InitialValid, 1) {
+	if !(rep.InitialValid < math.Inf(1)) {
 		return nil, nil, errors.New("wfa: the automaton is not normalisable (spectral radius of sum_s A_s >= 1 or mass <= 0); fine-tuning needs a distribution")
 	}
-	tc := cfg.Train
-	tc.Epochs, tc.BatchSize, tc.Seed, tc.Patience = cfg.Epochs, cfg.BatchSize, cfg.Seed, cfg.Patience
-	tc.MaxDrops, tc.RestoreOnDrop, tc.ResetOnDrop = 3, true, true
-	t, err := optim.NewTrainer(p, opt, tc)
+	t, err := newFinetuneTrainer(p, opt, m.WFA, s.Seqs, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	rep.Result, err = t.Run()
-	var nf *optim.NonFiniteError
-	if errors.As(err, &nf) {
-		rep.Stopped = nf.Error()
+	if optim.IsDiverged(err) {
+		rep.Diverged, rep.Stopped = true, err.Error()
 	} else if err != nil {
 		return nil, nil, err
 	}
 	rep.BestValid = p.bestLoss
+	improved := rep.BestValid < rep.InitialValid // else the best parameters are the start's
+	if rep.Diverged && !improved {
+		return nil, rep, &DivergedError{Err: err}
+	}
+	if rep.Diverged {
+		rep.Stopped += fmt.Sprintf("; the best parameters before it are epoch %d's", rep.Result.BestEpoch)
+	}
 	best := p.Best()
 	// The model is scored by its floored values normalised over the test
 	// strings; the likelihood trained above reads the prefixes' negative
@@ -794,7 +862,7 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
 	all := NewEvalSet(s.Seqs)
 	rep.StartAllZLL, rep.BestAllZLL, rep.AllZ = all.compareZLL(m.WFA, best)
-	improved := rep.BestValid < rep.InitialValid // else the best parameters are the start's
+	rep.KeptStart = !improved
 	if cfg.Check == CheckZLL && improved && !(rep.BestZLL <= rep.StartZLL && rep.AllZ >= max(cfg.CheckSE, 0)) {
 		kept := "fine-tuned automaton worse on validation under the floor rule; the start is kept"
 		if rep.BestZLL <= rep.StartZLL {
@@ -804,8 +872,119 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 			kept = rep.Stopped + "; " + kept
 		}
 		rep.Stopped = kept
+		rep.KeptStart = true
+	}
+	if rep.KeptStart {
 		best = m.WFA
 	}
-	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Components: slices.Clone(m.Components), Finetuned: true}
+	out := &Model{WFA: best, Alphabet: slices.Clone(m.Alphabet), Spec: m.Spec, Components: slices.Clone(m.Components),
+		Finetuned: m.Finetuned || !rep.KeptStart}
 	return out, rep, nil
 }
+
+// finetuneMeta identifies a fine-tuning run in its checkpoints, so that
+// Resume refuses a checkpoint of another start, other strings or settings
+// that change the steps, naming the first field that differs.
+type finetuneMeta struct {
+	Start         string       `json:"start_model_sha256"`
+	Strings       string       `json:"strings_sha256"`
+	ValidFraction float64      `json:"valid_fraction"`
+	Seed          uint64       `json:"seed"`
+	BatchSize     int          `json:"batch_size"`
+	Patience      int          `json:"patience"`
+	Optimizer     string       `json:"optimizer"`
+	Optim         optim.Config `json:"optim"`
+}
+
+// newFinetuneTrainer returns the Trainer of Finetune on p, which starts
+// from the automaton start and holds the strings seqs (cfg with its
+// defaults), resumed from cfg.Resume when it is set.
+func newFinetuneTrainer(p *Likelihood, opt optim.Optimizer, start spectral.WFA, seqs [][]int, cfg FinetuneConfig) (*optim.Trainer, error) {
+	tc := cfg.Train
+	tc.Epochs, tc.BatchSize, tc.Seed, tc.Patience = cfg.Epochs, cfg.BatchSize, cfg.Seed, cfg.Patience
+	tc.MaxDrops, tc.RestoreOnDrop, tc.ResetOnDrop = 3, true, true
+	tc.Meta = finetuneMeta{Start: wfaDigest(start), Strings: stringsDigest(seqs), ValidFraction: cfg.ValidFraction,
+		Seed: cfg.Seed, BatchSize: cfg.BatchSize, Patience: cfg.Patience, Optimizer: cfg.Optimizer, Optim: cfg.Optim}
+	t, err := optim.NewTrainer(p, opt, tc)
+	if err != nil || cfg.Resume == "" {
+		return t, err
+	}
+	if err := t.Resume(cfg.Resume); err != nil {
+		return nil, err
+	}
+	return t, p.resumeBest(cfg.Resume)
+}
+
+// resumeBest sets the best parameters and validation loss from the
+// training checkpoint at path, which optim.Trainer.Resume has accepted:
+// its "best" set and the "best_valid" scalar of its "trainer" set. The
+// Trainer keeps its own copy, which it hands back at the end of a run but
+// not after a divergence, when Finetune returns these.
+func (l *Likelihood) resumeBest(path string) error {
+	sets, err := params.LoadNPZ(path, nil)
+	if err != nil {
+		return err
+	}
+	best, tr := sets["best"], sets["trainer"]
+	if best == nil || tr == nil || len(tr.Data("best_valid")) != 1 {
+		return errors.Errorf("wfa: checkpoint %s has no best parameters and validation loss", path)
+	}
+	l.best = l.params.Clone()
+	if err := l.best.CopyFrom(best); err != nil {
+		return errors.Wrapf(err, "wfa: checkpoint %s", path)
+	}
+	l.bestLoss = tr.Data("best_valid")[0]
+	return nil
+}
+
+// digestLen is the number of hexadecimal digits of the SHA-256 digests
+// that identify a start automaton and a sample in checkpoints.
+const digestLen = 16
+
+// wfaDigest identifies w by the SHA-256 of its sizes and weights.
+func wfaDigest(w spectral.WFA) string {
+	h := newDigest()
+	h.put(uint64(w.States), uint64(len(w.Trans)), uint64(w.Out))
+	h.putFloats(w.Alpha)
+	for _, a := range w.Trans {
+		h.putFloats(a)
+	}
+	h.putFloats(w.Omega)
+	return h.String()
+}
+
+// stringsDigest identifies a sample, in order, by the SHA-256 of its
+// strings' lengths and symbols.
+func stringsDigest(seqs [][]int) string {
+	h := newDigest()
+	h.put(uint64(len(seqs)))
+	for _, x := range seqs {
+		h.put(uint64(len(x)))
+		for _, v := range x {
+			h.put(uint64(v))
+		}
+	}
+	return h.String()
+}
+
+// digest hashes 64-bit words, little-endian.
+type digest struct{ h hash.Hash }
+
+func newDigest() digest { return digest{sha256.New()} }
+
+func (d digest) put(vs ...uint64) {
+	var b [8]byte
+	for _, v := range vs {
+		binary.LittleEndian.PutUint64(b[:], v)
+		d.h.Write(b[:])
+	}
+}
+
+func (d digest) putFloats(vs []float64) {
+	for _, v := range vs {
+		d.put(math.Float64bits(v))
+	}
+}
+
+// String is the first digestLen hexadecimal digits of the digest.
+func (d digest) String() string { return hex.EncodeToString(d.h.Sum(nil))[:digestLen] }

@@ -1,10 +1,12 @@
 package wfa
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -563,6 +565,125 @@ func TestStable(t *testing.T) {
 	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		if stable([]float64{1, v, 0, 1}, 2) {
 			t.Errorf("stable with an entry %g", v)
+		}
+	}
+}
+
+// blowUp is a hook that multiplies every transition weight by 100 after
+// optimizer step step, so that the next step leaves the normalisable
+// region (an infinite loss): a divergence at step step+1.
+func blowUp(step int) optim.Hook {
+	return optim.Hook{Name: "blow up", EverySteps: 1, Fn: func(s *optim.State) error {
+		if s.Step == step {
+			for i := range s.Params.Data(ParamA) {
+				s.Params.Data(ParamA)[i] *= 100
+			}
+		}
+		return nil
+	}}
+}
+
+// A run that diverges before any epoch improved on the start is an
+// error, a *DivergedError that optim.IsDiverged recognises, with the
+// report of the training so far; one that diverges after an improvement
+// returns the best parameters validated before it, marked fine-tuned,
+// and says so. The start, when returned, keeps its own mark.
+func TestFinetuneDiverged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	seqs, start := perturbedSample(t, rng, 600, func(v float64) float64 { return v * (0.7 + 0.6*rng.Float64()) })
+	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
+	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
+	// 540 training strings in batches of 64: 9 steps per epoch.
+	const stepsPerEpoch = 9
+	got, rep, err := Finetune(m, s, FinetuneConfig{Epochs: 3, Optim: optimLR(0.01), Train: optim.TrainConfig{Hooks: []optim.Hook{blowUp(2)}}})
+	var de *DivergedError
+	if !errors.As(err, &de) || !optim.IsDiverged(err) || got != nil || rep == nil || !rep.Diverged || !strings.Contains(err.Error(), "before any epoch improved") {
+		t.Fatalf("divergence in epoch 1: model %v, report %+v, error %v", got != nil, rep, err)
+	}
+	if rep.BestValid != rep.InitialValid || rep.Result.Epochs != 0 || !strings.Contains(rep.Stopped, "step 3 (epoch 1)") {
+		t.Fatalf("divergence in epoch 1: report %+v", rep)
+	}
+	for _, check := range []string{CheckNone, CheckZLL} {
+		got, rep, err = Finetune(m, s, FinetuneConfig{Epochs: 3, Optim: optimLR(0.01), Check: check, CheckSE: -1,
+			Train: optim.TrainConfig{Hooks: []optim.Hook{blowUp(stepsPerEpoch + 2)}}})
+		if err != nil {
+			t.Fatalf("check %s: divergence in epoch 2: %v", check, err)
+		}
+		if !rep.Diverged || !(rep.BestValid < rep.InitialValid) || rep.Result.BestEpoch != 1 || !strings.Contains(rep.Stopped, "epoch 1's") {
+			t.Fatalf("check %s: divergence in epoch 2: report %+v", check, rep)
+		}
+		isStart := slices.EqualFunc(got.WFA.Trans, start.Trans, slices.Equal[[]float64])
+		if isStart != rep.KeptStart || got.Finetuned == rep.KeptStart || (check == CheckNone && rep.KeptStart) {
+			t.Fatalf("check %s: start returned %v, KeptStart %v, Finetuned %v", check, isStart, rep.KeptStart, got.Finetuned)
+		}
+	}
+	// No epoch improves: the start comes back with its own mark.
+	for _, mark := range []bool{false, true} {
+		m2 := &Model{WFA: start, Alphabet: m.Alphabet, Finetuned: mark}
+		got, rep, err = Finetune(m2, s, FinetuneConfig{Epochs: 2, Optim: optimLR(1e-300)})
+		if err != nil || !rep.KeptStart || rep.Diverged || got.Finetuned != mark {
+			t.Fatalf("no improvement from a start marked %v: KeptStart %v, Finetuned %v (%v)", mark, rep.KeptStart, got.Finetuned, err)
+		}
+	}
+}
+
+// One epoch then a resume to three gives the automaton of three epochs
+// straight, bit for bit, also when the resumed run diverges before its
+// first validation (the best parameters then come from the checkpoint) and when the
+// checkpoint already holds every epoch; a checkpoint of another start,
+// other strings or another seed is refused, naming the difference.
+func TestFinetuneResume(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	seqs, start := perturbedSample(t, rng, 600, func(v float64) float64 { return v * (0.7 + 0.6*rng.Float64()) })
+	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
+	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
+	const stepsPerEpoch = 9 // see TestFinetuneDiverged
+	dir := t.TempDir()
+	run := func(epochs int, ckpt, resume string, hooks ...optim.Hook) (*Model, *FinetuneReport) {
+		t.Helper()
+		got, rep, err := Finetune(m, s, FinetuneConfig{Epochs: epochs, Optim: optimLR(0.01), Check: CheckNone, Resume: resume,
+			Train: optim.TrainConfig{CheckpointPath: ckpt, Hooks: hooks}})
+		if err != nil {
+			t.Fatalf("%d epochs, resume %q: %v", epochs, resume, err)
+		}
+		return got, rep
+	}
+	same := func(a, b *Model) bool {
+		return slices.Equal(a.WFA.Alpha, b.WFA.Alpha) && slices.Equal(a.WFA.Omega, b.WFA.Omega) &&
+			slices.EqualFunc(a.WFA.Trans, b.WFA.Trans, slices.Equal[[]float64]) && a.Finetuned == b.Finetuned
+	}
+	straight, _ := run(3, "", "")
+	ckpt := filepath.Join(dir, "c.npz")
+	run(1, ckpt, "")
+	if resumed, rep := run(3, ckpt, ckpt); !same(straight, resumed) || rep.Result.Epochs != 3 {
+		t.Fatalf("1 epoch then a resume to 3 (%d epochs) differs from 3 epochs", rep.Result.Epochs)
+	}
+	if again, rep := run(3, "", ckpt); !same(straight, again) || rep.Result.Epochs != 3 {
+		t.Fatal("a resume of a complete checkpoint differs from its run")
+	}
+	diverged, rep := run(3, "", "", blowUp(stepsPerEpoch+1))
+	if !rep.Diverged || rep.Result.BestEpoch != 1 || rep.KeptStart {
+		t.Fatalf("divergence at the second step of epoch 2: report %+v", rep)
+	}
+	run(1, ckpt, "")
+	if resumed, _ := run(3, "", ckpt, blowUp(stepsPerEpoch+1)); !same(diverged, resumed) {
+		t.Fatal("a resumed run diverging at its second step returns other parameters than the run straight")
+	}
+	other := *m
+	other.WFA.Trans = nil
+	for _, a := range start.Trans {
+		other.WFA.Trans = append(other.WFA.Trans, slices.Clone(a))
+	}
+	other.WFA = shifted(other.WFA, 1e-3)
+	moreSeqs := datasets.Symbols{Alphabet: m.Alphabet, Seqs: append(slices.Clone(seqs), []int{0})}
+	for _, c := range []struct {
+		m    *Model
+		s    datasets.Symbols
+		seed uint64
+		want string
+	}{{&other, s, 1, "start_model_sha256"}, {m, moreSeqs, 1, "strings_sha256"}, {m, s, 2, "meta.seed is 1 in the checkpoint, 2 in this run"}} {
+		if _, _, err := Finetune(c.m, c.s, FinetuneConfig{Epochs: 3, Optim: optimLR(0.01), Seed: c.seed, Resume: ckpt}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("resume of another run (%s): %v", c.want, err)
 		}
 	}
 }

@@ -26,14 +26,15 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "fine-tuned model file to write")
 	var cfg wfa.FinetuneConfig
 	fs.StringVar(&cfg.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
-	fs.Float64Var(&cfg.Optim.LR, "lr", 3e-5, "learning rate")
+	fs.Float64Var(&cfg.Optim.LR, "lr", 3e-5, "learning rate (> 0)")
 	fs.Float64Var(&cfg.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
-	fs.IntVar(&cfg.Epochs, "epochs", 20, "most epochs")
+	fs.IntVar(&cfg.Epochs, "epochs", 20, "most epochs (a resumed run continues up to this total)")
 	fs.IntVar(&cfg.BatchSize, "batch", 64, "strings per step")
 	fs.IntVar(&cfg.Patience, "patience", 1, "epochs without validation improvement before the rate drops (x0.1; the third drop stops)")
-	fs.Float64Var(&cfg.ValidFraction, "valid", 0.1, "share of the strings held out for early stopping")
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches)")
-	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz)")
+	fs.Float64Var(&cfg.ValidFraction, "valid", 0.1, "share of the strings held out for early stopping, in (0, 1)")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches), >= 1")
+	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz), written at the end of every epoch (default with -resume: the -resume file)")
+	fs.StringVar(&cfg.Resume, "resume", "", "checkpoint file to continue from, written by -checkpoint with the same -model, -train and training flags")
 	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
 	fs.StringVar(&cfg.Check, "check", wfa.CheckZLL, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse under the floor rule on the validation strings, or better on all the strings by less than -check-se standard errors) or none (return the fine-tuned automaton)")
 	checkSE := fs.Float64("check-se", 2, "with -check zll, the gain on all the strings, in standard errors of the per-string gain, below which the start is kept (0 or negative: any gain)")
@@ -42,24 +43,11 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := in.parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if cfg.Check != wfa.CheckZLL && cfg.Check != wfa.CheckNone {
-		return usagef("-check must be zll or none, got %q", cfg.Check)
+	if err := checkWFAFinetuneFlags(&cfg, *train, *checkSE); err != nil {
+		return err
 	}
-	if math.IsNaN(*checkSE) || math.IsInf(*checkSE, 0) {
-		return usagef("-check-se must be a finite number, got %g", *checkSE)
-	}
-	cfg.CheckSE = *checkSE
-	if cfg.CheckSE == 0 {
-		cfg.CheckSE = -1 // any gain: FinetuneConfig reads 0 as its default
-	}
-	if cfg.Epochs < 1 || cfg.BatchSize < 1 || cfg.Patience < 1 {
-		return usagef("-epochs, -batch and -patience must be >= 1")
-	}
-	if !(cfg.ValidFraction > 0 && cfg.ValidFraction < 1) {
-		return usagef("-valid must be in (0, 1), got %g", cfg.ValidFraction)
-	}
-	if _, err := optim.New(cfg.Optimizer, cfg.Optim); err != nil {
-		return usagef("-optimizer: %v", err)
+	if err := checkWFAFinetuneOutputs(&cfg, *out, in.model, *train); err != nil {
+		return err
 	}
 	m, err := in.load()
 	if err != nil {
@@ -74,32 +62,14 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	}
 	ft, rep, err := wfa.Finetune(m, s, cfg)
 	if err != nil {
-		return err
+		return finetuneFailure(err, cfg.Optim.LR)
 	}
 	if *out != "" {
 		if err := ft.Save(*out); err != nil {
 			return err
 		}
 	}
-	type F = jreport.Float
-	res := map[string]any{"initial_valid_nll": F(rep.InitialValid), "best_valid_nll": F(rep.BestValid),
-		"start_valid_zll": F(rep.StartZLL), "best_valid_zll": F(rep.BestZLL),
-		"start_valid_loo": F(rep.StartLOO), "best_valid_loo": F(rep.BestLOO),
-		"start_all_zll": F(rep.StartAllZLL), "best_all_zll": F(rep.BestAllZLL), "all_zll_z": F(rep.AllZ), "model": *out}
-	if rep.Result != nil {
-		res["epochs"], res["best_epoch"], res["seconds"] = rep.Result.Epochs, rep.Result.BestEpoch, rep.Result.Seconds
-	}
-	if rep.Stopped != "" {
-		res["stopped"] = rep.Stopped
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(res)
-	}
-	fmt.Fprintf(stdout, "validation NLL (nats per string): %.6f -> %.6f\n", rep.InitialValid, rep.BestValid)
-	if rep.Stopped != "" {
-		fmt.Fprintf(stdout, "stopped: %s\n", rep.Stopped)
-	}
-	return nil
+	return printFinetuneReport(stdout, rep, *out, *asJSON)
 }
 
 func runWFARank(args []string, stdout, stderr io.Writer) error {
