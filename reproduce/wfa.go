@@ -45,6 +45,10 @@ type PAutomaCResult struct {
 	FinetuneEpochs int
 	// FinetuneError is why fine-tuning failed ("" when it ran).
 	FinetuneError string
+	// FinetuneDiverged reports that fine-tuning diverged before any epoch
+	// improved on the start (wfa.DivergedError): Finetune scores the
+	// start.
+	FinetuneDiverged bool
 }
 
 // RunPAutomaC learns problem p from dir with wfa.Fit's and wfa.Finetune's
@@ -94,6 +98,13 @@ func RunPAutomaC(dir string, p int, seed uint64) (*PAutomaCResult, error) {
 	}
 	t0 = time.Now()
 	ft, frep, err := wfa.Finetune(m, train, wfa.FinetuneConfig{Seed: seed})
+	var diverged *wfa.DivergedError
+	if errors.As(err, &diverged) {
+		// No epoch improved on the start: the column scores the start,
+		// as rtn wfa finetune's check would keep it.
+		ft, err = m, nil
+		res.FinetuneDiverged = true
+	}
 	if err != nil {
 		res.Finetune, res.FinetuneError = math.NaN(), err.Error()
 		return res, nil
@@ -149,6 +160,9 @@ func runWFASection(ctx *Context) ([]Row, error) {
 		paper, paperSec := "n/a", "n/a"
 		if ref.SplearnConfig != "" {
 			paper, paperSec = strconv.FormatFloat(ref.Splearn, 'f', 4, 64), strconv.FormatFloat(ref.SplearnSeconds, 'f', 2, 64)
+		}
+		if res.FinetuneDiverged {
+			fmt.Fprintf(ctx.Log, "wfa: problem %d: fine-tuning diverged before any epoch improved; the start is scored\n", p)
 		}
 		if res.FinetuneError != "" {
 			fmt.Fprintf(ctx.Log, "wfa: problem %d: fine-tuning failed: %s\n", p, res.FinetuneError)
