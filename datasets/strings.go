@@ -108,8 +108,9 @@ func ScanStrings(r io.Reader, format StringFormat, alphabet []string, head func(
 	return nil, errors.Errorf("datasets: unknown string format %d", int(format))
 }
 
-// scanCounted reads the PAutomaC/SPiCe layout. With ids not nil, symbol i
-// is looked up there by its name strconv.Itoa(i).
+// scanCounted reads the PAutomaC/SPiCe layout and returns the names "0"
+// .. of the header's alphabet. With ids not nil, symbol i is looked up
+// there by its name strconv.Itoa(i), and no names are built (nil).
 func scanCounted(sc *bufio.Scanner, ids map[string]int, head func(StringsHeader) error, fn func(int, []int) error) ([]string, error) {
 	var byNumber map[int]int // ids by symbol number, for the names that are numbers
 	if ids != nil {
@@ -184,6 +185,9 @@ func scanCounted(sc *bufio.Scanner, ids map[string]int, head func(StringsHeader)
 	}
 	if n != count {
 		return nil, &TextError{Line: line, Msg: fmt.Sprintf("the header says %d strings, the file has %d", count, n)}
+	}
+	if ids != nil {
+		return nil, nil // the caller's alphabet names the symbols
 	}
 	names := make([]string, size)
 	for i := range names {

@@ -293,7 +293,10 @@ func TestSaveNPZFailureKeepsPrevious(t *testing.T) {
 	}{
 		{"unmarshalable meta", func() error { return SaveNPZ(path, math.NaN(), bad) }},
 		{"bad set name", func() error { return SaveNPZ(path, nil, map[string]*Params{"a/b": bad["params"]}) }},
-		{"missing directory", func() error { return SaveNPZ(filepath.Join(dir, "nope", "ck.npz"), nil, bad) }},
+		{"directory under a file", func() error { return SaveNPZ(filepath.Join(path, "nope", "ck.npz"), nil, bad) }},
+		{"write error in a new directory", func() error {
+			return WriteFileAtomic(filepath.Join(dir, "new", "deeper", "ck.npz"), func(w io.Writer) error { return fmt.Errorf("disk on fire") })
+		}},
 		{"write error midway", func() error {
 			return WriteFileAtomic(path, func(w io.Writer) error {
 				w.Write([]byte("partial"))
@@ -552,5 +555,17 @@ func TestParamsSaveLoadInto(t *testing.T) {
 				t.Fatal("failed load modified the parameters")
 			}
 		})
+	}
+}
+
+// A file in directories that do not exist yet is written, the directories
+// created (a failed write removes them again: TestSaveNPZFailureKeepsPrevious).
+func TestWriteFileAtomicCreatesDir(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "x.csv")
+	if err := WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "x" {
+		t.Fatalf("read back %q, %v", b, err)
 	}
 }

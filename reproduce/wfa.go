@@ -100,8 +100,9 @@ func RunPAutomaC(dir string, p int, seed uint64) (*PAutomaCResult, error) {
 	ft, frep, err := wfa.Finetune(m, train, wfa.FinetuneConfig{Seed: seed})
 	var diverged *wfa.DivergedError
 	if errors.As(err, &diverged) {
-		// No epoch improved on the start: the column scores the start,
-		// as rtn wfa finetune's check would keep it.
+		// No epoch improved on the start before the divergence: there is
+		// no fine-tuned automaton (rtn wfa finetune exits 1), and the
+		// column scores the start.
 		ft, err = m, nil
 		res.FinetuneDiverged = true
 	}

@@ -477,7 +477,7 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, er
 	var weights []float64
 	var cands []Candidate
 	index := map[Spec]int{}
-	usable := 0 // the largest rank any Hankel matrix allowed
+	usable := 0 // the largest rank a Hankel matrix of the first fold allowed
 	for k, va := range parts {
 		held := make([]bool, len(s.Seqs))
 		for _, j := range va {
@@ -507,7 +507,9 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, er
 				if err != nil {
 					return nil, nil, 0, err
 				}
-				usable = max(usable, h.MaxRank()-1)
+				if k == 0 {
+					usable = max(usable, h.MaxRank()-1)
+				}
 				var ranks []int
 				for _, r := range cfg.Ranks {
 					if r < h.MaxRank() {
@@ -552,9 +554,22 @@ func selectSpec(s datasets.Symbols, cfg Config) ([]Candidate, []float64, int, er
 		}
 	}
 	if len(cands) == 0 {
-		return nil, nil, 0, errors.Errorf("wfa: no candidate automaton: every rank tried (smallest %d) is above the largest the Hankel matrices of the selection's training strings allow (%d)", slices.Min(cfg.Ranks), usable)
+		return nil, nil, 0, &NoCandidateError{Smallest: slices.Min(cfg.Ranks), Usable: usable}
 	}
 	return cands, weights, nValid, nil
+}
+
+// NoCandidateError is Fit's error when every rank of the selection's grid
+// is above what the Hankel matrices of its training strings allow.
+type NoCandidateError struct {
+	// Smallest is the smallest rank tried, Usable the largest rank the
+	// Hankel matrices of the first fold's training strings allow.
+	Smallest, Usable int
+}
+
+// Error says which ranks were tried and which were possible.
+func (e *NoCandidateError) Error() string {
+	return fmt.Sprintf("wfa: no candidate automaton: every rank tried (smallest %d) is above the largest the Hankel matrices of the selection's training strings allow (%d)", e.Smallest, e.Usable)
 }
 
 // add accumulates fold k's judgement c with weight share.

@@ -101,3 +101,41 @@ func checkNotInput(flag, out string, inputs ...string) error {
 	}
 	return nil
 }
+
+// checkOutput checks an output file (checkOutFile) and that it is none
+// of the inputs (checkNotInput). "-" is refused: the commands that can
+// write to standard output (writeOut) skip this check for it.
+func checkOutput(flag, out string, inputs ...string) error {
+	if out == "-" {
+		return usagef("%s -: this output is a file, name one", flag)
+	}
+	if err := checkOutFile(flag, out); err != nil {
+		return err
+	}
+	return checkNotInput(flag, out, inputs...)
+}
+
+// sameFile reports whether the paths a and b, both given, name the same
+// file: the same absolute path, or the same existing file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && aa == ab {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// checkStdoutOrFile is checkOutput for an output that writeOut sends to
+// standard output when it is "" or "-".
+func checkStdoutOrFile(flag, out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	return checkOutput(flag, out, inputs...)
+}

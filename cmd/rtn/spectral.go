@@ -121,7 +121,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutFile("-save-data", spec.SaveData); err != nil {
 		return err
 	}
-	if np, _ := spectral.ModelPaths(spec.SaveModel); spec.SaveModel != "" && sameOutput(spec.SaveData, np) {
+	if np, _ := spectral.ModelPaths(spec.SaveModel); spec.SaveModel != "" && sameFile(spec.SaveData, np) {
 		return usagef("-save-data %s is also the model file of -out: one would overwrite the other", spec.SaveData)
 	}
 	warnUnderdetermined(stderr, spec)

@@ -91,10 +91,7 @@ func checkModelOut(flag, out string, inputs ...string) error {
 		return usagef("%s must be a directory or a .npz file (the model, with its .json beside it), got %q", flag, out)
 	}
 	for _, f := range []string{np, js} {
-		if err := checkOutFile(flag, f); err != nil {
-			return err
-		}
-		if err := checkNotInput(flag, f, inputs...); err != nil {
+		if err := checkOutput(flag, f, inputs...); err != nil {
 			return err
 		}
 	}
@@ -122,22 +119,6 @@ func checkDirOut(flag, dir string) error {
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
-}
-
-// sameOutput reports whether the output paths a and b name one file
-// (both non-empty): the same absolute path, or the same existing file.
-func sameOutput(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if sa, err := os.Stat(a); err == nil {
-		if sb, err := os.Stat(b); err == nil {
-			return os.SameFile(sa, sb)
-		}
-	}
-	aa, errA := filepath.Abs(a)
-	ab, errB := filepath.Abs(b)
-	return errA == nil && errB == nil && aa == ab
 }
 
 // checkOwnSplit refuses -valid-frac and -test-frac (when given, set) for
@@ -201,10 +182,7 @@ func runSpectralPredict(args []string, stdout, stderr io.Writer) error {
 	if ext := strings.ToLower(filepath.Ext(*out)); *out != "" && ext != ".npz" && ext != ".csv" {
 		return usagef("-out must name a .npz or .csv file, got %q", *out)
 	}
-	if err := checkOutFile("-out", *out); err != nil {
-		return err
-	}
-	if err := checkNotInput("-out", *out, *model, *data); err != nil {
+	if err := checkOutput("-out", *out, *model, *data); err != nil {
 		return err
 	}
 	m, _, err := spectral.LoadModel(*model)

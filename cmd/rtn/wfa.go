@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -141,6 +142,17 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if *rank == 0 && *lcols != 0 {
 		return usagef("-lcolumns applies with -rank only: the selection uses lcolumns = lrows")
 	}
+	if *rank > 0 {
+		var unused []string
+		fs.Visit(func(f *flag.Flag) {
+			if slices.Contains([]string{"folds", "valid", "mixture", "mixture-se", "select", "v"}, f.Name) {
+				unused = append(unused, "-"+f.Name)
+			}
+		})
+		if len(unused) > 0 {
+			return usagef("%s: selection flags, no effect with -rank", strings.Join(unused, ", "))
+		}
+	}
 	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
 		return usagef("-select: %v", err)
 	}
@@ -154,7 +166,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if cfg.MixtureSE == 0 {
 		cfg.MixtureSE = -1 // any gain: Config reads 0 as its default
 	}
-	if err := checkWFAOut("-out", *out, *train); err != nil {
+	if err := checkOutput("-out", *out, *train); err != nil {
 		return err
 	}
 	if err := wfaLearnMemory(*train, in.fm, cfg); err != nil {
@@ -316,19 +328,6 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%v\n", k, res[k])
 	}
 	return tw.Flush()
-}
-
-// checkWFAOut checks an output file of a wfa subcommand before any work:
-// a file (not a directory) in a writable directory, and none of the
-// inputs.
-func checkWFAOut(flag, out string, inputs ...string) error {
-	if out == "" || out == "-" {
-		return nil
-	}
-	if err := checkOutFile(flag, out); err != nil {
-		return err
-	}
-	return checkNotInput(flag, out, inputs...)
 }
 
 // checkFolds refuses more cross-validation folds than half the strings.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	jreport "github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/optim"
@@ -65,20 +64,18 @@ func checkWFAFinetuneOutputs(cfg *wfa.FinetuneConfig, out, model, train string) 
 		case st.IsDir():
 			return fmt.Errorf("-resume %s: is a directory, want a checkpoint file", cfg.Resume)
 		}
-		if cfg.Train.CheckpointPath == "" {
-			cfg.Train.CheckpointPath = cfg.Resume
-		}
 	}
-	outs := []struct{ flag, path string }{{"-out", out}, {"-checkpoint", cfg.Train.CheckpointPath}, {"-metrics", cfg.Train.MetricsPath}}
+	ckFlag := "-checkpoint"
+	if cfg.Resume != "" && cfg.Train.CheckpointPath == "" {
+		cfg.Train.CheckpointPath, ckFlag = cfg.Resume, "-resume (checkpoints go on to it)"
+	}
+	outs := []struct{ flag, path string }{{"-out", out}, {ckFlag, cfg.Train.CheckpointPath}, {"-metrics", cfg.Train.MetricsPath}}
 	for i, o := range outs {
-		if err := checkOutFile(o.flag, o.path); err != nil {
-			return err
-		}
 		inputs := []string{model, train}
-		if o.flag != "-checkpoint" {
+		if o.flag != ckFlag {
 			inputs = append(inputs, cfg.Resume)
 		}
-		if err := checkNotInput(o.flag, o.path, inputs...); err != nil {
+		if err := checkOutput(o.flag, o.path, inputs...); err != nil {
 			return err
 		}
 		for _, p := range outs[:i] {
@@ -88,22 +85,6 @@ func checkWFAFinetuneOutputs(cfg *wfa.FinetuneConfig, out, model, train string) 
 		}
 	}
 	return nil
-}
-
-// sameFile reports whether the paths a and b, both given, name the same
-// file: the same absolute path, or the same existing file.
-func sameFile(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	aa, errA := filepath.Abs(a)
-	ab, errB := filepath.Abs(b)
-	if errA == nil && errB == nil && aa == ab {
-		return true
-	}
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // finetuneFailure is the error of wfa finetune for err from

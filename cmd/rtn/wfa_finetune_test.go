@@ -168,7 +168,7 @@ func TestWFAFinetuneBadFlags(t *testing.T) {
 		{[]string{"-out", dir}, 1, "-out " + dir + ": is a directory"},
 		{[]string{"-checkpoint", dir}, 1, "-checkpoint " + dir + ": is a directory"},
 		{[]string{"-metrics", filepath.Join(file, "m.jsonl")}, 1, "is not a directory"},
-		{[]string{"-out", filepath.Join(dir, "x"), "-checkpoint", filepath.Join(dir, ".", "x")}, 2, "-out and -checkpoint name the same file"},
+		{[]string{"-out", filepath.Join(dir, "x"), "-checkpoint", dir + "/./x"}, 2, "-out and -checkpoint name the same file"},
 		{[]string{"-checkpoint", filepath.Join(dir, "c"), "-metrics", filepath.Join(dir, "c")}, 2, "-checkpoint and -metrics name the same file"},
 		{[]string{"-resume", filepath.Join(dir, "c.npz")}, 1, "-resume " + filepath.Join(dir, "c.npz") + ": no such file"},
 		{[]string{"-resume", dir}, 1, "is a directory, want a checkpoint file"},

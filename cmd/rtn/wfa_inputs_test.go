@@ -48,14 +48,18 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "learn", "-train", train, "-lcolumns", "2"}, 2, "-lcolumns applies with -rank only"},
 		{[]string{"wfa", "learn", "-train", train, "-folds", "5000"}, 2, "-folds 5000: 300 strings allow at most 150"},
 		{[]string{"wfa", "learn", "-train", huge, "-rank", "1"}, 1, "(alphabet 100000000) with -rank 1 needs about"},
-		{[]string{"wfa", "learn", "-train", huge}, 1, "with ranks up to 50 and -mixture 8 needs about"},
+		{[]string{"wfa", "learn", "-train", huge}, 1, "with ranks up to 50 and -mixture 8 needs about 240 TiB"},
 		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "2"}, 2, "-max-ruled-out must be in [0, 1]"},
 		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "NaN"}, 2, "-max-ruled-out must be in [0, 1]"},
 		{[]string{"wfa", "sweep", "-train", train, "-test", train}, 2, "-test and -solution go together"},
 		{[]string{"wfa", "sweep", "-train", train, "-seed", "0"}, 2, "-seed must be >= 1"},
-		{[]string{"wfa", "sweep", "-train", train, "-ranks", "1000", "-lrows", "2"}, 1, "every rank tried (smallest 1000) is above the largest"},
-		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, "target"},
-		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "none"},
+		{[]string{"wfa", "sweep", "-train", train, "-ranks", "1000", "-lrows", "2"}, 2, "-ranks: every rank (smallest 1000) is above the largest the Hankel matrices allow (12)"},
+		{[]string{"wfa", "sweep", "-train", huge}, 1, "(alphabet 100000000) with ranks up to 50 needs about"},
+		{[]string{"wfa", "learn", "-train", train, "-rank", "2", "-folds", "3", "-select", "nll"}, 2, "-folds, -select: selection flags, no effect with -rank"},
+		{[]string{"wfa", "learn", "-train", train, "-rank", "2", "-out", "-"}, 2, "-out -: this output is a file, name one"},
+		{[]string{"wfa", "minimize", "-model", model, "-out", "-"}, 2, "-out -: this output is a file, name one"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, "2 rankings and 1 targets"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "no such file or directory"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-out", prefixes}, 2, "is the input"},
 		{[]string{"wfa", "sample", "-model", model, "-n", "1000000000", "-out", out}, 1, "-n 1000000000 -max-len 100 needs about"},
 		{[]string{"wfa", "sample", "-model", named, "-out", out}, 2, `-format pautomac writes symbols as numbers and ` + named + ` has a symbol named "a"`},
@@ -78,6 +82,14 @@ func TestWFABadInputs(t *testing.T) {
 	// The inputs named as outputs are untouched.
 	if _, err := wfa.Load(model); err != nil {
 		t.Errorf("model after the refused runs: %v", err)
+	}
+	// An output in directories that do not exist yet is written there.
+	nested := filepath.Join(dir, "new", "dir", "m.json")
+	if _, stderr, code := invoke("wfa", "minimize", "-model", model, "-out", nested); code != 0 {
+		t.Errorf("minimize -out %s: exit %d, %s", nested, code, stderr)
+	}
+	if _, err := wfa.Load(nested); err != nil {
+		t.Errorf("model written to a new directory: %v", err)
 	}
 }
 

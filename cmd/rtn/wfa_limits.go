@@ -49,7 +49,10 @@ func wfaLearnMemory(path string, fm datasets.StringFormat, cfg wfa.Config) error
 		if len(cfg.Ranks) > 0 {
 			r = slices.Max(cfg.Ranks)
 		}
-		what = fmt.Sprintf("ranks up to %d and -mixture %d", r, max(cfg.Mixture, 1))
+		what = fmt.Sprintf("ranks up to %d", r)
+		if cfg.Mixture > 1 {
+			what += fmt.Sprintf(" and -mixture %d", cfg.Mixture)
+		}
 	}
 	rf := min(float64(r), rows)
 	states := rf

@@ -85,7 +85,7 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	if *k < 1 {
 		return usagef("-k must be >= 1")
 	}
-	if err := checkWFAOut("-out", *out, in.model, *prefixes, *targets); err != nil {
+	if err := checkStdoutOrFile("-out", *out, in.model, *prefixes, *targets); err != nil {
 		return err
 	}
 	var t []wfa.Target
@@ -200,10 +200,10 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-format: %v", err)
 	}
-	if err := checkWFAOut("-out", *out, *model); err != nil {
+	if err := checkStdoutOrFile("-out", *out, *model); err != nil {
 		return err
 	}
-	if err := needMemory(fmt.Sprintf("-n %d -max-len %d", *n, *maxLen), float64s(2*float64(*n)*float64(*maxLen+1))); err != nil {
+	if err := needMemory(fmt.Sprintf("-n %d -max-len %d", *n, *maxLen), float64s(2*float64(*n)*(float64(*maxLen)+1))); err != nil {
 		return err
 	}
 	m, err := loadWFAModel(*model)
@@ -243,7 +243,7 @@ func runWFAMinimize(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("-out is required")
 	}
-	if err := checkWFAOut("-out", *out, *model); err != nil {
+	if err := checkOutput("-out", *out, *model); err != nil {
 		return err
 	}
 	m, err := loadWFAModel(*model)
@@ -274,7 +274,7 @@ func runWFADot(args []string, stdout, stderr io.Writer) error {
 	if !(*minW >= 0) || math.IsInf(*minW, 0) {
 		return usagef("-min-weight must be a finite number >= 0, got %g", *minW)
 	}
-	if err := checkWFAOut("-out", *out, *model); err != nil {
+	if err := checkStdoutOrFile("-out", *out, *model); err != nil {
 		return err
 	}
 	m, err := loadWFAModel(*model)
@@ -320,6 +320,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			cfg.Ranks = append(cfg.Ranks, r)
 		}
 	}
+	if err := wfaLearnMemory(*train, in.fm, cfg); err != nil {
+		return err
+	}
 	s, err := in.read(*train, "-train")
 	if err != nil {
 		return err
@@ -347,12 +350,17 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 				return
 			}
 			p, err := wfa.Score(&wfa.Model{WFA: w}, test.Seqs, sol)
-			if err == nil {
-				testScore[c.Spec.String()] = p
+			if err != nil {
+				p = math.NaN()
 			}
+			testScore[c.Spec.String()] = p
 		}
 	}
 	_, rep, err := wfa.Fit(s, cfg)
+	var none *wfa.NoCandidateError
+	if errors.As(err, &none) && *ranks != "" {
+		return usagef("-ranks: every rank (smallest %d) is above the largest the Hankel matrices allow (%d)", none.Smallest, none.Usable)
+	}
 	if rep == nil || len(rep.Candidates) == 0 {
 		return err
 	}
