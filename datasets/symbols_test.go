@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +100,20 @@ func TestWriteStringsNames(t *testing.T) {
 				t.Fatalf("err %v, wrote %q, want %q and nothing written", err, b.String(), c.want)
 			}
 		})
+	}
+}
+
+// Read against an alphabet, a counted file whose header declares a huge
+// alphabet costs no memory for the names it declares.
+func TestReadStringsAlphabetHugeHeader(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := ReadStrings(strings.NewReader("2 10000000\n1 0\n1 1\n"), PAutomaC, []string{"0", "1"})
+	runtime.ReadMemStats(&after)
+	if err != nil || len(s.Seqs) != 2 || !slices.Equal(s.Alphabet, []string{"0", "1"}) {
+		t.Fatalf("read %+v, %v", s, err)
+	}
+	if b := after.TotalAlloc - before.TotalAlloc; b > 32<<20 {
+		t.Errorf("reading 2 strings allocated %d bytes", b)
 	}
 }
