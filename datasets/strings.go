@@ -108,6 +108,10 @@ func ScanStrings(r io.Reader, format StringFormat, alphabet []string, head func(
 	return nil, errors.Errorf("datasets: unknown string format %d", int(format))
 }
 
+// MaxAlphabet is the largest alphabet size a PAutomaC or SPiCe header may
+// declare (symbol ids must fit the int32 indices of the Hankel tries).
+const MaxAlphabet = math.MaxInt32
+
 // scanCounted reads the PAutomaC/SPiCe layout and returns the names "0"
 // .. of the header's alphabet. With ids not nil, symbol i is looked up
 // there by its name strconv.Itoa(i), and no names are built (nil).
@@ -138,6 +142,9 @@ func scanCounted(sc *bufio.Scanner, ids map[string]int, head func(StringsHeader)
 	}
 	if count < 0 {
 		return nil, &TextError{Line: 1, Msg: fmt.Sprintf("header %q is not \"COUNT ALPHABET_SIZE\" (counts >= 0 and >= 1)", clip(sc.Text()))}
+	}
+	if size > MaxAlphabet {
+		return nil, &TextError{Line: 1, Msg: fmt.Sprintf("alphabet size %d is above the largest supported, %d", size, MaxAlphabet)}
 	}
 	if head != nil {
 		if err := head(StringsHeader{Count: count, AlphabetSize: size}); err != nil {

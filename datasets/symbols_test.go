@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"errors"
 	"runtime"
 	"slices"
 	"strings"
@@ -115,5 +116,17 @@ func TestReadStringsAlphabetHugeHeader(t *testing.T) {
 	}
 	if b := after.TotalAlloc - before.TotalAlloc; b > 32<<20 {
 		t.Errorf("reading 2 strings allocated %d bytes", b)
+	}
+}
+
+// A header declaring more symbols than MaxAlphabet is refused on line 1,
+// with or without an alphabet, before anything is allocated for them.
+func TestReadStringsAlphabetTooLarge(t *testing.T) {
+	for _, alphabet := range [][]string{nil, {"0", "1"}} {
+		_, err := ReadStrings(strings.NewReader("2 9223372036854775807\n1 0\n1 1\n"), PAutomaC, alphabet)
+		var te *TextError
+		if !errors.As(err, &te) || te.Line != 1 || !strings.Contains(err.Error(), "above the largest supported") {
+			t.Errorf("alphabet %v: %v", alphabet, err)
+		}
 	}
 }

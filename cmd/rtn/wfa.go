@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +13,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	jreport "github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
@@ -38,6 +38,10 @@ func runWFA(args []string, stdout, stderr io.Writer) error {
 	sort.Strings(names)
 	if len(args) == 0 {
 		return usagef("rtn wfa: no subcommand (one of %s)", strings.Join(names, ", "))
+	}
+	if h := args[0]; h == "-h" || h == "-help" || h == "--help" || h == "help" {
+		fmt.Fprintf(stdout, "usage: rtn wfa <%s> [flags] (rtn wfa <subcommand> -h lists its flags)\n", strings.Join(names, "|"))
+		return nil
 	}
 	f, ok := wfaCommands[args[0]]
 	if !ok {
@@ -144,14 +148,20 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	}
 	if *rank > 0 {
 		var unused []string
-		fs.Visit(func(f *flag.Flag) {
-			if slices.Contains([]string{"folds", "valid", "mixture", "mixture-se", "select", "v"}, f.Name) {
-				unused = append(unused, "-"+f.Name)
+		for _, name := range []string{"folds", "valid", "mixture", "mixture-se", "select", "v"} {
+			if flagSet(fs, name) {
+				unused = append(unused, "-"+name)
 			}
-		})
+		}
 		if len(unused) > 0 {
 			return usagef("%s: selection flags, no effect with -rank", strings.Join(unused, ", "))
 		}
+	}
+	if err := checkValidWithFolds(fs, *folds); err != nil {
+		return err
+	}
+	if *criterion != "zll" && (flagSet(fs, "mixture") || flagSet(fs, "mixture-se")) {
+		return usagef("-mixture and -mixture-se apply with -select zll only")
 	}
 	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
 		return usagef("-select: %v", err)
@@ -295,25 +305,32 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var sol []float64
+	if *solution != "" {
+		if sol, err = datasets.ReadSolutionFile(*solution); err != nil {
+			return err
+		}
+		if len(sol) != len(s.Seqs) {
+			return errors.Errorf("%s: %d probabilities for the %d strings of %s", *solution, len(sol), len(s.Seqs), *test)
+		}
+	}
 	res := map[string]any{"strings": len(s.Seqs)}
 	ll, err := wfa.LogLoss(m, s.Seqs)
 	if err != nil {
 		return err
 	}
-	res["log_loss"], res["normaliser"] = ll.NatsPerSymbol, ll.Normaliser
+	// A model of huge or non-finite weights gives a non-finite figure,
+	// null in JSON.
+	res["log_loss"], res["normaliser"] = jreport.Float(ll.NatsPerSymbol), ll.Normaliser
 	if ll.Normaliser == "sample" {
 		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0): log_loss is normalised over the distinct test strings, not comparable with a model's own normaliser\n", in.model)
 	}
-	if *solution != "" {
-		sol, err := datasets.ReadSolutionFile(*solution)
-		if err != nil {
-			return err
-		}
+	if sol != nil {
 		p, err := wfa.Score(m, s.Seqs, sol)
 		if err != nil {
 			return err
 		}
-		res["perplexity"] = p
+		res["perplexity"] = jreport.Float(p)
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(res)
@@ -328,6 +345,15 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%v\n", k, res[k])
 	}
 	return tw.Flush()
+}
+
+// checkValidWithFolds refuses -valid with more than one fold: the folds
+// hold out 1/K of the strings each.
+func checkValidWithFolds(fs *flag.FlagSet, folds int) error {
+	if folds > 1 && flagSet(fs, "valid") {
+		return usagef("-valid applies with -folds 1: each of the %d folds holds out 1/%d of the strings", folds, folds)
+	}
+	return nil
 }
 
 // checkFolds refuses more cross-validation folds than half the strings.

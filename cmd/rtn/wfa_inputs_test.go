@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rtnlab/rtn/spectral"
@@ -28,6 +29,10 @@ func TestWFABadInputs(t *testing.T) {
 	}
 	shortTargets := filepath.Join(dir, "targets")
 	if err := os.WriteFile(shortTargets, []byte("1 0 0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oneSolution := filepath.Join(dir, "solution")
+	if err := os.WriteFile(oneSolution, []byte("1\n0.5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	huge := filepath.Join(dir, "huge")
@@ -58,7 +63,14 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "learn", "-train", train, "-rank", "2", "-folds", "3", "-select", "nll"}, 2, "-folds, -select: selection flags, no effect with -rank"},
 		{[]string{"wfa", "learn", "-train", train, "-rank", "2", "-out", "-"}, 2, "-out -: this output is a file, name one"},
 		{[]string{"wfa", "minimize", "-model", model, "-out", "-"}, 2, "-out -: this output is a file, name one"},
-		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, "2 rankings and 1 targets"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, ": 1 targets for the 2 prefixes of "},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-json"}, 2, "-json prints the NDCG@5 score: it needs -targets"},
+		{[]string{"wfa", "sweep", "-train", train, "-ranks", "3,4,3"}, 2, "-ranks: 3 appears twice"},
+		{[]string{"wfa", "sweep", "-train", train, "-folds", "2", "-valid", "0.3"}, 2, "-valid applies with -folds 1"},
+		{[]string{"wfa", "learn", "-train", train, "-folds", "2", "-valid", "0.3"}, 2, "-valid applies with -folds 1"},
+		{[]string{"wfa", "learn", "-train", train, "-select", "nll", "-mixture", "3"}, 2, "-mixture and -mixture-se apply with -select zll only"},
+		{[]string{"wfa", "finetune", "-model", model, "-train", train, "-check", "none", "-check-se", "3"}, 2, "-check-se applies with -check zll only"},
+		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", oneSolution}, 1, ": 1 probabilities for the 2 strings of "},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "no such file or directory"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-out", prefixes}, 2, "is the input"},
 		{[]string{"wfa", "sample", "-model", model, "-n", "1000000000", "-out", out}, 1, "-n 1000000000 -max-len 100 needs about"},
@@ -158,5 +170,35 @@ func TestWFAScoreSampleNormaliserNote(t *testing.T) {
 	stdout, stderr, code := invoke("wfa", "score", "-model", model, "-test", test, "-json")
 	if code != 0 || !strings.Contains(stdout, `"normaliser":"sample"`) || !strings.Contains(stderr, "has no usable mass") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// rtn wfa -h lists the subcommands and exits 0; wfa learn reads a
+// PAutomaC file from a pipe, which can be read once only.
+func TestWFAHelpAndPipe(t *testing.T) {
+	stdout, stderr, code := invoke("wfa", "-h")
+	if code != 0 || !strings.Contains(stdout, "learn") || !strings.Contains(stdout, "finetune") || stderr != "" {
+		t.Errorf("wfa -h: exit %d, %q, %q", code, stdout, stderr)
+	}
+	dir := t.TempDir()
+	raw, err := os.ReadFile(writeSample(t, dir, "train", 300, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(raw)
+		f.Close()
+	}()
+	stdout, stderr, code = invoke("wfa", "learn", "-train", fifo, "-rank", "2", "-lrows", "2", "-json")
+	if code != 0 || !strings.Contains(stdout, `"rank":2`) {
+		t.Errorf("learn from a pipe: exit %d, %q, %q", code, stdout, stderr)
 	}
 }

@@ -64,8 +64,12 @@ func wfaLearnMemory(path string, fm datasets.StringFormat, cfg wfa.Config) error
 }
 
 // countedAlphabet reads the alphabet size from the header line "N d" of
-// a PAutomaC or SPiCe file.
+// a PAutomaC or SPiCe file. A pipe or another file that is not regular is
+// not opened: it can be read once only, by the reader.
 func countedAlphabet(path string) (int, bool) {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return 0, false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, false

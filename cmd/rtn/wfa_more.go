@@ -46,6 +46,9 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := checkWFAFinetuneFlags(&cfg, *train, *checkSE); err != nil {
 		return err
 	}
+	if cfg.Check == wfa.CheckNone && flagSet(fs, "check-se") {
+		return usagef("-check-se applies with -check zll only")
+	}
 	if err := checkWFAFinetuneOutputs(&cfg, *out, in.model, *train); err != nil {
 		return err
 	}
@@ -85,6 +88,9 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	if *k < 1 {
 		return usagef("-k must be >= 1")
 	}
+	if *asJSON && *targets == "" {
+		return usagef("-json prints the NDCG@5 score: it needs -targets")
+	}
 	if err := checkStdoutOrFile("-out", *out, in.model, *prefixes, *targets); err != nil {
 		return err
 	}
@@ -105,6 +111,9 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	s, err := in.read(*prefixes, "-prefixes")
 	if err != nil {
 		return err
+	}
+	if t != nil && len(t) != len(s.Seqs) {
+		return errors.Errorf("%s: %d targets for the %d prefixes of %s", *targets, len(t), len(s.Seqs), *prefixes)
 	}
 	ranks, err := wfa.Rank(m, s.Seqs, *k)
 	if err != nil {
@@ -304,6 +313,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkValidWithFolds(fs, *folds); err != nil {
+		return err
+	}
 	if !(*maxRuled >= 0 && *maxRuled <= 1) {
 		return usagef("-max-ruled-out must be in [0, 1], got %g", *maxRuled)
 	}
@@ -316,6 +328,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			r, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || r < 1 {
 				return usagef("-ranks: %q is not a rank >= 1", f)
+			}
+			if slices.Contains(cfg.Ranks, r) {
+				return usagef("-ranks: %d appears twice", r)
 			}
 			cfg.Ranks = append(cfg.Ranks, r)
 		}
