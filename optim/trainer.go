@@ -85,8 +85,9 @@ type TrainConfig struct {
 	Hooks []Hook
 	// DivergeFactor stops training with a *DivergedError when a step's
 	// training loss exceeds DivergeFactor times the first epoch's mean
-	// training loss (during the first epoch, the first step's loss); the
-	// check applies only when that reference is positive. If
+	// training loss (during the first epoch, the first step's loss), a
+	// reference below DivergeReferenceFloor counting as that; the check
+	// applies only when that reference is positive. If
 	// DivergeFactor is 0, it will be defaulted to 1e4; math.Inf(1) turns
 	// the check off. NaN and infinite losses always stop training (see
 	// NonFiniteError).
@@ -187,6 +188,14 @@ func (e *NonFiniteError) Error() string {
 	return fmt.Sprintf("optim: diverged at step %d (epoch %d): %s is %v", e.Step, e.Epoch, e.What, e.Value)
 }
 
+// DivergeReferenceFloor is the smallest reference loss of the divergence
+// check (TrainConfig.DivergeFactor). An exact model's loss is at the
+// rounding level of float64 (1e-31 for a spectral 2-RNN learned from
+// noise-free data), and the first steps from it, rounding noise or an
+// optimizer's steps of the size of its rate (Adam's, whatever the
+// gradient), reach 1e-6 relative to targets of order 1: not a blow-up.
+const DivergeReferenceFloor = 1e-8
+
 // DivergedError reports a finite training loss above
 // TrainConfig.DivergeFactor times the reference loss. As after a
 // NonFiniteError, training stops, the parameters in memory are put back
@@ -197,8 +206,9 @@ type DivergedError struct {
 	// was too large (from 1).
 	Epoch, Step int
 	// Loss is the step's training loss, Reference the first epoch's mean
-	// training loss (the first step's during epoch 1) and Factor the
-	// configured TrainConfig.DivergeFactor.
+	// training loss (the first step's during epoch 1), at least
+	// DivergeReferenceFloor, and Factor the configured
+	// TrainConfig.DivergeFactor.
 	Loss, Reference, Factor float64
 }
 
@@ -208,6 +218,9 @@ func (e *DivergedError) Error() string {
 	ref := "first epoch's"
 	if e.Epoch == 1 {
 		ref = "first step's"
+	}
+	if e.Reference == DivergeReferenceFloor {
+		ref += " or less, counted as"
 	}
 	return fmt.Sprintf("optim: diverged at step %d (epoch %d): loss %.3g is above %.3g x the %s %.3g",
 		e.Step, e.Epoch, e.Loss, e.Factor, ref, e.Reference)

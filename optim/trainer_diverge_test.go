@@ -97,3 +97,47 @@ func TestTrainerDivergeFactor(t *testing.T) {
 		}
 	}
 }
+
+// seqProblem returns the losses of seq in turn (the last one from then
+// on), with a zero gradient.
+type seqProblem struct {
+	params *params.Params
+	seq    []float64
+	calls  int
+}
+
+func (p *seqProblem) Params() *params.Params { return p.params }
+func (p *seqProblem) NumExamples() int       { return 8 }
+func (p *seqProblem) LossGrad(batch []int, grads *params.Params) (float64, error) {
+	clear(grads.Data("w"))
+	p.calls++
+	return p.seq[min(p.calls, len(p.seq))-1], nil
+}
+
+// A first loss at the rounding level of float64 counts as
+// DivergeReferenceFloor: the small rises after it (rounding noise, an
+// optimizer's first steps) are not a divergence, a real rise is, and the
+// message says the reference was floored.
+func TestTrainerDivergeReferenceFloor(t *testing.T) {
+	for _, tc := range []struct {
+		seq      []float64
+		diverged bool
+	}{
+		{[]float64{1.76e-31, 9.21e-21, 4.04e-6}, false},
+		{[]float64{1.76e-31, 1e-3}, true},
+		{[]float64{1, 2e4}, true},
+	} {
+		ps := params.New()
+		if _, err := ps.Add("w", 1); err != nil {
+			t.Fatal(err)
+		}
+		p := &seqProblem{params: ps, seq: tc.seq}
+		_, err := mustTrainer(t, p, &testSGD{lr: 0.1}, TrainConfig{Epochs: 1, BatchSize: 1}).Run()
+		if got := IsDiverged(err); got != tc.diverged {
+			t.Errorf("losses %v: diverged %v (%v), want %v", tc.seq, got, err, tc.diverged)
+		}
+		if floored := tc.seq[0] < DivergeReferenceFloor; err != nil && floored != strings.Contains(err.Error(), "or less, counted as 1e-08") {
+			t.Errorf("losses %v: message %q", tc.seq, err)
+		}
+	}
+}

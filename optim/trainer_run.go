@@ -165,7 +165,8 @@ func (t *Trainer) trainStep(b []int) (float64, error) {
 
 // checkDiverged returns a *DivergedError when loss exceeds
 // DivergeFactor times the reference: the first epoch's mean training
-// loss, or during the first epoch the first step's loss.
+// loss, or during the first epoch the first step's loss, but at least
+// DivergeReferenceFloor.
 func (t *Trainer) checkDiverged(loss float64) error {
 	ref := t.firstLoss
 	if len(t.history) > 0 {
@@ -173,6 +174,9 @@ func (t *Trainer) checkDiverged(loss float64) error {
 	} else if t.step == 0 {
 		t.firstLoss = loss
 		return nil
+	}
+	if ref > 0 {
+		ref = max(ref, DivergeReferenceFloor)
 	}
 	if !(ref > 0) || math.IsInf(t.cfg.DivergeFactor, 1) || loss <= t.cfg.DivergeFactor*ref {
 		return nil

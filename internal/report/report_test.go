@@ -22,7 +22,10 @@ func TestWriteCSVAndJSON(t *testing.T) {
 	if b, _ := os.ReadFile(j); string(b) != "{\n  \"n\": 1\n}\n" {
 		t.Errorf("json %q", b)
 	}
-	if err := WriteCSV(filepath.Join(dir, "no", "such", "dir.csv"), nil, nil); err == nil {
-		t.Error("a file in a missing directory was written")
+	if err := WriteCSV(filepath.Join(dir, "new", "dir", "t.csv"), nil, nil); err != nil {
+		t.Errorf("a file in a missing directory: %v", err)
+	}
+	if err := WriteCSV(filepath.Join(p, "under", "a", "file.csv"), nil, nil); err == nil {
+		t.Error("a file under a regular file was written")
 	}
 }
