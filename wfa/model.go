@@ -144,6 +144,13 @@ func Read(r io.Reader) (*Model, error) {
 	if len(m.Alphabet) != len(m.WFA.Trans) {
 		return nil, errors.Errorf("wfa: model file has %d symbol names for %d transition matrices", len(m.Alphabet), len(m.WFA.Trans))
 	}
+	seen := make(map[string]bool, len(m.Alphabet))
+	for _, a := range m.Alphabet {
+		if seen[a] {
+			return nil, errors.Errorf("wfa: model file names the symbol %q twice", a)
+		}
+		seen[a] = true
+	}
 	return m, nil
 }
 

@@ -92,6 +92,9 @@ func TestModelRoundTrip(t *testing.T) {
 	if _, err := Read(bytes.NewReader([]byte(`{"format":"rtn-wfa-1","alphabet":["x"],"variant":"classic","states":1,"alpha":[1],"transitions":[[0.5]],"omega":["NaN"]}`))); err == nil {
 		t.Fatal("a malformed model was accepted")
 	}
+	if _, err := Read(bytes.NewReader([]byte(`{"format":"rtn-wfa-1","alphabet":["x","x"],"variant":"classic","states":1,"alpha":[1],"transitions":[[0.25],[0.25]],"omega":[0.5]}`))); err == nil || !strings.Contains(err.Error(), `names the symbol "x" twice`) {
+		t.Fatalf("a model naming a symbol twice: %v", err)
+	}
 }
 
 // Score is the PAutomaC perplexity: the optimum when the model is the

@@ -305,6 +305,9 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(s.Seqs) == 0 {
+		return errors.Errorf("%s: no strings to score", *test)
+	}
 	var sol []float64
 	if *solution != "" {
 		if sol, err = datasets.ReadSolutionFile(*solution); err != nil {
@@ -328,7 +331,7 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 	if sol != nil {
 		p, err := wfa.Score(m, s.Seqs, sol)
 		if err != nil {
-			return err
+			return errors.Wrap(err, *solution)
 		}
 		res["perplexity"] = jreport.Float(p)
 	}

@@ -35,6 +35,13 @@ func TestWFABadInputs(t *testing.T) {
 	if err := os.WriteFile(oneSolution, []byte("1\n0.5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(dir, "empty")
+	zeros := filepath.Join(dir, "zeros")
+	for name, body := range map[string]string{empty: "0 3\n", zeros: "2\n0\n0\n"} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	huge := filepath.Join(dir, "huge")
 	if err := os.WriteFile(huge, []byte("2 100000000\n1 0\n1 1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -71,6 +78,9 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "learn", "-train", train, "-select", "nll", "-mixture", "3"}, 2, "-mixture and -mixture-se apply with -select zll only"},
 		{[]string{"wfa", "finetune", "-model", model, "-train", train, "-check", "none", "-check-se", "3"}, 2, "-check-se applies with -check zll only"},
 		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", oneSolution}, 1, ": 1 probabilities for the 2 strings of "},
+		{[]string{"wfa", "score", "-model", model, "-test", empty}, 1, empty + ": no strings to score"},
+		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", zeros}, 1, zeros + ": losses: "},
+		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes, "-valid", "0.001"}, 2, "-valid 0.001: wfa: 2 strings are too few"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "no such file or directory"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-out", prefixes}, 2, "is the input"},
 		{[]string{"wfa", "sample", "-model", model, "-n", "1000000000", "-out", out}, 1, "-n 1000000000 -max-len 100 needs about"},

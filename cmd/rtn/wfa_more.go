@@ -60,6 +60,9 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, _, err := wfa.FinetuneSplit(s.Seqs, cfg.ValidFraction, max(cfg.Seed, 1)); err != nil {
+		return usagef("-valid %g: %v", cfg.ValidFraction, err)
+	}
 	if !*quiet && isTerminal(stderr) {
 		cfg.Train.Progress = stderr
 	}
