@@ -101,7 +101,7 @@ func Design(s datasets.TwoRNNData) (*mat.Dense, error) {
 	}
 	cols, ok := powInt(s.In, s.Len)
 	if !ok || cols > maxDense/s.N() {
-		return nil, errors.Errorf("spectral: design matrix of %d x %d^%d entries is too large (limit %d); use the tensor-train method",
+		return nil, errors.Errorf("spectral: design matrix of %d x %d^%d entries (examples x input size^length) is too large (limit %d)",
 			s.N(), s.In, s.Len, maxDense)
 	}
 	x := mat.NewDense(s.N(), cols, nil)
