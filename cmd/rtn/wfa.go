@@ -179,14 +179,8 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput("-out", *out, *train); err != nil {
 		return err
 	}
-	if err := wfaLearnMemory(*train, in.fm, cfg); err != nil {
-		return err
-	}
-	s, err := in.read(*train, "-train")
+	s, err := in.readTrain(*train, cfg)
 	if err != nil {
-		return err
-	}
-	if err := checkFolds(cfg.Folds, len(s.Seqs)); err != nil {
 		return err
 	}
 	m, rep, err := wfa.Fit(s, cfg)
@@ -348,6 +342,19 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%v\n", k, res[k])
 	}
 	return tw.Flush()
+}
+
+// readTrain reads the -train file of learn and sweep: the memory its
+// alphabet needs is checked first, and -folds against its strings after.
+func (in *wfaInputs) readTrain(path string, cfg wfa.Config) (datasets.Symbols, error) {
+	if err := wfaLearnMemory(path, in.fm, cfg); err != nil {
+		return datasets.Symbols{}, err
+	}
+	s, err := in.read(path, "-train")
+	if err != nil {
+		return s, err
+	}
+	return s, checkFolds(cfg.Folds, len(s.Seqs))
 }
 
 // checkValidWithFolds refuses -valid with more than one fold: the folds

@@ -338,14 +338,8 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			cfg.Ranks = append(cfg.Ranks, r)
 		}
 	}
-	if err := wfaLearnMemory(*train, in.fm, cfg); err != nil {
-		return err
-	}
-	s, err := in.read(*train, "-train")
+	s, err := in.readTrain(*train, cfg)
 	if err != nil {
-		return err
-	}
-	if err := checkFolds(cfg.Folds, len(s.Seqs)); err != nil {
 		return err
 	}
 	testScore := map[string]float64{}

@@ -140,18 +140,12 @@ func TestWFAScoreMatchesSymbolsByName(t *testing.T) {
 		{lines, "pautomac", d.testP},
 		{lines, "lines", d.testL},
 	} {
-		out := mustInvoke(t, "wfa", "score", "-model", c.model, "-format", c.format, "-test", c.test, "-solution", d.solution, "-json")
-		var res struct {
-			Perplexity float64 `json:"perplexity"`
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err)
-		}
+		p := jsonPerplexity(t, "wfa", "score", "-model", c.model, "-format", c.format, "-test", c.test, "-solution", d.solution, "-json")
 		if want == 0 {
-			want = res.Perplexity
+			want = p
 		}
-		if math.Abs(res.Perplexity-want) > symbolsTol*want {
-			t.Errorf("%s on %s: perplexity %.17g, want %.17g", filepath.Base(c.model), filepath.Base(c.test), res.Perplexity, want)
+		if math.Abs(p-want) > symbolsTol*want {
+			t.Errorf("%s on %s: perplexity %.17g, want %.17g", filepath.Base(c.model), filepath.Base(c.test), p, want)
 		}
 	}
 }
@@ -297,18 +291,25 @@ func TestUMPSScoreMatchesSymbolsByName(t *testing.T) {
 	mustInvoke(t, "umps", "train", "-data", d.trainL, "-format", "lines", "-bond", "2", "-epochs", "1", "-quiet", "-out", run)
 	var want float64
 	for _, c := range []struct{ format, test string }{{"lines", d.testL}, {"pautomac", d.testP}} {
-		out := mustInvoke(t, "umps", "score", "-model", run, "-format", c.format, "-test", c.test, "-solution", d.solution, "-json")
-		var res struct {
-			Perplexity float64 `json:"perplexity"`
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err)
-		}
+		p := jsonPerplexity(t, "umps", "score", "-model", run, "-format", c.format, "-test", c.test, "-solution", d.solution, "-json")
 		if want == 0 {
-			want = res.Perplexity
+			want = p
 		}
-		if math.Abs(res.Perplexity-want) > symbolsTol*want {
-			t.Errorf("-format %s: perplexity %.17g, want %.17g (lines)", c.format, res.Perplexity, want)
+		if math.Abs(p-want) > symbolsTol*want {
+			t.Errorf("-format %s: perplexity %.17g, want %.17g (lines)", c.format, p, want)
 		}
 	}
+}
+
+// jsonPerplexity runs a score command with -json and returns its
+// "perplexity".
+func jsonPerplexity(t *testing.T, args ...string) float64 {
+	t.Helper()
+	var res struct {
+		Perplexity float64 `json:"perplexity"`
+	}
+	if err := json.Unmarshal([]byte(mustInvoke(t, args...)), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Perplexity
 }
