@@ -168,7 +168,8 @@ func TestWFASweepTestAlphabet(t *testing.T) {
 	}
 }
 
-// wfa score says on stderr when the model has no mass to normalise by.
+// wfa score and wfa sample say on stderr when the model has no mass to
+// normalise by.
 func TestWFAScoreSampleNormaliserNote(t *testing.T) {
 	dir := t.TempDir()
 	test := writeSample(t, dir, "test", 20, 2)
@@ -180,6 +181,10 @@ func TestWFAScoreSampleNormaliserNote(t *testing.T) {
 	stdout, stderr, code := invoke("wfa", "score", "-model", model, "-test", test, "-json")
 	if code != 0 || !strings.Contains(stdout, `"normaliser":"sample"`) || !strings.Contains(stderr, "has no usable mass") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = invoke("wfa", "sample", "-model", model, "-n", "3", "-max-len", "5")
+	if code != 0 || strings.Count(stdout, "\n") != 4 || !strings.Contains(stderr, "has no usable mass") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("sample: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 

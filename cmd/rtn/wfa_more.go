@@ -229,6 +229,9 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if r, err := m.WFA.SpectralRadius(); err != nil || !(r < 1) {
+		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1): its strings are drawn from next-symbol weights that do not describe a distribution\n", *model)
+	}
 	rng := rand.New(rand.NewPCG(*seed, 0))
 	s := datasets.Symbols{Alphabet: m.Alphabet}
 	for range *n {
