@@ -109,8 +109,10 @@ func ScanStrings(r io.Reader, format StringFormat, alphabet []string, head func(
 }
 
 // MaxAlphabet is the largest alphabet size a PAutomaC or SPiCe header may
-// declare (symbol ids must fit the int32 indices of the Hankel tries).
-const MaxAlphabet = math.MaxInt32
+// declare, 2^24: the names of that many symbols take about 400 MB, and an
+// automaton holds one n x n matrix per symbol, so larger vocabularies are
+// beyond what it can model.
+const MaxAlphabet = 1 << 24
 
 // scanCounted reads the PAutomaC/SPiCe layout and returns the names "0"
 // .. of the header's alphabet. With ids not nil, symbol i is looked up

@@ -87,7 +87,7 @@ type TrainConfig struct {
 	// training loss exceeds DivergeFactor times the first epoch's mean
 	// training loss (during the first epoch, the first step's loss), a
 	// reference below DivergeReferenceFloor counting as that; the check
-	// applies only when that reference is positive. If
+	// applies only when that reference is not negative. If
 	// DivergeFactor is 0, it will be defaulted to 1e4; math.Inf(1) turns
 	// the check off. NaN and infinite losses always stop training (see
 	// NonFiniteError).
@@ -206,8 +206,8 @@ type DivergedError struct {
 	// was too large (from 1).
 	Epoch, Step int
 	// Loss is the step's training loss, Reference the first epoch's mean
-	// training loss (the first step's during epoch 1), at least
-	// DivergeReferenceFloor, and Factor the configured
+	// training loss (the first step's during epoch 1), compared at
+	// DivergeReferenceFloor when below it, and Factor the configured
 	// TrainConfig.DivergeFactor.
 	Loss, Reference, Factor float64
 }
@@ -219,8 +219,9 @@ func (e *DivergedError) Error() string {
 	if e.Epoch == 1 {
 		ref = "first step's"
 	}
-	if e.Reference == DivergeReferenceFloor {
-		ref += " or less, counted as"
+	if e.Reference < DivergeReferenceFloor {
+		return fmt.Sprintf("optim: diverged at step %d (epoch %d): loss %.3g is above %.3g x %.3g (the %s %.3g, below that floor)",
+			e.Step, e.Epoch, e.Loss, e.Factor, DivergeReferenceFloor, ref, e.Reference)
 	}
 	return fmt.Sprintf("optim: diverged at step %d (epoch %d): loss %.3g is above %.3g x the %s %.3g",
 		e.Step, e.Epoch, e.Loss, e.Factor, ref, e.Reference)

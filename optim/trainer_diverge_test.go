@@ -2,6 +2,7 @@ package optim
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -125,6 +126,7 @@ func TestTrainerDivergeReferenceFloor(t *testing.T) {
 	}{
 		{[]float64{1.76e-31, 9.21e-21, 4.04e-6}, false},
 		{[]float64{1.76e-31, 1e-3}, true},
+		{[]float64{0, 1e-3}, true},
 		{[]float64{1, 2e4}, true},
 	} {
 		ps := params.New()
@@ -136,7 +138,7 @@ func TestTrainerDivergeReferenceFloor(t *testing.T) {
 		if got := IsDiverged(err); got != tc.diverged {
 			t.Errorf("losses %v: diverged %v (%v), want %v", tc.seq, got, err, tc.diverged)
 		}
-		if floored := tc.seq[0] < DivergeReferenceFloor; err != nil && floored != strings.Contains(err.Error(), "or less, counted as 1e-08") {
+		if floored := tc.seq[0] < DivergeReferenceFloor; err != nil && floored != strings.Contains(err.Error(), fmt.Sprintf("x 1e-08 (the first step's %.3g, below that floor)", tc.seq[0])) {
 			t.Errorf("losses %v: message %q", tc.seq, err)
 		}
 	}

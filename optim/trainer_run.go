@@ -175,10 +175,7 @@ func (t *Trainer) checkDiverged(loss float64) error {
 		t.firstLoss = loss
 		return nil
 	}
-	if ref > 0 {
-		ref = max(ref, DivergeReferenceFloor)
-	}
-	if !(ref > 0) || math.IsInf(t.cfg.DivergeFactor, 1) || loss <= t.cfg.DivergeFactor*ref {
+	if !(ref >= 0) || math.IsInf(t.cfg.DivergeFactor, 1) || loss <= t.cfg.DivergeFactor*max(ref, DivergeReferenceFloor) {
 		return nil
 	}
 	return &DivergedError{Epoch: t.epoch + 1, Step: t.step + 1, Loss: loss, Reference: ref, Factor: t.cfg.DivergeFactor}

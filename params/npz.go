@@ -355,32 +355,16 @@ func (p *pyParser) tuple() ([]int, error) {
 // renamed over path. On any error (including a panic in write) the
 // temporary file is removed and an existing file at path is untouched. A
 // new file gets mode 0644; a replaced file keeps its mode. Missing
-// directories of path are created (mode 0755), and removed again when
-// the write fails.
+// directories of path are created (mode 0755) first; they stay when the
+// write fails.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	var created []string // the missing directories, deepest first
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
-			break
-		}
-		created = append(created, d)
-	}
-	removeCreated := func() {
-		for _, d := range created {
-			os.Remove(d)
-		}
-	}
+	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		removeCreated()
 		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		removeCreated()
 		return errors.Wrapf(err, "params: writing %s", path)
 	}
 	done := false
@@ -388,7 +372,6 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		if !done {
 			f.Close()
 			os.Remove(f.Name())
-			removeCreated()
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
@@ -413,7 +396,6 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
-		removeCreated()
 		done = true
 		return errors.Wrapf(err, "params: writing %s", path)
 	}

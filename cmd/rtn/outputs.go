@@ -34,6 +34,10 @@ func checkDirFor(flag, shown, dir string) error {
 			// A parent is a file: the loop reaches it and reports it.
 		case !os.IsNotExist(err):
 			return fmt.Errorf("%s %s: %v", flag, shown, err)
+		default:
+			if _, lerr := os.Lstat(p); lerr == nil {
+				return fmt.Errorf("%s %s: %s is a symbolic link to nothing", flag, shown, p)
+			}
 		}
 		parent := filepath.Dir(p)
 		if parent == p {

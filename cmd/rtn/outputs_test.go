@@ -36,14 +36,19 @@ func TestCheckNotInput(t *testing.T) {
 }
 
 // A file output is refused when it is a directory or its directory
-// cannot exist, whatever its extension.
+// cannot exist (under a file, or a symbolic link to nothing), whatever
+// its extension.
 func TestCheckOutFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{dir, filepath.Join(file, "m.json")} {
+	broken := filepath.Join(dir, "results")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), broken); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{dir, filepath.Join(file, "m.json"), filepath.Join(broken, "m.json")} {
 		if err := checkOutFile("-out", bad); err == nil || !strings.HasPrefix(err.Error(), "-out ") {
 			t.Errorf("%s: %v", bad, err)
 		}

@@ -86,6 +86,9 @@ func checkModelOut(flag, out string, inputs ...string) error {
 	if out == "" {
 		return nil
 	}
+	if out == "-" {
+		return usagef("%s -: this output is a directory or a .npz file, name one", flag)
+	}
 	np, js := spectral.ModelPaths(out)
 	if ext := filepath.Ext(out); np != out && ext != "" && !isDir(out) {
 		return usagef("%s must be a directory or a .npz file (the model, with its .json beside it), got %q", flag, out)
@@ -108,6 +111,9 @@ var fileExts = []string{".npz", ".json", ".jsonl", ".csv", ".png"}
 func checkDirOut(flag, dir string) error {
 	if dir == "" {
 		return nil
+	}
+	if dir == "-" {
+		return usagef("%s -: this output is a directory, name one", flag)
 	}
 	if _, err := os.Stat(dir); os.IsNotExist(err) && contains(fileExts, strings.ToLower(filepath.Ext(dir))) {
 		return usagef("%s must name a directory, got the file name %q", flag, dir)

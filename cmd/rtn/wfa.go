@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pkg/errors"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/rtnlab/rtn/datasets"
 	jreport "github.com/rtnlab/rtn/internal/report"
@@ -160,11 +161,11 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if err := checkValidWithFolds(fs, *folds); err != nil {
 		return err
 	}
-	if *criterion != "zll" && (flagSet(fs, "mixture") || flagSet(fs, "mixture-se")) {
-		return usagef("-mixture and -mixture-se apply with -select zll only")
-	}
 	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
 		return usagef("-select: %v", err)
+	}
+	if cfg.Criterion != wfa.ValidZLL && (flagSet(fs, "mixture") || flagSet(fs, "mixture-se")) {
+		return usagef("-mixture and -mixture-se apply with -select zll only")
 	}
 	if *mixture < 1 {
 		return usagef("-mixture must be >= 1, got %d", *mixture)
@@ -175,6 +176,9 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	cfg.Mixture, cfg.MixtureSE = *mixture, *mixtureSE
 	if cfg.MixtureSE == 0 {
 		cfg.MixtureSE = -1 // any gain: Config reads 0 as its default
+	}
+	if cfg.Criterion != wfa.ValidZLL {
+		cfg.Mixture = 1 // only zll forms mixtures
 	}
 	if err := checkOutput("-out", *out, *train); err != nil {
 		return err
@@ -310,6 +314,9 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 		if len(sol) != len(s.Seqs) {
 			return errors.Errorf("%s: %d probabilities for the %d strings of %s", *solution, len(sol), len(s.Seqs), *test)
 		}
+		if sum := floats.Sum(sol); !(sum > 0) || math.IsInf(sum, 0) {
+			return errors.Errorf("%s: the probabilities sum to %g, want a positive finite sum", *solution, sum)
+		}
 	}
 	res := map[string]any{"strings": len(s.Seqs)}
 	ll, err := wfa.LogLoss(m, s.Seqs)
@@ -320,12 +327,12 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 	// null in JSON.
 	res["log_loss"], res["normaliser"] = jreport.Float(ll.NatsPerSymbol), ll.Normaliser
 	if ll.Normaliser == "sample" {
-		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0): log_loss is normalised over the distinct test strings, not comparable with a model's own normaliser\n", in.model)
+		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0 or not finite): log_loss is normalised over the distinct test strings, not comparable with a model's own normaliser\n", in.model)
 	}
 	if sol != nil {
 		p, err := wfa.Score(m, s.Seqs, sol)
 		if err != nil {
-			return errors.Wrap(err, *solution)
+			return errors.Wrap(err, in.model) // the solution was checked above
 		}
 		res["perplexity"] = jreport.Float(p)
 	}

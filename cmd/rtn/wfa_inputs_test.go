@@ -72,6 +72,8 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "minimize", "-model", model, "-out", "-"}, 2, "-out -: this output is a file, name one"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, ": 1 targets for the 2 prefixes of "},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-json"}, 2, "-json prints the NDCG@5 score: it needs -targets"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", "-"}, 2, "-out - with -targets"},
+		{[]string{"spectral", "-data", prefixes, "-out", "-"}, 2, "-out -: this output is a directory or a .npz file"},
 		{[]string{"wfa", "sweep", "-train", train, "-ranks", "3,4,3"}, 2, "-ranks: 3 appears twice"},
 		{[]string{"wfa", "sweep", "-train", train, "-folds", "2", "-valid", "0.3"}, 2, "-valid applies with -folds 1"},
 		{[]string{"wfa", "learn", "-train", train, "-folds", "2", "-valid", "0.3"}, 2, "-valid applies with -folds 1"},
@@ -79,7 +81,9 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "finetune", "-model", model, "-train", train, "-check", "none", "-check-se", "3"}, 2, "-check-se applies with -check zll only"},
 		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", oneSolution}, 1, ": 1 probabilities for the 2 strings of "},
 		{[]string{"wfa", "score", "-model", model, "-test", empty}, 1, empty + ": no strings to score"},
-		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", zeros}, 1, zeros + ": losses: "},
+		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", zeros}, 1, zeros + ": the probabilities sum to 0, want a positive finite sum"},
+		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes}, 1, prefixes + ": wfa: 2 strings are too few for a validation share of 0.1 (-valid 0.1)"},
+		{[]string{"wfa", "learn", "-train", train, "-select", "ZLL", "-mixture", "3"}, 2, "-select: "},
 		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes, "-valid", "0.001"}, 2, "-valid 0.001: wfa: 2 strings are too few"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "no such file or directory"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-out", prefixes}, 2, "is the input"},
@@ -181,6 +185,15 @@ func TestWFAScoreSampleNormaliserNote(t *testing.T) {
 	stdout, stderr, code := invoke("wfa", "score", "-model", model, "-test", test, "-json")
 	if code != 0 || !strings.Contains(stdout, `"normaliser":"sample"`) || !strings.Contains(stderr, "has no usable mass") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	huge := filepath.Join(dir, "huge.json")
+	if err := (&wfa.Model{WFA: spectral.WFA{States: 1, Out: 1, Alpha: []float64{1e300}, Omega: []float64{1e300}, Trans: [][]float64{{0.1}, {0.1}, {0.1}}},
+		Alphabet: []string{"0", "1", "2"}}).Save(huge); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = invoke("wfa", "score", "-model", huge, "-test", test, "-json")
+	if code != 0 || !strings.Contains(stdout, `"log_loss":null`) {
+		t.Errorf("a model of overflowing values: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	stdout, stderr, code = invoke("wfa", "sample", "-model", model, "-n", "3", "-max-len", "5")
 	if code != 0 || strings.Count(stdout, "\n") != 4 || !strings.Contains(stderr, "has no usable mass") || strings.Count(stderr, "\n") != 1 {

@@ -61,7 +61,10 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if _, _, err := wfa.FinetuneSplit(s.Seqs, cfg.ValidFraction, max(cfg.Seed, 1)); err != nil {
-		return usagef("-valid %g: %v", cfg.ValidFraction, err)
+		if flagSet(fs, "valid") {
+			return usagef("-valid %g: %v", cfg.ValidFraction, err)
+		}
+		return errors.Errorf("%s: %v (-valid %g)", *train, err, cfg.ValidFraction)
 	}
 	if !*quiet && isTerminal(stderr) {
 		cfg.Train.Progress = stderr
@@ -93,6 +96,9 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON && *targets == "" {
 		return usagef("-json prints the NDCG@5 score: it needs -targets")
+	}
+	if *out == "-" && *targets != "" {
+		return usagef("-out - with -targets: the rankings and the score would share standard output")
 	}
 	if err := checkStdoutOrFile("-out", *out, in.model, *prefixes, *targets); err != nil {
 		return err
