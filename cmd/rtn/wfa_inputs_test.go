@@ -46,6 +46,12 @@ func TestWFABadInputs(t *testing.T) {
 	if err := os.WriteFile(huge, []byte("2 100000000\n1 0\n1 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// 1000 symbols fit 1 GiB without mixtures (-select nll forms none),
+	// not with mixtures of 8 candidates of rank 50.
+	wide := filepath.Join(dir, "wide")
+	if err := os.WriteFile(wide, []byte("2 1000\n1 0\n1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	named := filepath.Join(dir, "named.json")
 	if err := (&wfa.Model{WFA: spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.25}, {0.25}}},
 		Alphabet: []string{"a", "b"}}).Save(named); err != nil {
@@ -61,6 +67,8 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "learn", "-train", train, "-folds", "5000"}, 2, "-folds 5000: 300 strings allow at most 150"},
 		{[]string{"wfa", "learn", "-train", huge, "-rank", "1"}, 1, "(alphabet 100000000) with -rank 1 needs about"},
 		{[]string{"wfa", "learn", "-train", huge}, 1, "with ranks up to 50 and -mixture 8 needs about 240 TiB"},
+		{[]string{"wfa", "learn", "-train", wide}, 1, "(alphabet 1000) with ranks up to 50 and -mixture 8 needs about 2.46 GiB"},
+		{[]string{"wfa", "learn", "-train", wide, "-select", "nll"}, 1, "2 strings leave no validation strings"},
 		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "2"}, 2, "-max-ruled-out must be in [0, 1]"},
 		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "NaN"}, 2, "-max-ruled-out must be in [0, 1]"},
 		{[]string{"wfa", "sweep", "-train", train, "-test", train}, 2, "-test and -solution go together"},
