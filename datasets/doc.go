@@ -17,7 +17,13 @@
 //     MakeBatch builds one, Chunks cuts it for truncated backpropagation
 //     through time. Shuffle, Split, SplitExamples, ShuffledBatches and
 //     BucketBatches choose which examples go where.
-//   - LoadText and LoadTextFile read one symbol sequence per line.
+//   - LoadText and LoadTextFile read one symbol sequence per line, each
+//     character a symbol by default. ReadStrings and ReadStringsFile read
+//     string samples in the PAutomaC, SPiCe and lines formats
+//     (StringFormat; given an alphabet, symbols are looked up by name),
+//     ReadSolution a PAutomaC solution file, WriteStrings writes a sample;
+//     IOData and ReadIOData hold input/output sequences of any lengths for
+//     2-RNN regression (CSV and .npz).
 //   - PDFA is a probabilistic deterministic finite automaton; PFATask turns
 //     a random one into the built-in next-symbol task of `rtn train`, with
 //     its exact optimal loss.

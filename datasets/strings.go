@@ -32,8 +32,9 @@ const (
 	// Lines holds one string per line, its symbols (valid UTF-8)
 	// separated by white space; an empty or blank line is the empty
 	// string, at the end of the file too, so that WriteStrings round-trips
-	// a sample whose last string is empty. The alphabet is the sorted set
-	// of tokens seen unless one is given.
+	// a sample whose last string is empty. Unless an alphabet is given,
+	// ReadStrings takes the sorted set of the tokens seen, ScanStrings
+	// their order of first appearance.
 	Lines
 )
 

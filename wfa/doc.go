@@ -21,7 +21,11 @@
 //   - Predict returns the model's probabilities under the floor rule
 //     (max(f(x), Floor)); Score computes the PAutomaC perplexity against a
 //     solution file, LogLoss the per-symbol log-loss without one, and
-//     Rank/NDCG the SPiCe next-symbol ranking.
+//     Rank and NDCG5 the SPiCe next-symbol ranking. Strings read for a
+//     model take its alphabet (datasets.ReadStringsFile(path, format,
+//     m.Alphabet)), so that their symbol ids are the model's whatever the
+//     file's format; Finetune maps the ids of its strings by name itself
+//     (Model.Encode).
 //   - Finetune turns the WFA into a linear 2-RNN (Theorem 2) and trains it
 //     on the strings' log-likelihood under its next-symbol probabilities
 //     (weights taken in absolute value and normalised, except that a
@@ -38,6 +42,8 @@
 //
 //	train, _ := datasets.ReadStringsFile("1.pautomac.train", datasets.PAutomaC, nil)
 //	m, _, _ := wfa.Fit(train, wfa.Config{Seed: 1})
+//	test, _ := datasets.ReadStringsFile("1.pautomac.test", datasets.PAutomaC, m.Alphabet)
+//	solution, _ := datasets.ReadSolutionFile("1.pautomac_solution.txt")
 //	q := m.Predict(test.Seqs)
 //	score, _ := losses.PAutomaCPerplexity(solution, q)
 package wfa

@@ -66,8 +66,9 @@ type FinetuneConfig struct {
 	// total, with the same steps as an uninterrupted run, so the result
 	// is the same bit for bit; a checkpoint that already has Epochs
 	// epochs or more, or whose run stopped early, gives its result
-	// without training. Check and CheckSE may differ. If empty, training starts
-	// from the model.
+	// without training. Check and CheckSE may differ. Checkpoints go on
+	// to the Resume file unless Train.CheckpointPath names another. If
+	// empty, training starts from the model.
 	Resume string
 	// Train is passed to the Trainer (checkpoints, metrics, progress,
 	// hooks); its Epochs, BatchSize, Seed and Patience are set from the
@@ -217,14 +218,18 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(s.Alphabet) > len(m.Alphabet) {
-		return nil, nil, errors.Errorf("wfa: the strings use %d symbols, the model knows %d", len(s.Alphabet), len(m.Alphabet))
+	if m == nil {
+		return nil, nil, errors.New("wfa: fine-tuning a nil model")
+	}
+	seqs, err := m.Encode(s)
+	if err != nil {
+		return nil, nil, err
 	}
 	opt, err := optim.New(cfg.Optimizer, cfg.Optim)
 	if err != nil {
 		return nil, nil, err
 	}
-	train, valid, err := FinetuneSplit(s.Seqs, cfg.ValidFraction, cfg.Seed)
+	train, valid, err := FinetuneSplit(seqs, cfg.ValidFraction, cfg.Seed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,7 +244,7 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	if !(rep.InitialValid < math.Inf(1)) {
 		return nil, nil, errors.New("wfa: the automaton is not normalisable (spectral radius of sum_s A_s >= 1 or mass <= 0); fine-tuning needs a distribution")
 	}
-	t, err := newFinetuneTrainer(p, opt, m.WFA, s.Seqs, cfg)
+	t, err := newFinetuneTrainer(p, opt, m.WFA, seqs, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -270,7 +275,7 @@ func Finetune(m *Model, s datasets.Symbols, cfg FinetuneConfig) (*Model, *Finetu
 	// differences go either way on the test.
 	rep.StartZLL, rep.BestZLL = p.valid.ZLL(m.WFA), p.valid.ZLL(best)
 	rep.StartLOO, rep.BestLOO = p.valid.LOO(m.WFA), p.valid.LOO(best)
-	all := NewEvalSet(s.Seqs)
+	all := NewEvalSet(seqs)
 	rep.StartAllZLL, rep.BestAllZLL, rep.AllZ = all.compareZLL(m.WFA, best)
 	rep.KeptStart = !improved
 	if cfg.Check == CheckZLL && improved && !(rep.BestZLL <= rep.StartZLL && rep.AllZ >= max(cfg.CheckSE, 0)) {
@@ -313,6 +318,9 @@ func newFinetuneTrainer(p *Likelihood, opt optim.Optimizer, start spectral.WFA, 
 	tc := cfg.Train
 	tc.Epochs, tc.BatchSize, tc.Seed, tc.Patience = cfg.Epochs, cfg.BatchSize, cfg.Seed, cfg.Patience
 	tc.MaxDrops, tc.RestoreOnDrop, tc.ResetOnDrop = 3, true, true
+	if cfg.Resume != "" && tc.CheckpointPath == "" {
+		tc.CheckpointPath = cfg.Resume
+	}
 	tc.Meta = finetuneMeta{Start: wfaDigest(start), Strings: stringsDigest(seqs), ValidFraction: cfg.ValidFraction,
 		Seed: cfg.Seed, BatchSize: cfg.BatchSize, Patience: cfg.Patience, Optimizer: cfg.Optimizer, Optim: cfg.Optim}
 	t, err := optim.NewTrainer(p, opt, tc)

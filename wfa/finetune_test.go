@@ -687,3 +687,68 @@ func TestFinetuneResume(t *testing.T) {
 		}
 	}
 }
+
+// Finetune reads the strings' symbols by name: the same strings over the
+// model's alphabet in another order give the same automaton, bit for bit,
+// and a symbol the model does not know is refused. A nil model is an
+// error, not a panic.
+func TestFinetuneSymbolsByName(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	seqs, start := perturbedSample(t, rng, 300, func(v float64) float64 { return v * (0.7 + 0.6*rng.Float64()) })
+	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
+	cfg := FinetuneConfig{Epochs: 2, Optim: optimLR(0.01), Check: CheckNone}
+	want, _, err := Finetune(m, datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same strings with the ids of the alphabet c, a, b.
+	perm := map[int]int{0: 1, 1: 2, 2: 0}
+	var other [][]int
+	for _, x := range seqs {
+		y := make([]int, len(x))
+		for i, v := range x {
+			y[i] = perm[v]
+		}
+		other = append(other, y)
+	}
+	got, _, err := Finetune(m, datasets.Symbols{Alphabet: []string{"c", "a", "b"}, Seqs: other}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.WFA.Alpha, want.WFA.Alpha) || !slices.EqualFunc(got.WFA.Trans, want.WFA.Trans, slices.Equal[[]float64]) ||
+		!slices.Equal(got.WFA.Omega, want.WFA.Omega) {
+		t.Error("the same strings over a permuted alphabet fine-tune to another automaton")
+	}
+	if _, _, err := Finetune(m, datasets.Symbols{Alphabet: []string{"a", "b", "z"}, Seqs: seqs}, cfg); err == nil || !strings.Contains(err.Error(), `"z", which the model does not know`) {
+		t.Errorf("a symbol the model does not know: %v", err)
+	}
+	if _, _, err := Finetune(nil, datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}, cfg); err == nil {
+		t.Error("a nil model was fine-tuned")
+	}
+	if _, err := FitSpec(seqs, 3, Spec{Variant: spectral.Classic, Rows: 2, Cols: 2, Rank: 2}, nil); err == nil {
+		t.Error("FitSpec ran without a random generator")
+	}
+}
+
+// A resumed run with no checkpoint path of its own writes its checkpoints
+// on to the file it resumed from.
+func TestFinetuneResumeCheckpointsOn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	seqs, start := perturbedSample(t, rng, 300, func(v float64) float64 { return v * (0.7 + 0.6*rng.Float64()) })
+	m := &Model{WFA: start, Alphabet: []string{"a", "b", "c"}}
+	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
+	ckpt := filepath.Join(t.TempDir(), "c.npz")
+	if _, _, err := Finetune(m, s, FinetuneConfig{Epochs: 1, Optim: optimLR(0.01), Check: CheckNone, Patience: 5,
+		Train: optim.TrainConfig{CheckpointPath: ckpt}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Finetune(m, s, FinetuneConfig{Epochs: 2, Optim: optimLR(0.01), Check: CheckNone, Patience: 5, Resume: ckpt}); err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Epoch int `json:"epoch"`
+	}
+	if _, err := params.LoadNPZ(ckpt, &meta); err != nil || meta.Epoch != 2 {
+		t.Errorf("checkpoint after the resumed run: epoch %d (%v), want 2", meta.Epoch, err)
+	}
+}

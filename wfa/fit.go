@@ -335,6 +335,9 @@ func refitRejected(w spectral.WFA, all *EvalSet, cfg Config) string {
 // FitSpec learns the spectral WFA of one configuration from seqs over
 // symbols symbols; rng seeds the randomized SVD.
 func FitSpec(seqs [][]int, symbols int, spec Spec, rng *rand.Rand) (spectral.WFA, error) {
+	if rng == nil {
+		return spectral.WFA{}, errors.New("wfa: FitSpec needs a random generator (the randomized SVD's)")
+	}
 	h, err := spectral.NewStringHankel(seqs, symbols, spectral.StringHankelConfig{Variant: spec.Variant, Rows: spec.Rows, Cols: spec.Cols})
 	if err != nil {
 		return spectral.WFA{}, err

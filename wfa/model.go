@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pkg/errors"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/spectral"
 )
@@ -31,8 +33,9 @@ type Model struct {
 	// Components, when not empty, says that the automaton is the mixture
 	// sum_i Weight_i f_i / Z_i of the automata fitted at these
 	// configurations, Z_i their masses (as Fit builds it with Mix, one
-	// block of states per component in this order; Finetune and Minimize
-	// keep the list while changing the states).
+	// block of states per component in this order; Finetune, and rtn wfa
+	// minimize (spectral.Minimize of the WFA), keep the list while changing
+	// the states).
 	Components []Component
 	// Finetuned reports that the parameters were trained by Finetune.
 	Finetuned bool
@@ -52,6 +55,43 @@ type Spec struct {
 // String writes the spec as "factor lrows=5 lcolumns=5 rank=12".
 func (s Spec) String() string {
 	return fmt.Sprintf("%v lrows=%d lcolumns=%d rank=%d", s.Variant, s.Rows, s.Cols, s.Rank)
+}
+
+// Encode returns the strings of s with their symbols numbered as in the
+// model's alphabet, looked up by name (s.Alphabet names the ids of
+// s.Seqs): strings read with another alphabet, or in another format, mean
+// the same symbols to the model. A symbol the model does not know is an
+// error. Strings read with the model's alphabet come back as they are.
+func (m *Model) Encode(s datasets.Symbols) ([][]int, error) {
+	if slices.Equal(s.Alphabet, m.Alphabet) {
+		return s.Seqs, nil
+	}
+	index := make(map[string]int, len(m.Alphabet))
+	for i, a := range m.Alphabet {
+		index[a] = i
+	}
+	to := make([]int, len(s.Alphabet))
+	for i, a := range s.Alphabet {
+		id, ok := index[a]
+		if !ok {
+			id = -1
+		}
+		to[i] = id
+	}
+	out := make([][]int, len(s.Seqs))
+	for k, x := range s.Seqs {
+		y := make([]int, len(x))
+		for t, v := range x {
+			if v < 0 || v >= len(to) {
+				return nil, errors.Errorf("wfa: string %d has symbol id %d, outside its alphabet of %d", k, v, len(to))
+			}
+			if y[t] = to[v]; y[t] < 0 {
+				return nil, errors.Errorf("wfa: string %d has the symbol %q, which the model does not know", k, s.Alphabet[v])
+			}
+		}
+		out[k] = y
+	}
+	return out, nil
 }
 
 // Predict returns the model's probability of each string under the floor
