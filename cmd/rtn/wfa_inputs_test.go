@@ -23,35 +23,15 @@ func TestWFABadInputs(t *testing.T) {
 	if _, stderr, code := invoke("wfa", "learn", "-train", train, "-rank", "2", "-lrows", "2", "-out", model); code != 0 {
 		t.Fatalf("learn: %s", stderr)
 	}
-	prefixes := filepath.Join(dir, "prefixes")
-	if err := os.WriteFile(prefixes, []byte("2 3\n1 0\n2 1 2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	shortTargets := filepath.Join(dir, "targets")
-	if err := os.WriteFile(shortTargets, []byte("1 0 0.5\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	oneSolution := filepath.Join(dir, "solution")
-	if err := os.WriteFile(oneSolution, []byte("1\n0.5\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "empty")
-	zeros := filepath.Join(dir, "zeros")
-	for name, body := range map[string]string{empty: "0 3\n", zeros: "2\n0\n0\n"} {
-		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	huge := filepath.Join(dir, "huge")
-	if err := os.WriteFile(huge, []byte("2 100000000\n1 0\n1 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	prefixes := writeText(t, dir, "prefixes", "2 3\n1 0\n2 1 2\n")
+	shortTargets := writeText(t, dir, "targets", "1 0 0.5\n")
+	oneSolution := writeText(t, dir, "solution", "1\n0.5\n")
+	empty := writeText(t, dir, "empty", "0 3\n")
+	zeros := writeText(t, dir, "zeros", "2\n0\n0\n")
+	huge := writeText(t, dir, "huge", "2 100000000\n1 0\n1 1\n")
 	// 1000 symbols fit 1 GiB without mixtures (-select nll forms none),
 	// not with mixtures of 8 candidates of rank 50.
-	wide := filepath.Join(dir, "wide")
-	if err := os.WriteFile(wide, []byte("2 1000\n1 0\n1 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wide := writeText(t, dir, "wide", "2 1000\n1 0\n1 1\n")
 	named := filepath.Join(dir, "named.json")
 	if err := (&wfa.Model{WFA: spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5}, Trans: [][]float64{{0.25}, {0.25}}},
 		Alphabet: []string{"a", "b"}}).Save(named); err != nil {
