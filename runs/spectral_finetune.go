@@ -9,7 +9,6 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/internal/report"
-	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/spectral"
@@ -77,20 +76,6 @@ type SpectralTuneReport struct {
 	Seconds         float64      `json:"seconds"`
 }
 
-// tuneProblem is the regression on the training sequences with the
-// validation MSE as the trainer's validation loss.
-type tuneProblem struct {
-	*twornn.Regression
-	model *twornn.Model
-	valid datasets.IOData
-}
-
-// ValidationLoss implements optim.Validator.
-func (p *tuneProblem) ValidationLoss() (float64, error) { return p.model.RNN().MSEIO(p.valid) }
-
-// HasValidation implements optim.ValidationChecker.
-func (p *tuneProblem) HasValidation() bool { return p.valid.N() > 0 }
-
 // tuneMeta is stored in checkpoints so that a resume with other settings
 // is refused.
 type tuneMeta struct {
@@ -126,18 +111,10 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if sp.train.In != r.In || sp.train.Out != r.Out {
 		return nil, errors.Errorf("runs: %s has d = %d, p = %d but the model %s has d = %d, p = %d", spec.Data, sp.train.In, sp.train.Out, spec.Model, r.In, r.Out)
 	}
-	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, activation.Identity)
+	prob, err := twornn.NewFinetuneProblem(r, sp.train, sp.valid)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.SetFromRNN(r); err != nil {
-		return nil, err
-	}
-	reg, err := twornn.NewRegression(m, sp.train.ByLength())
-	if err != nil {
-		return nil, err
-	}
-	prob := &tuneProblem{Regression: reg, model: m, valid: sp.valid}
 	opt, err := optim.New(spec.Optimizer, spec.Optim)
 	if err != nil {
 		return nil, err
@@ -171,7 +148,7 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Epochs, rep.BestEpoch = res.Epochs, res.BestEpoch
-	tuned := m.RNN()
+	tuned := prob.RNN()
 	rep.TrainMSE, rep.ValidMSE, rep.TestMSE = splitMSEs(tuned, sp)
 	if spec.Out != "" {
 		info := spectral.ModelInfo{Method: "finetune:" + opt.Name(), Data: spec.Data, Seed: spec.Seed, TrainMSE: float64(rep.TrainMSE)}
