@@ -21,5 +21,7 @@
 // Model adds the output matrix and Regression trains it on the
 // final-output examples of the spectral paper (datasets.TwoRNNData), the
 // "TIHT+SGD" fine-tuning when the model starts from a spectral estimate
-// (Model.SetFromRNN).
+// (Model.SetFromRNN). Finetune (and FinetuneProblem, for optimizer
+// comparisons) does the same on sequences of any lengths
+// (datasets.IOData), with early stopping on a validation MSE.
 package twornn
