@@ -36,7 +36,8 @@ type SpectralTuneSpec struct {
 	Batch int
 	// Patience is the number of epochs without a better validation MSE
 	// (training MSE without validation data) before the learning rate
-	// drops by 10; the third drop ends training. 0: no drops.
+	// drops by 10, twice at most: the third such plateau ends training.
+	// 0: no drops.
 	Patience int
 	// Seed selects the split (when the file has none) and the batches.
 	// Default 1.

@@ -60,36 +60,51 @@ func (s Spec) String() string {
 // Encode returns the strings of s with their symbols numbered as in the
 // model's alphabet, looked up by name (s.Alphabet names the ids of
 // s.Seqs): strings read with another alphabet, or in another format, mean
-// the same symbols to the model. A symbol the model does not know is an
-// error. Strings read with the model's alphabet come back as they are.
+// the same symbols to the model. A symbol the model does not know, an id
+// outside s.Alphabet and a model whose alphabet and transition matrices
+// differ in number are errors. Strings read with the model's alphabet
+// come back as they are.
 func (m *Model) Encode(s datasets.Symbols) ([][]int, error) {
-	if slices.Equal(s.Alphabet, m.Alphabet) {
-		return s.Seqs, nil
+	if len(m.Alphabet) != len(m.WFA.Trans) {
+		return nil, errors.Errorf("wfa: the model names %d symbols for %d transition matrices", len(m.Alphabet), len(m.WFA.Trans))
 	}
-	index := make(map[string]int, len(m.Alphabet))
-	for i, a := range m.Alphabet {
-		index[a] = i
-	}
-	to := make([]int, len(s.Alphabet))
-	for i, a := range s.Alphabet {
-		id, ok := index[a]
-		if !ok {
-			id = -1
+	same := slices.Equal(s.Alphabet, m.Alphabet)
+	var to []int // the model's id of each of the strings' ids
+	if !same {
+		index := make(map[string]int, len(m.Alphabet))
+		for i, a := range m.Alphabet {
+			index[a] = i
 		}
-		to[i] = id
+		to = make([]int, len(s.Alphabet))
+		for i, a := range s.Alphabet {
+			id, ok := index[a]
+			if !ok {
+				id = -1
+			}
+			to[i] = id
+		}
 	}
-	out := make([][]int, len(s.Seqs))
+	out := s.Seqs
+	if !same {
+		out = make([][]int, len(s.Seqs))
+	}
 	for k, x := range s.Seqs {
-		y := make([]int, len(x))
+		var y []int
+		if !same {
+			y = make([]int, len(x))
+			out[k] = y
+		}
 		for t, v := range x {
-			if v < 0 || v >= len(to) {
-				return nil, errors.Errorf("wfa: string %d has symbol id %d, outside its alphabet of %d", k, v, len(to))
+			if v < 0 || v >= len(s.Alphabet) {
+				return nil, errors.Errorf("wfa: string %d has symbol id %d, outside its alphabet of %d", k, v, len(s.Alphabet))
+			}
+			if same {
+				continue
 			}
 			if y[t] = to[v]; y[t] < 0 {
 				return nil, errors.Errorf("wfa: string %d has the symbol %q, which the model does not know", k, s.Alphabet[v])
 			}
 		}
-		out[k] = y
 	}
 	return out, nil
 }

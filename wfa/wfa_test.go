@@ -258,3 +258,46 @@ func TestFitCrossValidation(t *testing.T) {
 		t.Fatalf("chose %v, want the lowest mean zll", rep.Chosen)
 	}
 }
+
+// Encode maps the strings' ids to the model's by name, and refuses an id
+// outside the strings' alphabet, a name the model does not know and a
+// model whose names and matrices disagree.
+func TestModelEncode(t *testing.T) {
+	m := &Model{Alphabet: []string{"a", "b", "c"}, WFA: spectral.WFA{States: 1, Out: 1, Alpha: []float64{1}, Omega: []float64{0.5},
+		Trans: [][]float64{{0.1}, {0.1}, {0.1}}}}
+	for _, tc := range []struct {
+		alphabet []string
+		seqs     [][]int
+		want     [][]int
+		err      string
+	}{
+		{[]string{"a", "b", "c"}, [][]int{{0, 2}, {}}, [][]int{{0, 2}, {}}, ""},
+		{[]string{"c", "a", "b"}, [][]int{{0, 2}, {1}}, [][]int{{2, 1}, {0}}, ""},
+		{[]string{"b"}, [][]int{{0, 0}}, [][]int{{1, 1}}, ""},
+		{[]string{"a", "b", "c", "d"}, [][]int{{0, 1}}, [][]int{{0, 1}}, ""},
+		{[]string{"a", "b", "c", "d"}, [][]int{{3}}, nil, `"d", which the model does not know`},
+		{[]string{"a", "b", "c"}, [][]int{{5}}, nil, "symbol id 5, outside its alphabet of 3"},
+		{[]string{"a", "b", "c"}, [][]int{{-1}}, nil, "symbol id -1"},
+		{[]string{"c", "b"}, [][]int{{2}}, nil, "symbol id 2, outside its alphabet of 2"},
+		{nil, [][]int{{0}}, nil, "outside its alphabet of 0"},
+	} {
+		got, err := m.Encode(datasets.Symbols{Alphabet: tc.alphabet, Seqs: tc.seqs})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("alphabet %v, strings %v: %v, want %q", tc.alphabet, tc.seqs, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.EqualFunc(got, tc.want, slices.Equal[[]int]) {
+			t.Errorf("alphabet %v, strings %v: %v (%v), want %v", tc.alphabet, tc.seqs, got, err, tc.want)
+		}
+	}
+	bad := *m
+	bad.Alphabet = []string{"a", "b", "c", "d"}
+	if _, err := bad.Encode(datasets.Symbols{Alphabet: bad.Alphabet}); err == nil || !strings.Contains(err.Error(), "names 4 symbols for 3 transition matrices") {
+		t.Errorf("a model whose names and matrices disagree: %v", err)
+	}
+	if _, err := FitSpec([][]int{{0, 1}, {1}}, 2, Spec{Variant: spectral.Classic, Rows: 1, Cols: 1, Rank: 1}, nil); err == nil {
+		t.Error("FitSpec ran without a random generator")
+	}
+}

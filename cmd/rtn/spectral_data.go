@@ -241,7 +241,7 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
 	fs.IntVar(&spec.Epochs, "epochs", 100, "total epochs (a resumed run continues up to it)")
 	fs.IntVar(&spec.Batch, "batch", 100, "minibatch size")
-	fs.IntVar(&spec.Patience, "patience", 5, "epochs without a better validation MSE before the learning rate drops by 10 (the third drop stops; 0: off)")
+	fs.IntVar(&spec.Patience, "patience", 5, "epochs without a better validation MSE before the learning rate drops by 10 (twice at most: the third such plateau stops; 0: off)")
 	seed := fs.Uint64("seed", 1, "random seed (split of a file without one, batches)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.1, "validation fraction of a file with no split of its own")
 	fs.Float64Var(&spec.TestFrac, "test-frac", 0.1, "test fraction of a file with no split of its own")

@@ -30,7 +30,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
 	fs.IntVar(&cfg.Epochs, "epochs", 20, "most epochs (a resumed run continues up to this total)")
 	fs.IntVar(&cfg.BatchSize, "batch", 64, "strings per step")
-	fs.IntVar(&cfg.Patience, "patience", 1, "epochs without validation improvement before the rate drops (x0.1; the third drop stops)")
+	fs.IntVar(&cfg.Patience, "patience", 1, "epochs without validation improvement before the rate drops (x0.1, twice at most: the third such plateau stops)")
 	fs.Float64Var(&cfg.ValidFraction, "valid", 0.1, "share of the strings held out for early stopping, in (0, 1)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed (split, batches), >= 1")
 	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz), written at the end of every epoch (default with -resume: the -resume file)")

@@ -9,11 +9,19 @@ import (
 	"github.com/rtnlab/rtn/spectral"
 )
 
+var (
+	_ optim.Problem           = (*FinetuneProblem)(nil)
+	_ optim.Evaluator         = (*FinetuneProblem)(nil)
+	_ optim.Validator         = (*FinetuneProblem)(nil)
+	_ optim.ValidationChecker = (*FinetuneProblem)(nil)
+)
+
 // FinetuneProblem is the regression of a linear 2-RNN, started from an
 // estimate such as a spectral one, on training sequences of any lengths,
 // with the MSE on validation sequences as the trainer's validation loss:
 // the spectral-then-gradient recipe of the 2-RNN paper on one's own data
-// (what rtn spectral finetune trains). It implements optim.Problem,
+// (the problem rtn spectral finetune trains, its trainer set from its
+// flags, with checkpoints and resume). It implements optim.Problem,
 // optim.Evaluator, optim.Validator and optim.ValidationChecker, so that
 // it also serves optimizer comparisons (optim/compare).
 type FinetuneProblem struct {
@@ -63,7 +71,11 @@ func (p *FinetuneProblem) RNN() spectral.RNN { return p.model.RNN() }
 // FinetuneConfig sets Finetune. Train holds the trainer's settings
 // (Epochs, BatchSize, Seed, Patience, Schedule, CheckpointPath,
 // MetricsPath, Progress, Hooks); its zero Epochs, BatchSize and Seed are
-// defaulted to 100, 100 and 1, as rtn spectral finetune's flags.
+// defaulted to 100, 100 and 1, as rtn spectral finetune's flags, and its
+// zero Patience means no rate drops (the command's default is 5: set
+// Patience 5 for its result, bit for bit). To continue from a
+// checkpoint, run optim.Trainer on NewFinetuneProblem and call its
+// Resume, as the command does.
 type FinetuneConfig struct {
 	// Optimizer is a registered optimizer (optim.Names). If empty, it will
 	// be defaulted to "adam".
@@ -78,7 +90,7 @@ type FinetuneConfig struct {
 // configured optimizer (FinetuneProblem) and returns the parameters of the
 // best validation MSE (the best training loss without validation
 // sequences) and the trainer's summary. A run that diverges is an error
-// (optim.IsDiverged).
+// (optim.IsDiverged), with the zero RNN.
 func Finetune(r spectral.RNN, train, valid datasets.IOData, cfg FinetuneConfig) (spectral.RNN, *optim.Result, error) {
 	p, err := NewFinetuneProblem(r, train, valid)
 	if err != nil {
