@@ -45,6 +45,10 @@ type CompareSpec struct {
 	// DataFile is a text file, one sequence per line (rnn, lstm, gru),
 	// or the string file (wfa, required).
 	DataFile string `json:"data_file,omitempty"`
+	// DataSHA256 is the SHA-256 of DataFile's contents, set by
+	// CompareProblem, so that a resumed comparison whose file changed is
+	// refused.
+	DataSHA256 string `json:"data_sha256,omitempty"`
 	// Hidden is the hidden size (rnn, lstm, gru: default 32), the rank (2rnn:
 	// the target's; wfa: 0 selects the configuration as rtn wfa learn does,
 	// else a classic Hankel matrix with lrows 5 at this rank), the bond
@@ -93,6 +97,13 @@ func (s *CompareSpec) defaults() error {
 func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	if err := spec.defaults(); err != nil {
 		return nil, spec, err
+	}
+	if spec.DataFile != "" {
+		sum, err := fileSHA256(spec.DataFile)
+		if err != nil {
+			return nil, spec, err
+		}
+		spec.DataSHA256 = sum
 	}
 	var (
 		f   compare.Factory

@@ -86,6 +86,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		if spec.DataFile == "" {
 			return usagef("-data: model wfa needs a string file")
 		}
+		for _, name := range []string{"chunk", "size", "noise"} {
+			if flagSet(fs, name) {
+				return usagef("-%s has no effect with -model wfa", name)
+			}
+		}
 		if spec.Task != "" {
 			if _, err := datasets.ParseStringFormat(spec.Task); err != nil {
 				return usagef("-task: %v", err)
@@ -96,6 +101,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		if st.Optimizer == compare.Riemann && !strings.HasPrefix(spec.Model, "pcnn") {
 			return usagef("-optimizers: riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", spec.Model)
 		}
+	}
+	if err := checkOutDir("-out", *out); err != nil {
+		return err
 	}
 	factory, spec, err := runs.CompareProblem(spec)
 	if err != nil {
@@ -130,7 +138,7 @@ func runCompareMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "plan.json")); err != nil {
-			return usagef("rtn compare merge: %s holds no plan.json (not an rtn compare -out directory)", d)
+			return fmt.Errorf("rtn compare merge: %s holds no plan.json (not an rtn compare -out directory)", d)
 		}
 	}
 	if *out == "" {

@@ -89,6 +89,9 @@ func setOption(st *compare.Setting, kv string) error {
 		}
 		st.Schedule = v
 	case k == "as":
+		if !compare.ValidName(v) {
+			return usagef("as must be letters, digits and -_.+, got %q", v)
+		}
 		st.Name = v
 	default:
 		return usagef("unknown key %q (known: lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as)", k)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -170,5 +171,35 @@ func TestCompareWFA(t *testing.T) {
 		if r.Setting == "adam" && (r.OK != 1 || r.Valid == nil || !(*r.Valid > 0)) {
 			t.Errorf("adam: %d runs ok, validation loss %v", r.OK, r.Valid)
 		}
+	}
+}
+
+// rtn compare -model wfa refuses a bad label and flags without effect
+// before any work, names a missing merge directory with exit 1, and
+// refuses to resume a comparison whose data file changed.
+func TestCompareWFAInputs(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSample(t, dir, "train", 300, 1)
+	file := writeText(t, dir, "file", "x\n")
+	base := []string{"compare", "-model", "wfa", "-data", data, "-hidden", "2", "-optimizers", "adam", "-lr-grid", "1e-5", "-seeds", "1", "-epochs", "1", "-quiet"}
+	out := filepath.Join(dir, "cmp")
+	for _, tc := range []badCase{
+		{append(slices.Clone(base[:9]), "-optimizers", "adam:as=x/y"), 2, `-optimizers: adam:as=x/y: as must be letters, digits and -_.+, got "x/y"`},
+		{append(slices.Clone(base[:9]), "-optimizers", "adam:as="), 2, `as must be letters, digits and -_.+, got ""`},
+		{append(slices.Clone(base), "-chunk", "5", "-out", out), 2, "-chunk has no effect with -model wfa"},
+		{append(slices.Clone(base), "-out", file), 1, "-out " + file},
+		{[]string{"compare", "merge", filepath.Join(dir, "none")}, 1, "holds no plan.json"},
+	} {
+		_, stderr, code := invoke(tc.args...)
+		if code != tc.code || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args[1:], code, stderr, tc.code, tc.msg)
+		}
+	}
+	if _, stderr, code := invoke(append(slices.Clone(base), "-out", out)...); code != 0 {
+		t.Fatalf("compare: %s", stderr)
+	}
+	writeSample(t, dir, "train", 300, 2) // the same path, other strings
+	if _, stderr, code := invoke(append(slices.Clone(base), "-out", out)...); code != 1 || !strings.Contains(stderr, "describes another comparison") {
+		t.Errorf("resume after the data changed: exit %d, %q", code, stderr)
 	}
 }

@@ -103,5 +103,5 @@ func stopOnSignal(stderr io.Writer, exit func(int)) func() {
 }
 
 func interruptMessage(sig os.Signal) string {
-	return oneLine(fmt.Sprintf("rtn: interrupted (%v); files on disk are complete (a run that writes checkpoints continues from the last with -resume)", sig))
+	return oneLine(fmt.Sprintf("rtn: interrupted (%v); files on disk are complete (a run that writes checkpoints continues from the last: -resume, or the same rtn compare command again)", sig))
 }

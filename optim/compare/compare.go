@@ -289,7 +289,7 @@ func checkSettings(in []Setting) ([]Setting, error) {
 				s.Name += "+ar"
 			}
 		}
-		if !validName(s.Name) || names[s.Name] {
+		if !ValidName(s.Name) || names[s.Name] {
 			return nil, errors.Errorf("compare: setting name %q is empty, duplicate or not made of letters, digits and -_.+", s.Name)
 		}
 		names[s.Name] = true
@@ -309,7 +309,9 @@ func checkSettings(in []Setting) ([]Setting, error) {
 	return out, nil
 }
 
-func validName(s string) bool {
+// ValidName reports whether s can name a setting: not empty, and made of
+// letters, digits and -_.+ (it names files and table rows).
+func ValidName(s string) bool {
 	if s == "" {
 		return false
 	}
