@@ -132,7 +132,7 @@ func TestCompareUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
-	if _, stderr, code := invoke("compare", "merge", t.TempDir()); code != 2 || !strings.Contains(stderr, "plan.json") {
+	if _, stderr, code := invoke("compare", "merge", t.TempDir()); code != 1 || !strings.Contains(stderr, "plan.json") {
 		t.Errorf("merge of an empty directory: exit %d, %q", code, stderr)
 	}
 }
