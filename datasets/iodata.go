@@ -171,11 +171,19 @@ func IODataFrom(sets []TwoRNNData, parts []Part) (IOData, error) {
 // SplitParts divides s into training, validation and test data. When s
 // carries its own split (s.Split), it is used as is and rng and the
 // fractions are ignored; otherwise the sequences are split at random by
-// Split(N, validFrac, testFrac, rng). Each part keeps the file order.
+// Split(N, validFrac, testFrac, rng). Each part keeps the file order. A
+// split of another length than the data, or with a label that is not a
+// Part, is an error.
 func (s IOData) SplitParts(validFrac, testFrac float64, rng *rand.Rand) (train, valid, test IOData, err error) {
 	var idx [3][]int
 	if s.Split != nil {
+		if len(s.Split) != s.N() {
+			return IOData{}, IOData{}, IOData{}, errors.Errorf("datasets: %d split labels for %d sequences", len(s.Split), s.N())
+		}
 		for i, p := range s.Split {
+			if p < PartTrain || p > PartTest {
+				return IOData{}, IOData{}, IOData{}, errors.Errorf("datasets: sequence %d has split label %d, want train, valid or test", i, p)
+			}
 			idx[p] = append(idx[p], i)
 		}
 		if len(idx[PartTrain]) == 0 {

@@ -133,6 +133,17 @@ func TestIODataSplit(t *testing.T) {
 	if &tr.X[1][0] != &s.X[3][0] {
 		t.Fatal("own split does not keep the file order")
 	}
+	short := s
+	short.Split = s.Split[:1]
+	if _, _, _, err := short.SplitParts(0, 0, nil); err == nil || !strings.Contains(err.Error(), "1 split labels for 9 sequences") {
+		t.Errorf("a split shorter than the data: %v", err)
+	}
+	bad := s
+	bad.Split = slices.Clone(s.Split)
+	bad.Split[2] = Part(7)
+	if _, _, _, err := bad.SplitParts(0, 0, nil); err == nil || !strings.Contains(err.Error(), "sequence 2 has split label 7") {
+		t.Errorf("a split label out of range: %v", err)
+	}
 	s.Split = nil
 	a, _, _, err := s.SplitParts(0.2, 0.2, rand.New(rand.NewPCG(3, 4)))
 	if err != nil {

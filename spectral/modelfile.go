@@ -50,6 +50,9 @@ func ModelPaths(path string) (npzPath, jsonPath string) {
 // A [n, d, n] and omega [p, n], float64, plus info as meta.json) and
 // info to jsonPath, both atomically. Loading gives m back bit for bit.
 func SaveModel(npzPath, jsonPath string, m RNN, info ModelInfo) error {
+	if npzPath == "" || jsonPath == "" {
+		return errors.Errorf("spectral: saving a model needs both file names, got %q and %q (ModelPaths gives them)", npzPath, jsonPath)
+	}
 	if err := m.Validate(); err != nil {
 		return err
 	}

@@ -47,3 +47,15 @@ func TestModelFileRoundTrip(t *testing.T) {
 		t.Fatal("loading the JSON file as a model worked")
 	}
 }
+
+// SaveModel needs both file names and writes nothing without one.
+func TestSaveModelPaths(t *testing.T) {
+	dir := t.TempDir()
+	np := filepath.Join(dir, "m.npz")
+	if err := SaveModel(np, "", randRNN(rand.New(rand.NewPCG(2, 10)), 2, 2, 1), ModelInfo{}); err == nil || !strings.Contains(err.Error(), "needs both file names") {
+		t.Errorf("no JSON path: %v", err)
+	}
+	if _, err := os.Stat(np); !os.IsNotExist(err) {
+		t.Errorf("the .npz was written (%v)", err)
+	}
+}
