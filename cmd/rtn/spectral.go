@@ -104,6 +104,9 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		if err := checkDirOut("-out", *out); err != nil {
 			return err
 		}
+		if err := checkSweepSize(spec, sw); err != nil {
+			return err
+		}
 		return runSpectralSweep(sw, rankList, *out, *quiet, *resume, *asJSON, stdout, stderr)
 	}
 	if err := checkEpochsUse(set, []string{spec.Method}, "to -method", "tiht+sgd", "lstm"); err != nil {
@@ -176,9 +179,32 @@ func checkSpectralFlags(s *runs.SpectralSpec) error {
 	if dl := math.Pow(float64(d), float64(s.L)); s.Rank > 0 && float64(s.Rank) > dl {
 		return usagef("-rank %d is larger than the Hankel matricisation allows (d^L = %g)", s.Rank, dl)
 	}
-	dense := math.Pow(float64(d), float64(2*s.L+1))
-	if s.Method != "tt-als" && s.Method != "tt-tiht" && dense*float64(s.N) > 1<<26 {
+	if dense, big := designTooLarge(*s, d); big {
 		return usagef("the %s method needs an N x d^(2L+1) = %d x %g design matrix, too large: use -method tt-als or a smaller -n", s.Method, s.N, dense)
+	}
+	return nil
+}
+
+// designTooLarge reports the columns d^(2L+1) of the dense design matrix
+// of s over d inputs, and whether its N rows pass the dense methods' cap.
+func designTooLarge(s runs.SpectralSpec, d int) (float64, bool) {
+	dense := math.Pow(float64(d), float64(2*s.L+1))
+	return dense, s.Method != "tt-als" && s.Method != "tt-tiht" && dense*float64(s.N) > 1<<26
+}
+
+// checkSweepSize applies the size checks of one run to the largest -ns of
+// each of the sweep's methods, before the grid starts.
+func checkSweepSize(base runs.SpectralSpec, sw runs.SweepSpec) error {
+	s := base
+	s.N = slices.Max(sw.Ns)
+	for _, m := range sw.Methods {
+		s.Method = m
+		if dense, big := designTooLarge(s, max(s.D, 3)); big {
+			return usagef("-ns %d with -methods %s needs an N x d^(2L+1) = %d x %g design matrix, too large: use tt-als or smaller -ns", s.N, m, s.N, dense)
+		}
+		if err := needMemory(spectralBytes(s)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

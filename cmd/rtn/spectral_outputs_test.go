@@ -194,3 +194,16 @@ func TestSpectralDataJSONFields(t *testing.T) {
 		t.Errorf("n_valid %v, valid_mse %v, n_test %v", rep["n_valid"], rep["valid_mse"], rep["n_test"])
 	}
 }
+
+// -sweep checks the size of its largest grid point before the grid
+// starts, as a single run does, and creates nothing.
+func TestSpectralSweepSize(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	_, stderr, code := invoke("spectral", "-sweep", "-ns", "20,1000000", "-methods", "tiht,ls", "-out", out)
+	if code != 2 || !strings.Contains(stderr, "-ns 1000000 with -methods tiht needs an N x d^(2L+1) = 1000000 x 243 design matrix") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s created (%v)", out, err)
+	}
+}
