@@ -50,11 +50,12 @@ const (
 	opConcat
 	opLogSumExp
 	opLogSoftmax
+	opExt // a tensor op (xop): Kron, Einsum, ...
 )
 
 var opNames = [...]string{"Input", "Param", "Const", "Constant", "Mul", "Add", "Sub", "Hadamard", "Div",
 	"AddRow", "MulRow", "MulCol", "Scale", "Shift", "Neg", "Tanh", "Sigmoid", "Exp", "Log", "Square", "Abs",
-	"Rectify", "Log1pExp", "Sum", "Mean", "Reshape", "Transpose", "Cols", "Concat", "LogSumExp", "LogSoftmax"}
+	"Rectify", "Log1pExp", "Sum", "Mean", "Reshape", "Transpose", "Cols", "Concat", "LogSumExp", "LogSoftmax", "Ext"}
 
 func (o opKind) String() string { return opNames[o] }
 
@@ -68,12 +69,14 @@ type irInstr struct {
 	data []float64 // Constant: the values
 	set  *params.Params
 	name string // Param: the parameter's name in set
+	x    xop    // Ext: the tensor op
 }
 
 // ErrNotRecorded is the error, tested with errors.Is, of CompileTape for a
 // cell that uses an op outside the Builder's record (Builder.Do,
 // Builder.Fused, gorgonia directly) or a shape the tape does not run (a
-// tensor of rank above 2, a broadcast the Builder does not name).
+// tensor of rank above 4, a reduction over one axis of a tensor of rank
+// above 2).
 var ErrNotRecorded = errors.New("graph: the cell uses an op the tape executor cannot run")
 
 // nodeClass says where a node of a program is computed.
@@ -86,6 +89,9 @@ const (
 	clsProj                   // depends on x only, row by row: computed by Project for a block of steps
 	clsStep                   // computed by every Forward
 )
+
+// maxTapeRank is the largest rank of a value the tape runs.
+const maxTapeRank = 4
 
 // Mul variants by argument ranks.
 const (
@@ -139,6 +145,7 @@ type tnode[F Float] struct {
 	op         opKind
 	in         []int
 	rank       int
+	shape      []int
 	rows, cols int
 	f          float64
 	ints       []int
@@ -151,7 +158,10 @@ type tnode[F Float] struct {
 	grad       bool // a gradient reaches it
 	need       bool // backward reads its value
 	loc        [3]loc
-	gbuf       []F // its gradient (not for parameters and states)
+	gbuf       []F      // its gradient (not for parameters and states)
+	xop        xop      // Ext: the op
+	x          ximpl[F] // Ext: its implementation
+	xargs      []xarg[F]
 }
 
 func (n *tnode[F]) size() int { return n.rows * n.cols }
@@ -204,6 +214,11 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 		if !ok {
 			return errors.Wrapf(ErrNotRecorded, "node %s (%v) is not a Builder op", n.Name(), n.Op())
 		}
+		if rec.op == opReshape {
+			if a := b.ir[rec.args[0]]; a.op == opParam {
+				rec = a // a reshaped parameter is the parameter read with another shape
+			}
+		}
 		for _, a := range rec.args {
 			if err := visit(a); err != nil {
 				return err
@@ -254,18 +269,15 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 // newTnode checks a recorded op's shapes and returns its node.
 func newTnode[F Float](rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode[F]) (*tnode[F], error) {
 	t := &tnode[F]{op: rec.op, f: rec.f, ints: rec.ints, set: rec.set, name: rec.name}
-	sh := n.Shape()
-	t.rank = sh.Dims()
-	switch t.rank {
-	case 0:
-		t.rows, t.cols = 1, 1
-	case 1:
-		t.rows, t.cols = 1, sh[0]
-	case 2:
-		t.rows, t.cols = sh[0], sh[1]
-	default:
+	t.shape = n.Shape().Clone()
+	if n.Shape().IsScalar() {
+		t.shape = nil
+	}
+	t.rank = len(t.shape)
+	if t.rank > maxTapeRank {
 		return nil, errors.Wrapf(ErrNotRecorded, "rank %d", t.rank)
 	}
+	t.rows, t.cols = rowsCols(t.shape)
 	arg := make([]*tnode[F], len(rec.args))
 	for i, a := range rec.args {
 		t.in = append(t.in, ids[a])
@@ -276,6 +288,24 @@ func newTnode[F Float](rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tn
 	}
 	bad := func() (*tnode[F], error) {
 		return nil, errors.Wrap(ErrNotRecorded, "argument shapes")
+	}
+	matrices := func() bool { // every argument and the node of rank 2 at most
+		for _, a := range arg {
+			if a.rank > 2 {
+				return false
+			}
+		}
+		return t.rank <= 2
+	}
+	switch t.op {
+	case opMul, opTranspose, opConcat, opLogSumExp, opLogSoftmax, opAddRow, opMulRow, opMulCol, opCols:
+		if !matrices() {
+			return bad()
+		}
+	case opSum, opMean:
+		if arg[0].rank > 2 && len(t.ints) > 0 {
+			return bad()
+		}
 	}
 	switch t.op {
 	case opInput:
@@ -313,6 +343,14 @@ func newTnode[F Float](rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tn
 		if arg[0].rank != 2 {
 			return bad()
 		}
+	case opExt:
+		t.xop = rec.x
+		if is32[F]() {
+			t.x = any(rec.x.impl32()).(ximpl[F])
+		} else {
+			t.x = any(rec.x.impl64()).(ximpl[F])
+		}
+		t.xargs = make([]xarg[F], len(arg))
 	case opConcat, opLogSumExp, opLogSoftmax:
 		t.variant = alongCols
 		if arg[0].rank == 2 && t.ints[0] == 0 {
@@ -330,7 +368,7 @@ func newTnode[F Float](rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tn
 // rowwise says whether node n computes each row of its value from the same
 // row of its arguments (x-like ones) and whole constants (the others).
 func (pr *tapeProgram[F]) rowwise(n *tnode[F], xlike func(int) bool) bool {
-	if n.rank != 2 || len(n.in) == 0 {
+	if n.rank < 2 || len(n.in) == 0 {
 		return false
 	}
 	cst := func(i int) bool { return pr.nodes[n.in[i]].class == clsConst }
@@ -343,6 +381,17 @@ func (pr *tapeProgram[F]) rowwise(n *tnode[F], xlike func(int) bool) bool {
 		return xlike(0) && cst(1)
 	case opScale, opShift, opNeg, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp, opCols:
 		return xlike(0)
+	case opExt:
+		rowArgs := n.xop.rowArgs()
+		if rowArgs == nil {
+			return false
+		}
+		for i, r := range rowArgs {
+			if r && !xlike(i) || !r && !cst(i) {
+				return false
+			}
+		}
+		return true
 	case opConcat, opLogSoftmax:
 		if n.variant != alongCols {
 			return false
@@ -374,8 +423,8 @@ func (pr *tapeProgram[F]) classify(project bool) {
 		if project && pr.rowwise(n, xlike) {
 			n.class = clsProj
 		}
-		for _, a := range n.in {
-			n.grad = n.grad || pr.nodes[a].grad
+		for k, a := range n.in {
+			n.grad = n.grad || pr.nodes[a].grad && (n.op != opExt || n.xop.diff(k))
 		}
 	}
 }
@@ -400,6 +449,14 @@ func (pr *tapeProgram[F]) needs(id, k int) {
 	case opLogSumExp:
 		mark(id)
 		mark(n.in[0])
+	case opExt:
+		args, out := n.xop.needs(k)
+		for _, i := range args {
+			mark(n.in[i])
+		}
+		if out {
+			mark(id)
+		}
 	}
 }
 
@@ -448,7 +505,7 @@ func (pr *tapeProgram[F]) planBackward() {
 		}
 		complete(id)
 		for k, a := range n.in {
-			if !pr.nodes[a].grad {
+			if !pr.nodes[a].grad || n.op == opExt && !n.xop.diff(k) {
 				continue
 			}
 			from, to := 0, pr.nodes[a].cols

@@ -112,6 +112,8 @@ func (pr *tapeProgram[F]) forwardOp(id, rows int, v [][]F, ph int) {
 		}
 	case opScale, opShift, opNeg, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp:
 		unaryRows(n.op, F(n.f), y, ldy, a, lda, rows, cols)
+	case opExt:
+		n.x.forward(rows, pr.xargs(n, v, ph), y, ldy)
 	case opSum, opMean:
 		pr.reduce(n, an, y, a, lda)
 	case opReshape:
@@ -161,6 +163,14 @@ func (pr *tapeProgram[F]) forwardOp(id, rows int, v [][]F, ph int) {
 			}
 		}
 	}
+}
+
+// xargs binds the arguments of an Ext node to their values in phase ph.
+func (pr *tapeProgram[F]) xargs(n *tnode[F], v [][]F, ph int) []xarg[F] {
+	for i, a := range n.in {
+		n.xargs[i] = xarg[F]{d: v[a], ld: pr.nodes[a].loc[ph].ld}
+	}
+	return n.xargs
 }
 
 // reduce is Sum or Mean of a (node an) into y.
@@ -272,6 +282,8 @@ func (pr *tapeProgram[F]) vjp(id, k int, acc bool, v, g [][]F) {
 		beta = 1
 	}
 	switch n.op {
+	case opExt:
+		n.x.vjp(k, pr.xargs(n, v, phBwd), v[id], n.loc[phBwd].ld, gy, d, acc)
 	case opMul:
 		switch n.variant {
 		case mulMM:

@@ -201,16 +201,17 @@ func compareWithMachine(t *testing.T, m *Machine, p *params.Params, loss func() 
 	}
 }
 
-// TestTapeNotRecorded checks that a node made outside the record, or of
-// rank 3, is refused with ErrNotRecorded.
+// TestTapeNotRecorded checks that a node made outside the record, of rank
+// 5, or an axis reduction of rank 3 is refused with ErrNotRecorded.
 func TestTapeNotRecorded(t *testing.T) {
 	p := params.New()
 	p.Add("a", 2, 3)
 	b := NewBuilder()
 	a := b.Param(p, "a")
 	raw := b.Do("tanh", func() (*G.Node, error) { return G.Tanh(a) })
-	cube := b.Reshape(a, 1, 2, 3)
-	for _, out := range []*G.Node{b.Add(raw, a), b.Tanh(cube)} {
+	five := b.Reshape(b.Square(a), 1, 1, 1, 2, 3)
+	cube := b.Reshape(b.Square(a), 1, 2, 3)
+	for _, out := range []*G.Node{b.Add(raw, a), b.Tanh(five), b.Sum(cube, 1)} {
 		if _, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false); !errors.Is(err, ErrNotRecorded) {
 			t.Errorf("%v: error %v, want ErrNotRecorded", out, err)
 		}

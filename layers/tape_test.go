@@ -68,7 +68,49 @@ func tapeCells() []anyCell {
 				}
 			}
 			return &projCell{p: p, in: in, hidden: hidden}, nil
+		}},
+		anyCell{"tensor", func(p *params.Params, in, hidden int, rng *rand.Rand) (graph.Cell, error) {
+			for _, s := range []struct {
+				n     string
+				shape []int
+			}{{"t/W", []int{in, hidden, 2}}, {"t/L", []int{2, 2}}, {"t/V", []int{hidden, 2}}, {"t/A", []int{in, hidden * hidden}}, {"t/h0", []int{hidden}}} {
+				if _, err := p.Add(s.n, s.shape...); err != nil {
+					return nil, err
+				}
+				if err := p.InitNormal(s.n, rng, 0.5); err != nil {
+					return nil, err
+				}
+			}
+			return &tensorCell{p: p, in: in, hidden: hidden}, nil
 		}})
+}
+
+// tensorCell is a second-order cell written with the tensor ops; its
+// rank-3 input projections u and w are read and written with the
+// projection's row stride:
+//
+//	u = einsum(bi,ijk->bjk; x, W),  w = einsum(bjk,kl->bjl; u, L),
+//	v = einsum(bjk,bk->bj; w, h V),  h' = tanh(Kron(x, h) A + v)
+//
+// with A [in, H*H] read as [in*H, H].
+type tensorCell struct {
+	p          *params.Params
+	in, hidden int
+}
+
+func (c *tensorCell) InputSize() int    { return c.in }
+func (c *tensorCell) StateSizes() []int { return []int{c.hidden} }
+
+func (c *tensorCell) InitialState(b *graph.Builder, batch int) []*G.Node {
+	return []*G.Node{b.LearnedState(c.p, "t/h0", batch)}
+}
+
+func (c *tensorCell) Step(b *graph.Builder, x *G.Node, s []*G.Node) []*G.Node {
+	u := b.Einsum("bi,ijk->bjk", x, b.Param(c.p, "t/W"))
+	w := b.Einsum("bjk,kl->bjl", u, b.Param(c.p, "t/L"))
+	v := b.Einsum("bjk,bk->bj", w, b.Mul(s[0], b.Param(c.p, "t/V")))
+	a := b.Reshape(b.Param(c.p, "t/A"), c.in*c.hidden, c.hidden)
+	return []*G.Node{b.Tanh(b.Add(b.Mul(b.Kron(x, s[0]), a), v))}
 }
 
 // projCell is a cell whose input part (x only, row by row: the tape's
