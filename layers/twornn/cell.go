@@ -31,8 +31,6 @@ type Cell struct {
 	act       activation.Activation
 	params    *params.Params
 	fixed     *params.Params
-	spread    []float64 // d x (d n): spread[c, c*n+j] = 1
-	blockSum  []float64 // (d n) x n: blockSum[c*n+j, j] = 1
 	slopeName string
 }
 
@@ -58,15 +56,6 @@ func NewCell(p *params.Params, name string, in, states int, act activation.Activ
 	}
 	if err := c.fixed.Fill(c.slopeName, 1); err != nil {
 		return nil, err
-	}
-	n, d := states, in
-	c.spread = make([]float64, d*d*n)
-	c.blockSum = make([]float64, d*n*n)
-	for k := range d {
-		for j := range n {
-			c.spread[k*d*n+k*n+j] = 1
-			c.blockSum[(k*n+j)*n+j] = 1
-		}
 	}
 	return c, nil
 }
@@ -114,14 +103,12 @@ func (c *Cell) InitialState(b *graph.Builder, batch int) []*G.Node {
 	return []*G.Node{b.LearnedState(c.params, c.Name("h0"), batch)}
 }
 
-// Step implements graph.Cell: with Z = h_{t-1} A ([batch, d n]) and
-// X = x_t spread ([batch, d n], X[b, c*n+j] = x_t[b, c]),
-// h_t = z((Z . X) blockSum).
+// Step implements graph.Cell: A [n, d n] read as [n d, n] (row i d + c,
+// column j) is the matrix of the bilinear map, so
+// h_t = z(Kron(h_{t-1}, x_t) A).
 func (c *Cell) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 	d, n := c.in, c.n
-	z := b.Mul(state[0], b.Param(c.params, c.Name("A")))
-	xs := b.Mul(x, b.Constant(c.spread, d, d*n))
-	pre := b.Mul(b.Hadamard(z, xs), b.Constant(c.blockSum, d*n, n))
+	pre := b.Mul(b.Kron(state[0], x), b.Reshape(b.Param(c.params, c.Name("A")), n*d, n))
 	switch c.act {
 	case activation.Tanh:
 		return []*G.Node{b.Tanh(pre)}

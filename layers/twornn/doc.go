@@ -10,10 +10,9 @@
 // paper's suggested path from a spectral initialisation to a nonlinear
 // 2-RNN).
 //
-// The bilinear step is built from matrix products and a Hadamard product
-// only (h_{t-1} A as an n x (d n) GEMM, the input spread over the d blocks
-// by a constant 0/1 matrix, a Hadamard product, and a constant block-sum
-// matrix), avoiding gorgonia's Tensordot and OuterProd whose gradients are
+// The bilinear step is the row-wise Kronecker product of h_{t-1} and x_t
+// times A read as an (n d) x n matrix (graph.Builder.Kron, then one
+// product), avoiding gorgonia's Tensordot and OuterProd whose gradients are
 // wrong (see the graph package's defect notes). Cell also implements
 // graph.FusedCell: the same step and its vector-Jacobian product in plain
 // Go, which layers.Problem runs for a Sequence on the cell.

@@ -10,8 +10,7 @@ import (
 var _ graph.FusedCell32 = (*Cell)(nil)
 
 // StepKernel implements graph.FusedCell: Step and its vector-Jacobian
-// product in plain Go, without the spread and block-sum matrices of the
-// graph (pre[b, j] = sum_c x[b, c] Z[b, c n + j] directly).
+// product in plain Go: Z = h A, then pre[b, j] = sum_c x[b, c] Z[b, c n + j].
 func (c *Cell) StepKernel(batch int) graph.StepKernel {
 	return &kernel[float64]{c: c, batch: batch, z: make([]float64, batch*c.in*c.n)}
 }
