@@ -351,8 +351,9 @@ func (b *Builder) Concat(axis int, xs ...*G.Node) *G.Node {
 	if b.nilArg("Concat", xs...) {
 		return nil
 	}
+	rec := append([]*G.Node(nil), xs...) // gorgonia replaces constants in its argument slice
 	n := b.Do("Concat", func() (*G.Node, error) { return G.Concat(axis, xs...) })
-	return b.record(n, irInstr{op: opConcat, args: append([]*G.Node(nil), xs...), ints: []int{axis}})
+	return b.record(n, irInstr{op: opConcat, args: rec, ints: []int{axis}})
 }
 
 // Rectify is the elementwise max(x, 0), with gradient 1 where x > 0 and 0

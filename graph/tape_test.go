@@ -76,6 +76,9 @@ func tapeOpCases() []tapeOpCase {
 		{"concat-axis1", func(b *Builder, w func(string) *G.Node) *G.Node {
 			return b.Concat(1, w("a"), b.Mul(w("a"), w("m")), w("a"))
 		}},
+		{"concat-constant", func(b *Builder, w func(string) *G.Node) *G.Node {
+			return b.Concat(1, b.Constant([]float64{1, 2, 3}, 3, 1), w("a"))
+		}},
 		{"concat-vectors", func(b *Builder, w func(string) *G.Node) *G.Node { return b.Concat(0, w("u"), w("r")) }},
 		{"logsumexp-axis0", unary(func(b *Builder, x *G.Node) *G.Node { return b.LogSumExp(x, 0) })},
 		{"logsumexp-axis1", unary(func(b *Builder, x *G.Node) *G.Node { return b.LogSumExp(x, 1) })},

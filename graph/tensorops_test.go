@@ -103,8 +103,50 @@ func tensorCases() []tensorCase {
 			return b.Tanh(b.Mul(b.Kron(w[1], w[0]), b.Reshape(w[2], 4*2, 5)))
 		},
 	}
+	ids := []float64{2, 0, 4, 2}
+	embed := tensorCase{
+		name:   "embed",
+		shapes: [][]int{{5, 3}},
+		build: func(b *Builder, w []*G.Node) *G.Node {
+			return b.Tanh(b.Embed(b.Constant(ids, 4, 1), w[0]))
+		},
+	}
+	embedValue := tensorCase{
+		name:   "embed-vector",
+		shapes: [][]int{{5, 3}},
+		build:  func(b *Builder, w []*G.Node) *G.Node { return b.Embed(b.Constant(ids, 4), w[0]) },
+		brute: func(v [][]float64) []float64 {
+			var out []float64
+			for _, i := range ids {
+				out = append(out, v[0][int(i)*3:int(i)*3+3]...)
+			}
+			return out
+		},
+	}
+	layerNorm := tensorCase{
+		name:   "layernorm",
+		shapes: [][]int{{3, 5}, {5}, {5}},
+		build:  func(b *Builder, w []*G.Node) *G.Node { return b.LayerNorm(w[0], w[1], w[2], 1e-3) },
+		brute: func(v [][]float64) []float64 {
+			var out []float64
+			for r := range 3 {
+				x := v[0][r*5 : r*5+5]
+				var m, s float64
+				for _, e := range x {
+					m += e / 5
+				}
+				for _, e := range x {
+					s += (e - m) * (e - m) / 5
+				}
+				for j, e := range x {
+					out = append(out, (e-m)/math.Sqrt(s+1e-3)*v[1][j]+v[2][j])
+				}
+			}
+			return out
+		},
+	}
 	return []tensorCase{
-		kron, kronChain,
+		kron, kronChain, embed, embedValue, layerNorm,
 		einsumCase("bi,ijk->bjk", []int{3, 4}, []int{4, 2, 5}),
 		einsumCase("bi,bj,ijk->bk", []int{3, 4}, []int{3, 2}, []int{4, 2, 5}),
 		einsumCase("bc,bi,icj->bj", []int{3, 2}, []int{3, 4}, []int{4, 2, 4}),
@@ -291,6 +333,9 @@ func TestTensorOpShapeErrors(t *testing.T) {
 		{"einsum-free", [][]int{{3, 4}}, func(b *Builder, w []*G.Node) *G.Node { return b.Einsum("bi->bk", w...) }, "result index 'k' is in no operand"},
 		{"einsum-operands", [][]int{{2}, {2}, {2}, {2}}, func(b *Builder, w []*G.Node) *G.Node { return b.Einsum("i,i,i,i->i", w...) }, "4 operands, want 1 to 3"},
 		{"einsum-result-rank", [][]int{{2, 2, 2}, {2, 2}}, func(b *Builder, w []*G.Node) *G.Node { return b.Einsum("abc,de->abcde", w...) }, "result \"abcde\" has rank 5"},
+		{"embed-ids", [][]int{{3, 2}, {5, 4}}, func(b *Builder, w []*G.Node) *G.Node { return b.Embed(w[0], w[1]) }, "Embed: want ids [batch] or [batch, 1]"},
+		{"layernorm-shape", [][]int{{3, 4}, {3}, {4}}, func(b *Builder, w []*G.Node) *G.Node { return b.LayerNorm(w[0], w[1], w[2], 1e-5) }, "LayerNorm: want x [batch, n], gamma [n] and beta [n], got (3, 4), (3) and (4)"},
+		{"layernorm-eps", [][]int{{3, 4}, {4}, {4}}, func(b *Builder, w []*G.Node) *G.Node { return b.LayerNorm(w[0], w[1], w[2], 0) }, "eps must be positive"},
 		{"einsum-letter", [][]int{{2, 2}}, func(b *Builder, w []*G.Node) *G.Node { return b.Einsum("b1->b", w...) }, "is not a letter"},
 	}
 	for _, tc := range cases {

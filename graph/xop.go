@@ -66,8 +66,9 @@ func (b *Builder) applyX(op xop, args ...*G.Node) *G.Node {
 	if b.err != nil {
 		return nil
 	}
+	rec := append([]*G.Node(nil), args...) // G.ApplyOp replaces constants in its argument slice
 	n := b.Fused(xopKernel(op, args), args...)
-	return b.record(n, irInstr{op: opExt, args: append([]*G.Node(nil), args...), x: op})
+	return b.record(n, irInstr{op: opExt, args: rec, x: op})
 }
 
 // xopKernel is op's float64 implementation as a Kernel.
