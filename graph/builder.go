@@ -25,6 +25,8 @@ type Builder struct {
 	seq    int
 	watch  map[*G.Node]*G.Value
 	ir     map[*G.Node]*irInstr // what each recorded op computes (see tape.go)
+	noise  *noise               // the state of the graph's random ops (Dropout)
+	drops  int                  // the number of Dropout ops so far
 }
 
 type boundParam struct {
@@ -35,7 +37,7 @@ type boundParam struct {
 
 // NewBuilder returns a Builder over a new, empty graph.
 func NewBuilder() *Builder {
-	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}, ir: map[*G.Node]*irInstr{}}
+	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}, ir: map[*G.Node]*irInstr{}, noise: &noise{}}
 }
 
 // Watch marks n so that Machine.Value can read it after a run. Only

@@ -41,6 +41,7 @@ type FusedRecurrence struct {
 // are summed in float32 (g32) and added into the float64 set at its end.
 type fusedRun[F Float] struct {
 	k     StepKernelOf[F]
+	noisy NoisyKernel // k, when it has random ops
 	head  HeadKernelOf[F]
 	p     *params.Params
 	batch int
@@ -134,6 +135,7 @@ func checkFused(batch int, cfg RecurrenceConfig, head bool) error {
 // the float32 kernels' mirror (nil for float64).
 func newFusedRun[F Float](k StepKernelOf[F], head HeadKernelOf[F], m *Mirror, c Cell, p *params.Params, batch int, cfg RecurrenceConfig) (*fusedRun[F], error) {
 	r := &fusedRun[F]{k: k, head: head, p: p, batch: batch, in: c.InputSize(), cfg: cfg, sizes: c.StateSizes(), mirror: m}
+	r.noisy, _ = k.(NoisyKernel)
 	r.names = append(append(r.names, r.k.Params()...), head.Params()...)
 	for _, n := range r.names {
 		if p.Data(n) == nil {
@@ -158,6 +160,23 @@ func newFusedRun[F Float](k StepKernelOf[F], head HeadKernelOf[F], m *Mirror, c 
 	r.loss = make([]float64, fusedBlock)
 	r.dh = make([]F, fusedBlock*batch*r.sizes[0])
 	return r, nil
+}
+
+// SetNoise switches the cell's random ops (Builder.Dropout) on, with the
+// training batch's seed, or off (the identity) for the next runs. They are
+// off until it is called.
+func (r *FusedRecurrence) SetNoise(seed uint64, on bool) {
+	if r.r32 != nil {
+		r.r32.setNoise(seed, on)
+		return
+	}
+	r.r64.setNoise(seed, on)
+}
+
+func (r *fusedRun[F]) setNoise(seed uint64, on bool) {
+	if r.noisy != nil {
+		r.noisy.SetNoise(seed, on)
+	}
 }
 
 // DType is the float type the executor runs in: "float64" or "float32".
@@ -332,6 +351,9 @@ func (r *fusedRun[F]) forward(xs [][]F, aux [][][]float64, s, e int, st *stateSt
 		r.k.Project(r.x[:(b-a)*B*r.in], r.proj[:(b-a)*B*P])
 		for t := a; t < b; t++ {
 			i := t - base
+			if r.noisy != nil {
+				r.noisy.SetStep(t)
+			}
 			r.k.Forward(xs[t], r.proj[(t-a)*B*P:(t-a+1)*B*P], st.views[i], st.views[i+1], r.cache[i*C:(i+1)*C])
 		}
 		r.head.Forward(st.flat[0][(a-base+1)*w:(b-base+1)*w], aux[a:b], r.hcache[(a-base)*HC:(b-base)*HC], r.loss[:b-a])
@@ -358,6 +380,9 @@ func (r *fusedRun[F]) backward(xs [][]F, aux [][][]float64, s, e int, st *stateS
 				g0[j] += v
 			}
 			r.head.ParamGrad(st.views[i+1][0], r.hcache[i*HC:(i+1)*HC], grads)
+			if r.noisy != nil {
+				r.noisy.SetStep(t)
+			}
 			r.k.Backward(xs[t], st.views[i], r.cache[i*C:(i+1)*C], r.gcarry, r.gnext, grads)
 			r.gcarry, r.gnext = r.gnext, r.gcarry
 			if tr := r.cfg.Truncate; tr > 0 && t > 0 && t%tr == 0 {

@@ -52,6 +52,7 @@ type Recurrence struct {
 	sizes []int
 
 	init     *Machine      // InitialState with the pseudo-loss sum <state, g>
+	initNz   *noise        // the initial state's random ops
 	initOut  []*G.Node     // initial state nodes (watched)
 	initG    []*G.Node     // g inputs of the initial pseudo-loss
 	fwd, bwd *stepGraph    // forward only; forward and VJP
@@ -72,6 +73,7 @@ type stepGraph struct {
 	aux   []*G.Node
 	loss  *G.Node
 	gHOut []*G.Node // backward graph only
+	noise *noise    // the state of the step's random ops
 }
 
 // NewRecurrence compiles cell c's step with head for a batch size. The
@@ -108,6 +110,8 @@ func NewRecurrence(c Cell, p *params.Params, batch int, head Head, cfg Recurrenc
 // gradient g reaching it.
 func (r *Recurrence) compileInit() error {
 	b := NewBuilder()
+	r.initNz = b.noise
+	r.initNz.step = -1
 	state := r.cell.InitialState(b, r.batch)
 	if err := checkState(b, r.cell, state, r.batch); err != nil {
 		return err
@@ -135,7 +139,7 @@ func (r *Recurrence) compileInit() error {
 // and h_in.
 func (r *Recurrence) compileStep(head Head, grad bool) (*stepGraph, error) {
 	b := NewBuilder()
-	s := &stepGraph{x: b.Input("x", r.batch, r.cell.InputSize())}
+	s := &stepGraph{x: b.Input("x", r.batch, r.cell.InputSize()), noise: b.noise}
 	for i, n := range r.sizes {
 		s.hIn = append(s.hIn, b.Input(fmt.Sprintf("h%d", i), r.batch, n))
 	}
@@ -202,6 +206,15 @@ func (r *Recurrence) Run(xs [][]float64, aux [][][]float64, grads *params.Params
 	return total, r.backward(xs, aux, grads)
 }
 
+// SetNoise switches the cell's random ops (Builder.Dropout) on, with the
+// training batch's seed, or off (the identity) for the next runs. They are
+// off until it is called.
+func (r *Recurrence) SetNoise(seed uint64, on bool) {
+	for _, n := range []*noise{r.initNz, r.fwd.noise, r.bwd.noise} {
+		n.set(seed, on)
+	}
+}
+
 // stride is the distance between stored states.
 func (r *Recurrence) stride() int { return max(r.cfg.Checkpoint, 1) }
 
@@ -221,6 +234,7 @@ func grow(sets [][][]float64, n int, sizes []int, batch int) [][][]float64 {
 // after it into out and returns the step's loss.
 func (r *Recurrence) step(t int, x []float64, aux [][]float64, in, out [][]float64) (float64, error) {
 	f := r.fwd
+	f.noise.step = t
 	if err := r.bind(f, x, aux, in); err != nil {
 		return 0, errors.Wrapf(err, "step %d", t)
 	}
@@ -306,6 +320,7 @@ func (r *Recurrence) backward(xs [][]float64, aux [][][]float64, grads *params.P
 // leaves the gradient of h in the carry (zeroed at a truncation boundary).
 func (r *Recurrence) stepBack(t int, x []float64, aux [][]float64, h [][]float64, grads *params.Params) error {
 	bw := r.bwd
+	bw.noise.step = t
 	if err := r.bind(bw, x, aux, h); err != nil {
 		return errors.Wrapf(err, "step %d", t)
 	}

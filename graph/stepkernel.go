@@ -70,6 +70,19 @@ type StepKernelOf[F Float] interface {
 	Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads Grads[F])
 }
 
+// NoisyKernel is implemented by step kernels with random ops
+// (Builder.Dropout): FusedRecurrence switches their noise for each run and
+// sets the time step before each Forward and Backward, so a step
+// recomputed from a checkpoint draws the same noise.
+type NoisyKernel interface {
+	// SetNoise switches the random ops on, with the training batch's
+	// seed, or off (the identity).
+	SetNoise(seed uint64, on bool)
+	// SetStep sets the time step (from 0) that the next Forward or
+	// Backward computes.
+	SetStep(t int)
+}
+
 // HeadKernel is a Head in plain Go in float64.
 type HeadKernel = HeadKernelOf[float64]
 

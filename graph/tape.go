@@ -196,6 +196,7 @@ type tapeProgram[F Float] struct {
 	cacheLen int
 	vals     [3][][]F
 	grads    [][]F
+	noise    []*noise // the states of its random ops
 }
 
 // newTapeProgram compiles the computation of outs recorded by b; x (may be
@@ -230,6 +231,9 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 		}
 		if t.op == opParam {
 			t.diff = rec.set == p
+		}
+		if no, ok := rec.x.(noisyOp); ok && !slices.Contains(pr.noise, no.noiseState()) {
+			pr.noise = append(pr.noise, no.noiseState())
 		}
 		switch {
 		case n == x:
@@ -735,7 +739,10 @@ type tapeKernel[F Float] struct {
 	initCache  []F
 }
 
-var _ StepKernel = (*tapeKernel[float64])(nil)
+var (
+	_ StepKernel  = (*tapeKernel[float64])(nil)
+	_ NoisyKernel = (*tapeKernel[float64])(nil)
+)
 
 // CompileTape compiles cell c's InitialState and Step, as the Builder
 // recorded them, into a StepKernel for a batch size: one buffer per value,
@@ -829,6 +836,26 @@ func NewTapeRecurrence32(c Cell, p *params.Params, batch int, head func(Weights[
 	}
 	r, err := newFusedRun(k, head(m.Weights32()), m, c, p, batch, cfg)
 	return &FusedRecurrence{r32: r}, err
+}
+
+// SetNoise implements NoisyKernel; the initial state's random ops draw
+// as a step -1.
+func (k *tapeKernel[F]) SetNoise(seed uint64, on bool) {
+	for _, pr := range []*tapeProgram[F]{k.step, k.init} {
+		for _, n := range pr.noise {
+			n.set(seed, on)
+		}
+	}
+	for _, n := range k.init.noise {
+		n.step = -1
+	}
+}
+
+// SetStep implements NoisyKernel.
+func (k *tapeKernel[F]) SetStep(t int) {
+	for _, n := range k.step.noise {
+		n.step = t
+	}
 }
 
 func (k *tapeKernel[F]) Params() []string     { return k.names }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -354,4 +355,87 @@ func TestTensorOpShapeErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDropout checks Dropout off (the identity) and on: the share of
+// zeroed entries, the scale of the others, the same mask on the tape
+// (float64 and float32) and on gorgonia for the same seed and step, a new
+// mask for another step or seed, and the tape's gradient against finite
+// differences with the mask fixed.
+func TestDropout(t *testing.T) {
+	const rows, cols, rate = 40, 100, 0.3
+	rng := rand.New(rand.NewPCG(5, 5))
+	p := tensorParams([][]int{{rows, cols}}, rng)
+	b := NewBuilder()
+	out := b.Dropout(b.Param(p, "p0"), rate)
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := newTapeProgram(b, []*G.Node{out}, nil, nil, p, Weights[float64]{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.noise) != 1 {
+		t.Fatalf("%d noise states, want 1", len(pr.noise))
+	}
+	y := [][]float64{make([]float64, rows*cols)}
+	cache := make([]float64, pr.cacheLen)
+	x := p.Data("p0")
+	run := func(seed uint64, step int, on bool) []float64 {
+		b.noise.set(seed, on)
+		b.noise.step = step
+		pr.forward(nil, nil, nil, y, cache)
+		return slices.Clone(y[0])
+	}
+	if off := run(3, 0, false); !slices.Equal(off, x) {
+		t.Fatal("dropout off is not the identity")
+	}
+	on := run(3, 0, true)
+	zero := 0
+	for i, v := range on {
+		switch {
+		case v == 0:
+			zero++
+		case math.Abs(v-x[i]/(1-rate)) > 1e-15*math.Abs(v):
+			t.Fatalf("entry %d: %v, want %v / (1 - rate)", i, v, x[i])
+		}
+	}
+	// 4000 Bernoulli(0.3) draws: standard deviation of the share 0.0072.
+	if share := float64(zero) / (rows * cols); math.Abs(share-rate) > 0.03 {
+		t.Errorf("share of zeroed entries %.4f, want %.1f", share, rate)
+	}
+	if slices.Equal(run(3, 1, true), on) || slices.Equal(run(4, 0, true), on) {
+		t.Error("another step or seed draws the same mask")
+	}
+	if !slices.Equal(run(3, 0, true), on) {
+		t.Error("the same seed and step draw another mask")
+	}
+
+	// gorgonia's kernel and the float32 tape draw the same mask.
+	w := make([]float64, rows*cols)
+	for i := range w {
+		w[i] = rng.NormFloat64()
+	}
+	wn := b.Input("w", rows, cols)
+	m, err := Compile(b, b.Sum(b.Hadamard(out, wn)), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Let(wn, w); err != nil {
+		t.Fatal(err)
+	}
+	b.noise.set(3, true)
+	b.noise.step = 0
+	loss := func() (float64, error) {
+		pr.forward(nil, nil, nil, y, cache)
+		return dot(w, y[0]), nil
+	}
+	grad := func(g *params.Params) error {
+		loss()
+		pr.backward(nil, nil, cache, [][]float64{w}, nil, GradsOf(g))
+		return nil
+	}
+	compareWithMachine(t, m, p, loss, grad)
+	checkFloat32Tape(t, b, out, p, w)
 }

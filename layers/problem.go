@@ -67,6 +67,7 @@ func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
 // graph.FusedRecurrence.
 type runner interface {
 	Run(xs [][]float64, aux [][][]float64, grads *params.Params) (float64, error)
+	SetNoise(seed uint64, on bool)
 }
 
 // Problem trains a Sequence on a datasets.Task. It implements
@@ -79,6 +80,7 @@ type Problem struct {
 	recs map[int]runner
 	aux  [][][]float64 // the head inputs of a batch's steps, reused
 	buf  datasets.BatchBuffer
+	seed uint64 // the noise seed of training batches (SetNoiseSeed)
 }
 
 // NewProblem checks that the task fits the model and returns the problem.
@@ -121,16 +123,22 @@ func (p *Problem) Params() *params.Params { return p.seq.Params }
 func (p *Problem) NumExamples() int { return len(p.task.Train) }
 
 // LossGrad implements optim.Problem: the mean per-step loss of the
-// training examples in batch and its (truncated-BPTT) gradient.
+// training examples in batch and its (truncated-BPTT) gradient, with the
+// cell's random ops (dropout) on, drawn from the seed of SetNoiseSeed.
 func (p *Problem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	grads.Zero()
 	return p.run(p.task.Train, batch, grads)
 }
 
 // Loss implements optim.Evaluator: the loss LossGrad would return for the
-// same batch, computed the same way (one batch, not split), without the
-// gradient.
+// same batch, computed the same way (one batch, not split, the same
+// noise), without the gradient.
 func (p *Problem) Loss(batch []int) (float64, error) { return p.run(p.task.Train, batch, nil) }
+
+// SetNoiseSeed implements optim.Noisy: the seed of the random ops of the
+// next training batches. Held-out data (Evaluate, ValidationLoss,
+// TestLoss) is evaluated without noise.
+func (p *Problem) SetNoiseSeed(seed uint64) { p.seed = seed }
 
 // ValidationLoss implements optim.Validator: the mean per-step loss on the
 // task's validation set (NaN when it has none).
@@ -175,7 +183,7 @@ func (p *Problem) evalIdx(exs []datasets.Example, idx []int) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		s, err := p.sumLoss(bt, nil)
+		s, err := p.sumLoss(bt, nil, false)
 		if err != nil {
 			return 0, err
 		}
@@ -190,7 +198,7 @@ func (p *Problem) run(exs []datasets.Example, idx []int, grads *params.Params) (
 	if err != nil {
 		return 0, err
 	}
-	sum, err := p.sumLoss(bt, grads)
+	sum, err := p.sumLoss(bt, grads, true)
 	if err != nil {
 		return 0, err
 	}
@@ -208,11 +216,13 @@ func (p *Problem) run(exs []datasets.Example, idx []int, grads *params.Params) (
 
 // sumLoss runs a batch through the recurrence and returns the summed
 // loss; with grads non-nil it adds the gradient of the sum into grads.
-func (p *Problem) sumLoss(bt datasets.Batch, grads *params.Params) (float64, error) {
+// train switches the cell's random ops on.
+func (p *Problem) sumLoss(bt datasets.Batch, grads *params.Params, train bool) (float64, error) {
 	r, err := p.recurrence(bt.B)
 	if err != nil {
 		return 0, err
 	}
+	r.SetNoise(p.seed, train)
 	for len(p.aux) < bt.T {
 		p.aux = append(p.aux, make([][]float64, 2))
 	}

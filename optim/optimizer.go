@@ -50,6 +50,15 @@ type Evaluator interface {
 	Loss(batch []int) (float64, error)
 }
 
+// Noisy is implemented by problems whose training loss is random
+// (dropout): before every training batch the Trainer calls SetNoiseSeed
+// with a seed drawn from TrainConfig.Seed and the step's number, so the
+// same run, or its resume, draws the same noise. A problem evaluates
+// held-out data without noise.
+type Noisy interface {
+	SetNoiseSeed(seed uint64)
+}
+
 // Validator is implemented by problems with a validation set; the
 // training loop calls it once per epoch.
 type Validator interface {

@@ -127,6 +127,9 @@ func (t *Trainer) gradientFree() (Evaluator, bool) {
 // the parameters before the step.
 func (t *Trainer) trainStep(b []int) (float64, error) {
 	t.grads.Zero()
+	if nz, ok := t.p.(Noisy); ok {
+		nz.SetNoiseSeed(noiseSeed(t.cfg.Seed, t.step))
+	}
 	var (
 		loss float64
 		err  error
@@ -321,4 +324,14 @@ func firstNonFinite(p *params.Params) (string, float64, bool) {
 		}
 	}
 	return "", 0, false
+}
+
+// noiseSeed is the seed of the random ops of training step step (from 0)
+// of a run seeded with seed: a function of both only, so a resumed run
+// draws what the uninterrupted one did.
+func noiseSeed(seed uint64, step int) uint64 {
+	z := seed*0x9e3779b97f4a7c15 + uint64(step) + 0x6e6f697365 // "noise"
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
