@@ -157,9 +157,14 @@ func (r *erun[F]) contract(i int, s *estep, c eview[F], acc bool) bool {
 		sb[j] = b.str[bytes.IndexByte(lb, g)]
 		sc[j] = c.str[bytes.IndexByte(lc, g)]
 	}
+	small := m*n*k <= smallProduct
 	oa, ob, oc := 0, 0, 0
 	for {
-		GemmOf(transA, transB, m, n, k, 1, a.d[oa:], lda, b.d[ob:], ldb, beta, c.d[oc:], ldc)
+		if small {
+			smallGemm(transA, transB, m, n, k, a.d[oa:], lda, b.d[ob:], ldb, acc, c.d[oc:], ldc)
+		} else {
+			GemmOf(transA, transB, m, n, k, 1, a.d[oa:], lda, b.d[ob:], ldb, beta, c.d[oc:], ldc)
+		}
 		j := len(s.g) - 1
 		for ; j >= 0; j-- {
 			idx[j]++
@@ -172,6 +177,37 @@ func (r *erun[F]) contract(i int, s *estep, c eview[F], acc bool) bool {
 		}
 		if j < 0 {
 			return true
+		}
+	}
+}
+
+// smallProduct is the largest m n k of a product computed by loops
+// rather than Gemm: below it, as for the products of a Hadamard-like
+// einsum ("br,br->br", one per batch row and rank), a call costs more
+// than the arithmetic.
+const smallProduct = 8
+
+// smallGemm is GemmOf with alpha 1 and beta 0, or 1 when acc is set, by
+// plain loops.
+func smallGemm[F Float](transA, transB bool, m, n, k int, a []F, lda int, b []F, ldb int, acc bool, c []F, ldc int) {
+	for i := range m {
+		for j := range n {
+			var s F
+			for l := range k {
+				ia, ib := i*lda+l, l*ldb+j
+				if transA {
+					ia = l*lda + i
+				}
+				if transB {
+					ib = j*ldb + l
+				}
+				s += a[ia] * b[ib]
+			}
+			if acc {
+				c[i*ldc+j] += s
+			} else {
+				c[i*ldc+j] = s
+			}
 		}
 	}
 }

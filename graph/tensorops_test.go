@@ -166,6 +166,7 @@ func tensorCases() []tensorCase {
 		einsumCase("br,bc,rcs->bs", []int{3, 2}, []int{3, 4}, []int{2, 4, 3}),
 		einsumCase("bij,jk,bk->bi", []int{3, 2, 4}, []int{4, 5}, []int{3, 5}),
 		einsumCase("bjk,ijk->bi", []int{3, 2, 4}, []int{5, 2, 4}),
+		einsumCase("br,br,jr->bj", []int{3, 4}, []int{3, 4}, []int{5, 4}),
 	}
 }
 
