@@ -31,7 +31,9 @@ type weightCase struct {
 
 func weightCases() []weightCase {
 	return []weightCase{
-		{"cp", func(p *params.Params, m []int, out int) (decomp.Weight, error) { return decomp.NewCP(p, "w", m, out, 3) }},
+		{"cp", func(p *params.Params, m []int, out int) (decomp.Weight, error) {
+			return decomp.NewCP(p, "w", m, out, 3)
+		}},
 		{"tucker", func(p *params.Params, m []int, out int) (decomp.Weight, error) {
 			r := make([]int, len(m)+1)
 			for i := range r {
