@@ -144,8 +144,8 @@ func (p *eplan) cheapestPair(live []int) (int, int) {
 				}
 			}
 			all := append(slices.Clone(p.slots[live[i]]), p.slots[live[j]]...)
-			cost := p.size(uniq(all))
 			kept := p.kept(live[i], live[j], rest)
+			cost := p.size(uniq(all)) + p.callCost(live[i], live[j], kept)
 			for _, r := range rest { // then the result with the remaining slot
 				cost += p.size(uniq(append(slices.Clone(kept), p.slots[r]...)))
 			}
@@ -155,6 +155,31 @@ func (p *eplan) cheapestPair(live []int) (int, int) {
 		}
 	}
 	return bi, bj
+}
+
+// gemmCall is what one Gemm call costs beside its arithmetic, in
+// multiplications.
+const gemmCall = 32
+
+// callCost is the cost of the Gemm calls of contracting slots a and b
+// (kept: the letters kept): one call per value of the letters both hold
+// and keep, unless the products run on loops (see smallProduct).
+func (p *eplan) callCost(a, b int, kept []byte) int {
+	la, lb := p.slots[a], p.slots[b]
+	var g, k []byte
+	for _, c := range la {
+		if bytes.IndexByte(lb, c) >= 0 {
+			if bytes.IndexByte(kept, c) >= 0 {
+				g = append(g, c)
+			} else {
+				k = append(k, c)
+			}
+		}
+	}
+	if len(k) == 0 || p.size(la)*p.size(lb)/p.size(g)/p.size(g)/p.size(k) <= smallProduct {
+		return 0
+	}
+	return gemmCall * p.size(g)
 }
 
 // uniq drops repeated letters, keeping the first of each.

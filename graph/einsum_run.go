@@ -157,7 +157,7 @@ func (r *erun[F]) contract(i int, s *estep, c eview[F], acc bool) bool {
 		sb[j] = b.str[bytes.IndexByte(lb, g)]
 		sc[j] = c.str[bytes.IndexByte(lc, g)]
 	}
-	small := m*n*k <= smallProduct
+	small := m*n*k <= smallProduct || k == 1 // outer products: loops
 	oa, ob, oc := 0, 0, 0
 	for {
 		if small {
@@ -184,7 +184,8 @@ func (r *erun[F]) contract(i int, s *estep, c eview[F], acc bool) bool {
 // smallProduct is the largest m n k of a product computed by loops
 // rather than Gemm: below it, as for the products of a Hadamard-like
 // einsum ("br,br->br", one per batch row and rank), a call costs more
-// than the arithmetic.
+// than the arithmetic. Outer products (no index summed, k = 1) always run
+// on loops: a row-wise Kronecker product ("bi,bj->bij") is one per row.
 const smallProduct = 8
 
 // smallGemm is GemmOf with alpha 1 and beta 0, or 1 when acc is set, by
