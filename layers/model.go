@@ -51,8 +51,9 @@ type ModelConfig struct {
 	Out int `json:"out"`
 	// Kind is the target kind: "categorical", "binary" or "real".
 	Kind string `json:"kind"`
-	// Task names the task the model was trained on (informative).
-	Task string `json:"task,omitempty"`
+	// Source says which data the model was trained on, so that its splits
+	// can be made again; nil when unknown.
+	Source *DataSource `json:"source,omitempty"`
 	// Input is InputNextSymbol for a next-symbol model, whose inputs are
 	// the one-hot previous symbol after a begin marker (In = Out + 1),
 	// empty when the inputs are the caller's vectors.
@@ -110,6 +111,20 @@ func (c ModelConfig) Validate() error {
 		return errors.Errorf("field \"input\": %q, want %q or none", c.Input, InputNextSymbol)
 	}
 	return nil
+}
+
+// DataSource is the training data of a model: a built-in task or a file,
+// and the seed that drew the task and its splits.
+type DataSource struct {
+	// Task names the task (a built-in task's name, or the file's base
+	// name).
+	Task string `json:"task"`
+	// File is the data file's absolute path (empty for a built-in task)
+	// and SHA256 its contents' hex SHA-256 at training time.
+	File   string `json:"file,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Seed is the seed the task and its splits were drawn with.
+	Seed uint64 `json:"seed"`
 }
 
 // ProblemConfig is the part of a ProblemConfig the model records.

@@ -24,7 +24,8 @@ func TestModelSaveLoad(t *testing.T) {
 	for _, c := range modelCases() {
 		t.Run(fmt.Sprintf("%s-%d", c.cell, c.layers), func(t *testing.T) {
 			m := newTestModel(t, c, task, hidden, 3)
-			m.Config.Input, m.Config.Symbols, m.Config.Task = layers.InputNextSymbol, []string{"a", "b", "c"}, task.Name
+			m.Config.Input, m.Config.Symbols = layers.InputNextSymbol, []string{"a", "b", "c"}
+			m.Config.Source = &layers.DataSource{Task: task.Name, Seed: 5}
 			prob, err := layers.NewProblem(m.Seq, task, m.Config.ProblemConfig())
 			if err != nil {
 				t.Fatal(err)
