@@ -220,6 +220,9 @@ func LoadModel(dir string) (*Model, error) {
 func ReadModelConfig(path string) (ModelConfig, error) {
 	var cfg ModelConfig
 	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return cfg, errors.Errorf("layers: %s does not exist: not a model directory (rtn train -out and Model.Save write one)", path)
+	}
 	if err != nil {
 		return cfg, errors.Wrap(err, "layers: reading the model config")
 	}

@@ -103,7 +103,7 @@ func TestLoadModelErrors(t *testing.T) {
 		damage func(dir string) error
 		want   []string
 	}{
-		{"no config", func(dir string) error { return os.Remove(filepath.Join(dir, layers.ModelConfigFile)) }, []string{"model config"}},
+		{"no config", func(dir string) error { return os.Remove(filepath.Join(dir, layers.ModelConfigFile)) }, []string{layers.ModelConfigFile, "not a model directory"}},
 		{"no parameters", func(dir string) error { return os.Remove(filepath.Join(dir, layers.ModelParamsFile)) }, []string{layers.ModelParamsFile}},
 		{"not JSON", write(layers.ModelConfigFile, "{\"cell\": "), []string{layers.ModelConfigFile, "not a model config"}},
 		{"unknown cell", edit(func(c map[string]any) { c["cell"] = "mystery" }), []string{layers.ModelConfigFile, `"cell"`, "mystery", "lstm"}},

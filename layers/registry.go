@@ -124,6 +124,17 @@ func NewCell(model string, p *params.Params, name string, cfg CellConfig, rng *r
 	return c, nil
 }
 
+// CheckCellConfig reports the error NewCell would give for model and
+// cfg, by making the cell in a scratch set with its input and hidden
+// widths brought into [2, 4] (so that the check costs nothing; width 1
+// trips gorgonia's broadcasting): a command checks its flags with it
+// before reading any data.
+func CheckCellConfig(model string, cfg CellConfig) error {
+	cfg.In, cfg.Hidden = min(max(cfg.In, 2), 4), min(max(cfg.Hidden, 2), 4)
+	_, err := NewCell(model, params.New(), model, cfg, rand.New(rand.NewPCG(1, 1)))
+	return err
+}
+
 // UnknownCellError is the error of NewCell for a name that is not
 // registered.
 type UnknownCellError struct {

@@ -139,3 +139,24 @@ func TestRegisterCellPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCellConfig checks that the cheap check gives NewCell's answer
+// without the sizes: large widths are not built.
+func TestCheckCellConfig(t *testing.T) {
+	for _, c := range []struct {
+		model string
+		cfg   layers.CellConfig
+		ok    bool
+	}{
+		{"gru", layers.CellConfig{}, true},
+		{"lstm", layers.CellConfig{In: 1 << 20, Hidden: 1 << 20}, true},
+		{"rnn", layers.CellConfig{Activation: "symsigmoid"}, true},
+		{"lstm", layers.CellConfig{Activation: "tanh"}, false},
+		{"2rnn", layers.CellConfig{Lags: 2}, false},
+		{"nope", layers.CellConfig{}, false},
+	} {
+		if err := layers.CheckCellConfig(c.model, c.cfg); (err == nil) != c.ok {
+			t.Errorf("%s %+v: error %v, want ok %v", c.model, c.cfg, err, c.ok)
+		}
+	}
+}

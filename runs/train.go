@@ -93,6 +93,7 @@ type TrainReport struct {
 	Task      string       `json:"task"`
 	Optimizer string       `json:"optimizer"`
 	Hidden    int          `json:"hidden"`
+	Layers    int          `json:"layers"`
 	Params    int          `json:"params"`
 	TrainLoss report.Float `json:"train_loss"`
 	// ValidLoss and TestLoss are those of the returned (best) parameters.
@@ -138,6 +139,9 @@ func (s *TrainSpec) defaults() error {
 	}
 	if !layers.HasCell(s.Model) {
 		return errors.Errorf("unknown model %q (registered cells: %s)", s.Model, strings.Join(layers.CellNames(), ", "))
+	}
+	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation}); err != nil {
+		return err
 	}
 	if s.Hidden == 0 {
 		s.Hidden = 32
@@ -307,7 +311,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		return nil, err
 	}
 	rep := &TrainReport{
-		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden,
+		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden, Layers: spec.Layers,
 		Params: seq.Params.Size(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
 		History: res.History,
 	}

@@ -66,7 +66,7 @@ func checkFormat(f *string) error {
 		*f = "text"
 	}
 	if !slices.Contains(DataFormats, *f) {
-		return errors.Errorf("unknown data format %q (known: %s)", *f, strings.Join(DataFormats, ", "))
+		return errors.Errorf("-format: unknown data format %q (known: %s)", *f, strings.Join(DataFormats, ", "))
 	}
 	return nil
 }

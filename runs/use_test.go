@@ -179,7 +179,7 @@ func TestUseSpecErrors(t *testing.T) {
 		{"sample temperature", func() error { _, err := Sample(SampleSpec{Model: dir}); return err }, "-temperature"},
 		{"sample n", func() error { _, err := Sample(SampleSpec{Model: dir, N: -1, Temperature: 1}); return err }, "-n"},
 		{"predict out", func() error { _, err := Predict(PredictSpec{Model: dir, DataFile: "x"}); return err }, "-out"},
-		{"missing model", func() error { _, err := Eval(EvalSpec{Model: filepath.Join(dir, "none")}); return err }, "model.json"},
+		{"missing model", func() error { _, err := Eval(EvalSpec{Model: filepath.Join(dir, "none")}); return err }, "not a model directory"},
 	} {
 		if err := c.run(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.want)

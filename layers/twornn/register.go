@@ -3,6 +3,8 @@ package twornn
 import (
 	"math/rand/v2"
 
+	"github.com/pkg/errors"
+
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
@@ -22,7 +24,7 @@ func init() {
 		if cfg.Activation != "" {
 			var err error
 			if act, err = activation.ParseOneOf(cfg.Activation, activation.Tanh, activation.Identity); err != nil {
-				return nil, err
+				return nil, errors.Errorf("2rnn: activation %q: want tanh or identity", cfg.Activation)
 			}
 		}
 		c, err := NewCell(p, name, cfg.In, cfg.Hidden, act)
