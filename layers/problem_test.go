@@ -1,4 +1,4 @@
-package layers
+package layers_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
@@ -51,7 +52,7 @@ func randomTask(kind datasets.TargetKind, in, out, n, maxLen int, rng *rand.Rand
 	return t
 }
 
-func newLSTMProblem(t *testing.T, task *datasets.Task, hidden int, cfg ProblemConfig, seed uint64) *Problem {
+func newLSTMProblem(t *testing.T, task *datasets.Task, hidden int, cfg layers.ProblemConfig, seed uint64) *layers.Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	p := params.New()
@@ -59,14 +60,14 @@ func newLSTMProblem(t *testing.T, task *datasets.Task, hidden int, cfg ProblemCo
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq, err := NewSequence(p, cell, task.Out, task.Kind)
+	seq, err := layers.NewSequence(p, cell, task.Out, task.Kind)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range p.Names() {
 		_ = p.InitNormal(n, rng, 0.4)
 	}
-	prob, err := NewProblem(seq, task, cfg)
+	prob, err := layers.NewProblem(seq, task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestProblemGradients(t *testing.T) {
 		t.Run(kind.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(kind)))
 			task := randomTask(kind, 3, 4, 5, 6, rng)
-			prob := newLSTMProblem(t, task, 3, ProblemConfig{}, 9)
+			prob := newLSTMProblem(t, task, 3, layers.ProblemConfig{}, 9)
 			batch := []int{0, 2, 3, 4}
 			err := graph.CheckGradients(prob.Params(),
 				func() (float64, error) { return prob.Loss(batch) },
@@ -102,7 +103,7 @@ func TestChunkedLossExact(t *testing.T) {
 	batch := []int{0, 1, 2, 3, 4, 5}
 	var ref float64
 	for i, chunk := range []int{100, 1, 2, 3} {
-		prob := newLSTMProblem(t, task, 4, ProblemConfig{Chunk: chunk}, 3)
+		prob := newLSTMProblem(t, task, 4, layers.ProblemConfig{Chunk: chunk}, 3)
 		l, err := prob.Loss(batch)
 		if err != nil {
 			t.Fatal(err)
@@ -131,8 +132,8 @@ func TestTruncatedGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	task := randomTask(datasets.Categorical, 2, 3, 4, 8, rng)
 	batch := []int{0, 1, 2, 3}
-	full := newLSTMProblem(t, task, 3, ProblemConfig{Chunk: 100}, 5)
-	trunc := newLSTMProblem(t, task, 3, ProblemConfig{Chunk: 2}, 5)
+	full := newLSTMProblem(t, task, 3, layers.ProblemConfig{Chunk: 100}, 5)
+	trunc := newLSTMProblem(t, task, 3, layers.ProblemConfig{Chunk: 2}, 5)
 	gf, gt := full.Params().Like(), trunc.Params().Like()
 	if _, err := full.LossGrad(batch, gf); err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestTruncatedGradient(t *testing.T) {
 	}
 	// Output-layer gradients do not depend on backpropagation through
 	// time: they agree exactly.
-	a, c := gf.Data(OutB), gt.Data(OutB)
+	a, c := gf.Data(layers.OutB), gt.Data(layers.OutB)
 	for i := range a {
 		if math.Abs(a[i]-c[i]) > lossTol {
 			t.Errorf("out/b gradient %d: full %v, truncated %v", i, a[i], c[i])
@@ -164,7 +165,7 @@ func TestTruncatedGradient(t *testing.T) {
 func TestMaskedBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	task := randomTask(datasets.Binary, 2, 3, 5, 7, rng)
-	prob := newLSTMProblem(t, task, 3, ProblemConfig{}, 8)
+	prob := newLSTMProblem(t, task, 3, layers.ProblemConfig{}, 8)
 	batch := []int{0, 1, 2, 3, 4}
 	got, err := prob.Loss(batch)
 	if err != nil {
@@ -192,14 +193,14 @@ func TestProblemErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq, err := NewSequence(p, cell, 2, datasets.Real)
+	seq, err := layers.NewSequence(p, cell, 2, datasets.Real)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewProblem(seq, task, ProblemConfig{}); err == nil {
+	if _, err := layers.NewProblem(seq, task, layers.ProblemConfig{}); err == nil {
 		t.Error("a task of input width 3 was accepted by a cell of width 5")
 	}
-	if _, err := NewSequence(params.New(), cell, 0, datasets.Real); err == nil {
+	if _, err := layers.NewSequence(params.New(), cell, 0, datasets.Real); err == nil {
 		t.Error("output width 0 accepted")
 	}
 }
@@ -210,7 +211,7 @@ func TestNoValidationSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	task := randomTask(datasets.Real, 2, 2, 6, 5, rng)
 	task.Valid = nil
-	prob := newLSTMProblem(t, task, 3, ProblemConfig{}, 2)
+	prob := newLSTMProblem(t, task, 3, layers.ProblemConfig{}, 2)
 	if prob.HasValidation() {
 		t.Fatal("HasValidation is true without validation examples")
 	}

@@ -133,7 +133,7 @@ func sequenceFactory(spec CompareSpec) (compare.Factory, error) {
 		return nil, err
 	}
 	return func(seed uint64) (optim.Problem, error) {
-		seq, err := NewModel(spec.Model, "tanh", spec.Hidden, task, initRand(seed))
+		seq, err := NewModel(spec.Model, "", spec.Hidden, task, initRand(seed))
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -17,22 +18,27 @@ import (
 	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
-	"github.com/rtnlab/rtn/layers/rnn"
+	_ "github.com/rtnlab/rtn/layers/rnn" // registers rnn, lstm, gru
+	_ "github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
-	"github.com/rtnlab/rtn/params"
 )
 
-// TrainSpec describes one training run of a first-order recurrent model on
-// a sequence task. The zero value trains an LSTM on the built-in task; each
-// field's comment gives its default.
+// TrainSpec describes one training run of a recurrent model on a sequence
+// task. The zero value trains an LSTM on the built-in task; each field's
+// comment gives its default.
 type TrainSpec struct {
-	// Model is "rnn" (Elman) or "lstm". Default "lstm".
+	// Model is a registered cell (layers.CellNames: rnn, lstm, gru, 2rnn
+	// and the cells a program registers). Default "lstm".
 	Model string
-	// Activation is the Elman RNN's nonlinearity (tanh, symsigmoid,
-	// identity). Default "tanh". Ignored for the LSTM.
+	// Activation is the cell's nonlinearity (layers.CellConfig.Activation:
+	// tanh, symsigmoid or identity for rnn; tanh or identity for 2rnn). If
+	// Activation is "", it is the cell's default (tanh); a cell without one
+	// (lstm, gru) refuses any other value.
 	Activation string
-	// Hidden is the number of hidden units. Default 32.
+	// Hidden is the number of hidden units of each layer. Default 32.
 	Hidden int
+	// Layers is the number of stacked cells (layers.NewStackOf). Default 1.
+	Layers int
 	// Task names a built-in task: "pfa" (next-symbol prediction on a
 	// random probabilistic automaton, with the exact optimal loss). Default
 	// "pfa". Ignored when DataFile is set.
@@ -65,8 +71,10 @@ type TrainSpec struct {
 	DType string
 	// Seed seeds the task, the initial weights and the shuffling. Default 1.
 	Seed uint64
-	// Out is a directory for checkpoint.npz, metrics.jsonl, model.npz (the
-	// best parameters) and result.json; nothing is written when empty.
+	// Out is a directory for checkpoint.npz, metrics.jsonl, the model
+	// (model.json and model.npz, the best parameters: layers.LoadModel,
+	// rtn eval, sample and predict read them) and result.json; nothing is
+	// written when empty.
 	Out string
 	// Resume is a directory holding a checkpoint.npz to continue from. The
 	// checkpoint must come from the same spec (model, data, seed, batch,
@@ -85,6 +93,7 @@ type TrainReport struct {
 	Task      string       `json:"task"`
 	Optimizer string       `json:"optimizer"`
 	Hidden    int          `json:"hidden"`
+	Layers    int          `json:"layers"`
 	Params    int          `json:"params"`
 	TrainLoss report.Float `json:"train_loss"`
 	// ValidLoss and TestLoss are those of the returned (best) parameters.
@@ -111,6 +120,7 @@ type modelMeta struct {
 	Model      string       `json:"model"`
 	Activation string       `json:"activation,omitempty"`
 	Hidden     int          `json:"hidden"`
+	Layers     int          `json:"layers,omitempty"` // 0 for one layer
 	Task       string       `json:"task"`
 	DataSHA256 string       `json:"data_sha256,omitempty"`
 	In         int          `json:"in"`
@@ -127,14 +137,17 @@ func (s *TrainSpec) defaults() error {
 	if s.Model == "" {
 		s.Model = "lstm"
 	}
-	if s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru" {
-		return errors.Errorf("unknown model %q (want rnn, lstm or gru)", s.Model)
+	if !layers.HasCell(s.Model) {
+		return errors.Errorf("unknown model %q (registered cells: %s)", s.Model, strings.Join(layers.CellNames(), ", "))
 	}
-	if s.Activation == "" {
-		s.Activation = "tanh"
+	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation}); err != nil {
+		return err
 	}
 	if s.Hidden == 0 {
 		s.Hidden = 32
+	}
+	if s.Layers == 0 {
+		s.Layers = 1
 	}
 	if s.Task == "" {
 		s.Task = "pfa"
@@ -157,6 +170,8 @@ func (s *TrainSpec) defaults() error {
 	switch {
 	case s.Hidden < 0:
 		return errors.Errorf("hidden must be positive, got %d", s.Hidden)
+	case s.Layers < 0:
+		return errors.Errorf("layers must be positive, got %d", s.Layers)
 	case s.Epochs < 0:
 		return errors.Errorf("epochs must be positive, got %d", s.Epochs)
 	case s.Batch < 0:
@@ -200,51 +215,27 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 	return nil, errors.Errorf("unknown task %q (built-in: pfa)", name)
 }
 
-// NewModel builds an Elman RNN, LSTM or GRU sequence model for a task, with
-// weights drawn from rng.
+// NewModel builds a one-layer model of a registered cell (layers.NewModel)
+// for a task, with weights drawn from rng; actName "" is the cell's
+// default activation.
 func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
-	p := params.New()
-	var cell graph.Cell
-	switch model {
-	case "rnn":
-		act, err := activation.ParseOneOf(actName, rnn.ElmanActivations()...)
-		if err != nil {
-			return nil, err
-		}
-		c, err := rnn.NewElman(p, "rnn", task.In, hidden, act)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Init(rng); err != nil {
-			return nil, err
-		}
-		cell = c
-	case "lstm":
-		c, err := rnn.NewLSTM(p, "lstm", task.In, hidden)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Init(rng); err != nil {
-			return nil, err
-		}
-		cell = c
-	case "gru":
-		c, err := rnn.NewGRU(p, "gru", task.In, hidden)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Init(rng); err != nil {
-			return nil, err
-		}
-		cell = c
-	default:
-		return nil, errors.Errorf("unknown model %q (want rnn, lstm or gru)", model)
-	}
-	seq, err := layers.NewSequence(p, cell, task.Out, task.Kind)
+	m, err := layers.NewModel(modelConfig(model, actName, hidden, 1, task), rng)
 	if err != nil {
 		return nil, err
 	}
-	return seq, seq.InitHead(rng)
+	return m.Seq, nil
+}
+
+// modelConfig is the configuration of a model of a registered cell for a
+// task: a next-symbol model when the task has named symbols and the
+// begin-marker input.
+func modelConfig(model, actName string, hidden, depth int, task *datasets.Task) layers.ModelConfig {
+	cfg := layers.ModelConfig{Cell: model, Config: layers.CellConfig{In: task.In, Hidden: hidden, Activation: actName},
+		Layers: depth, Out: task.Out, Kind: task.Kind.String()}
+	if task.Kind == datasets.Categorical && task.Symbols != nil && task.In == task.Out+1 {
+		cfg.Input, cfg.Symbols = layers.InputNextSymbol, task.Symbols
+	}
+	return cfg
 }
 
 // Train runs a TrainSpec.
@@ -256,10 +247,13 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq, err := NewModel(spec.Model, spec.Activation, spec.Hidden, task, rand.New(rand.NewPCG(spec.Seed, 0x696e6974)))
+	mcfg := modelConfig(spec.Model, spec.Activation, spec.Hidden, spec.Layers, task)
+	mcfg.DType = spec.DType
+	model, err := layers.NewModel(mcfg, rand.New(rand.NewPCG(spec.Seed, 0x696e6974)))
 	if err != nil {
 		return nil, err
 	}
+	seq := model.Seq
 	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType})
 	if err != nil {
 		return nil, err
@@ -276,13 +270,22 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	}
 	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
 		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim, DType: spec.DType}
+	if spec.Layers > 1 {
+		meta.Layers = spec.Layers
+	}
+	model.Config.Source = &layers.DataSource{Task: task.Name, Seed: spec.Seed}
 	if spec.DataFile != "" {
 		if meta.DataSHA256, err = fileSHA256(spec.DataFile); err != nil {
 			return nil, err
 		}
+		abs, err := filepath.Abs(spec.DataFile)
+		if err != nil {
+			return nil, errors.Wrap(err, "runs: the data file's path")
+		}
+		model.Config.Source.File, model.Config.Source.SHA256 = abs, meta.DataSHA256
 	}
-	if spec.Model == "rnn" {
-		meta.Activation = spec.Activation
+	if meta.Activation = spec.Activation; meta.Activation == "" {
+		meta.Activation = cellActivation(seq.Cell) // as checkpoints of an Elman RNN have it
 	}
 	cfg := optim.TrainConfig{
 		Epochs:    spec.Epochs,
@@ -308,7 +311,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		return nil, err
 	}
 	rep := &TrainReport{
-		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden,
+		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden, Layers: spec.Layers,
 		Params: seq.Params.Size(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
 		History: res.History,
 	}
@@ -332,7 +335,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	if spec.Out != "" {
-		if err := seq.Params.Save(filepath.Join(spec.Out, "model.npz")); err != nil {
+		if err := model.Save(spec.Out); err != nil {
 			return nil, err
 		}
 		if err := report.WriteJSON(filepath.Join(spec.Out, "result.json"), rep); err != nil {
@@ -340,6 +343,15 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// cellActivation names the activation of a cell that has one (an
+// Activation method, as the Elman and 2-RNN cells), "" otherwise.
+func cellActivation(c graph.Cell) string {
+	if a, ok := c.(interface{ Activation() activation.Activation }); ok {
+		return a.Activation().String()
+	}
+	return ""
 }
 
 // fileSHA256 is the hex SHA-256 of a file's contents.

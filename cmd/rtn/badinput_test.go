@@ -19,7 +19,8 @@ type badCase struct {
 // numericFlags are the numeric flags of every command: each refuses a
 // value that is not a number with a usage error naming it.
 var numericFlags = map[string][]string{
-	"train":       {"hidden", "lr", "momentum", "clip", "weight-decay", "epochs", "batch", "chunk", "patience", "seed"},
+	"train":       {"hidden", "layers", "lr", "momentum", "clip", "weight-decay", "epochs", "batch", "chunk", "patience", "seed"},
+	"sample":      {"n", "seed", "temperature", "max-len"},
 	"pretrain":    {"hidden", "epochs", "lr", "momentum", "clip", "batch", "chunk", "seed"},
 	"pcnn":        {"size", "units", "minutes", "passes", "restarts", "generate", "ctw-depth", "hmm-states", "hmm-iterations", "seed"},
 	"spectral":    {"n", "noise", "L", "rank", "seed", "d", "p", "states", "epochs", "seeds"},
@@ -50,8 +51,10 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `unknown subcommand "fit"`, "umps", "fit")
 	c(2, "flag provided but not defined: -x", "umps", "prob", "-x")
 	// train: values, names, ranges.
-	c(2, "-model must be rnn, lstm or gru", "train", "-model", "transformer")
-	c(2, "-activation must be", "train", "-model", "rnn", "-activation", "relu")
+	c(2, "-model must be one of 2rnn, gru, lstm, rnn", "train", "-model", "transformer")
+	c(2, `-activation: rnn: activation "relu": want tanh, symsigmoid or identity`, "train", "-model", "rnn", "-activation", "relu")
+	c(2, "-activation: layers: cell lstm has no activation", "train", "-model", "lstm", "-activation", "tanh")
+	c(2, "-layers must be in [1, 64]", "train", "-layers", "0")
 	c(2, "-hidden must be in [1, 4096]", "train", "-hidden", "0")
 	c(2, "-hidden must be in [1, 4096]", "train", "-hidden", "5000")
 	c(2, "-epochs must be >= 1", "train", "-epochs", "0")

@@ -17,7 +17,10 @@ type command struct {
 
 var commands = map[string]command{
 	"compare":   {"compare optimizers on a model: tuned learning rates, seeds, curves, shards", runCompare},
-	"train":     {"train an RNN, LSTM or GRU on a built-in task or a text file", runTrain},
+	"train":     {"train a recurrent model (rnn, lstm, gru, 2rnn; stacked) on a built-in task or a text file", runTrain},
+	"eval":      {"log-likelihood of data under a model trained by rtn train -out", runEval},
+	"sample":    {"draw strings from a model trained by rtn train -out", runSample},
+	"predict":   {"per-step next-symbol probabilities of a trained model, as CSV", runPredict},
 	"reproduce": {"run the papers' headline experiments and write a summary", runReproduce},
 	"version":   {"print the version", runVersion},
 	"pcnn":      {"train RNN / CNN / PCNN models with Riemannian metrics (Ollivier)", runPCNN},

@@ -8,8 +8,7 @@ import (
 	"math"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/layers/activation"
-	"github.com/rtnlab/rtn/layers/rnn"
+	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/runs"
 )
@@ -21,9 +20,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
-	fs.StringVar(&spec.Model, "model", "lstm", "model: rnn, lstm or gru")
-	fs.StringVar(&spec.Activation, "activation", "tanh", "Elman RNN activation: tanh, symsigmoid or identity")
-	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units")
+	fs.StringVar(&spec.Model, "model", "lstm", "registered cell: "+joinNames(layers.CellNames()))
+	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation: tanh, symsigmoid or identity (rnn), tanh or identity (2rnn); default the cell's (tanh)")
+	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units of each layer")
+	fs.IntVar(&spec.Layers, "layers", 1, "stacked cells (the output layer reads the top one)")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (overrides -task)")
 	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
@@ -33,7 +33,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Patience, "patience", 0, "epochs without validation improvement before a learning-rate drop (0: off)")
 	fs.StringVar(&spec.DType, "dtype", "float64", "float type of the model's steps: float64 or float32 (parameters, gradients and the optimizer stay float64)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint, metrics, model, result)")
+	fs.StringVar(&spec.Out, "out", "", "output directory: checkpoint, metrics, the model (model.json, model.npz: rtn eval, sample and predict read it), result")
 	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint to continue from")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
@@ -68,15 +68,20 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 // million weights per layer.
 const maxHidden = 1 << 12
 
+// maxLayers bounds -layers.
+const maxLayers = 64
+
 func checkTrainFlags(s *runs.TrainSpec) error {
 	if err := checkOptimizerFlags(s.Optimizer, s.Optim); err != nil {
 		return err
 	}
 	switch {
-	case s.Model != "rnn" && s.Model != "lstm" && s.Model != "gru":
-		return usagef("-model must be rnn, lstm or gru, got %q", s.Model)
+	case !layers.HasCell(s.Model):
+		return usagef("-model must be one of %s, got %q", joinNames(layers.CellNames()), s.Model)
 	case s.Hidden <= 0 || s.Hidden > maxHidden:
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
+	case s.Layers <= 0 || s.Layers > maxLayers:
+		return usagef("-layers must be in [1, %d], got %d", maxLayers, s.Layers)
 	case s.Epochs <= 0:
 		return usagef("-epochs must be >= 1, got %d", s.Epochs)
 	case s.Batch <= 0:
@@ -92,8 +97,8 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 	case s.DType != "float64" && s.DType != "float32":
 		return usagef("-dtype must be float64 or float32, got %q", s.DType)
 	}
-	if _, err := activation.ParseOneOf(s.Activation, rnn.ElmanActivations()...); err != nil {
-		return usagef("-activation must be tanh, symsigmoid or identity, got %q", s.Activation)
+	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation}); err != nil {
+		return usagef("-activation: %v", err)
 	}
 	if s.Schedule != "" {
 		if _, err := optim.ParseSchedule(s.Schedule); err != nil {
@@ -111,7 +116,7 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 
 func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "model\t%s (%d hidden, %d parameters)\n", r.Model, r.Hidden, r.Params)
+	fmt.Fprintf(tw, "model\t%s (%s%d hidden, %d parameters)\n", r.Model, layersNote(r.Layers), r.Hidden, r.Params)
 	fmt.Fprintf(tw, "task\t%s\n", r.Task)
 	fmt.Fprintf(tw, "optimizer\t%s\n", r.Optimizer)
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", r.Epochs, r.BestEpoch)
@@ -125,6 +130,14 @@ func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 		fmt.Fprintf(tw, "uniform loss\t%.6f nats/step\n", *r.UniformLoss)
 	}
 	return tw.Flush()
+}
+
+// layersNote is "N layers x " for a stack, "" for one layer.
+func layersNote(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d layers x ", n)
 }
 
 func joinNames(n []string) string {
