@@ -19,6 +19,7 @@ import (
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
 	_ "github.com/rtnlab/rtn/layers/rnn" // registers rnn, lstm, gru
+	_ "github.com/rtnlab/rtn/layers/tensorcell" // registers cp2rnn, hotrnn, mirnn, mpscell
 	_ "github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
 )
@@ -39,6 +40,11 @@ type TrainSpec struct {
 	Hidden int
 	// Layers is the number of stacked cells (layers.NewStackOf). Default 1.
 	Layers int
+	// Rank, Order and Lags size the tensor cells (layers.CellConfig):
+	// the decomposition rank of cp2rnn and hotrnn, hotrnn's order and
+	// number of lagged states. 0 is the cell's default; a cell that does
+	// not read one refuses any other value.
+	Rank, Order, Lags int
 	// Task names a built-in task: "pfa" (next-symbol prediction on a
 	// random probabilistic automaton, with the exact optimal loss). Default
 	// "pfa". Ignored when DataFile is set.
@@ -121,6 +127,9 @@ type modelMeta struct {
 	Activation string       `json:"activation,omitempty"`
 	Hidden     int          `json:"hidden"`
 	Layers     int          `json:"layers,omitempty"` // 0 for one layer
+	Rank       int          `json:"rank,omitempty"`
+	Order      int          `json:"order,omitempty"`
+	Lags       int          `json:"lags,omitempty"`
 	Task       string       `json:"task"`
 	DataSHA256 string       `json:"data_sha256,omitempty"`
 	In         int          `json:"in"`
@@ -140,7 +149,7 @@ func (s *TrainSpec) defaults() error {
 	if !layers.HasCell(s.Model) {
 		return errors.Errorf("unknown model %q (registered cells: %s)", s.Model, strings.Join(layers.CellNames(), ", "))
 	}
-	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation}); err != nil {
+	if err := layers.CheckCellConfig(s.Model, s.cellConfig(0)); err != nil {
 		return err
 	}
 	if s.Hidden == 0 {
@@ -219,18 +228,24 @@ func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 // for a task, with weights drawn from rng; actName "" is the cell's
 // default activation.
 func NewModel(model, actName string, hidden int, task *datasets.Task, rng *rand.Rand) (*layers.Sequence, error) {
-	m, err := layers.NewModel(modelConfig(model, actName, hidden, 1, task), rng)
+	m, err := layers.NewModel(modelConfig(model, layers.CellConfig{Hidden: hidden, Activation: actName}, 1, task), rng)
 	if err != nil {
 		return nil, err
 	}
 	return m.Seq, nil
 }
 
+// cellConfig is the spec's cell configuration for input width in.
+func (s *TrainSpec) cellConfig(in int) layers.CellConfig {
+	return layers.CellConfig{In: in, Hidden: s.Hidden, Activation: s.Activation, Rank: s.Rank, Order: s.Order, Lags: s.Lags}
+}
+
 // modelConfig is the configuration of a model of a registered cell for a
 // task: a next-symbol model when the task has named symbols and the
 // begin-marker input.
-func modelConfig(model, actName string, hidden, depth int, task *datasets.Task) layers.ModelConfig {
-	cfg := layers.ModelConfig{Cell: model, Config: layers.CellConfig{In: task.In, Hidden: hidden, Activation: actName},
+func modelConfig(model string, cell layers.CellConfig, depth int, task *datasets.Task) layers.ModelConfig {
+	cell.In = task.In
+	cfg := layers.ModelConfig{Cell: model, Config: cell,
 		Layers: depth, Out: task.Out, Kind: task.Kind.String()}
 	if task.Kind == datasets.Categorical && task.Symbols != nil && task.In == task.Out+1 {
 		cfg.Input, cfg.Symbols = layers.InputNextSymbol, task.Symbols
@@ -247,7 +262,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	mcfg := modelConfig(spec.Model, spec.Activation, spec.Hidden, spec.Layers, task)
+	mcfg := modelConfig(spec.Model, spec.cellConfig(task.In), spec.Layers, task)
 	mcfg.DType = spec.DType
 	model, err := layers.NewModel(mcfg, rand.New(rand.NewPCG(spec.Seed, 0x696e6974)))
 	if err != nil {
@@ -269,6 +284,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		}
 	}
 	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
+		Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags,
 		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim, DType: spec.DType}
 	if spec.Layers > 1 {
 		meta.Layers = spec.Layers

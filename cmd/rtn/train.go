@@ -24,6 +24,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation: tanh, symsigmoid or identity (rnn), tanh or identity (2rnn); default the cell's (tanh)")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units of each layer")
 	fs.IntVar(&spec.Layers, "layers", 1, "stacked cells (the output layer reads the top one)")
+	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
+	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
+	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
+	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
+	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
+	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (overrides -task)")
 	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
@@ -97,7 +103,7 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 	case s.DType != "float64" && s.DType != "float32":
 		return usagef("-dtype must be float64 or float32, got %q", s.DType)
 	}
-	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation}); err != nil {
+	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation, Rank: s.Rank, Order: s.Order, Lags: s.Lags}); err != nil {
 		return usagef("-activation: %v", err)
 	}
 	if s.Schedule != "" {
