@@ -202,7 +202,7 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 		}
 		rec, ok := b.ir[n]
 		if !ok {
-			return errors.Wrapf(ErrNotRecorded, "node %s (%v) is not a Builder op", n.Name(), n.Op())
+			return errors.Wrap(ErrNotRecorded, b.unrecorded(n))
 		}
 		for _, a := range rec.args {
 			if err := visit(a); err != nil {
