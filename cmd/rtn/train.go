@@ -11,6 +11,7 @@ import (
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/rnn"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -45,6 +46,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec.Progress = progressTo(stderr, quiet)
+	spec.Log = stderr
 	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
@@ -114,6 +116,7 @@ func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 	fmt.Fprintf(tw, "model\t%s (%d hidden, %d parameters)\n", r.Model, r.Hidden, r.Params)
 	fmt.Fprintf(tw, "task\t%s\n", r.Task)
 	fmt.Fprintf(tw, "optimizer\t%s\n", r.Optimizer)
+	fmt.Fprintf(tw, "executor\t%s\n", executorText(compare.Executor(r.Executor)))
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", r.Epochs, r.BestEpoch)
 	fmt.Fprintf(tw, "train loss\t%.6f nats/step\n", r.TrainLoss)
 	fmt.Fprintf(tw, "valid loss\t%.6f nats/step\n", r.ValidLoss)
