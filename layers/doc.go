@@ -13,4 +13,10 @@
 //	prob, _ := layers.NewProblem(seq, task, layers.ProblemConfig{})
 //	tr, _ := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: 5})
 //	res, _ := tr.Run()
+//
+// Problem.Executor says what runs the steps: the cell's hand-written
+// kernel, the tape (its recorded step compiled into plain Go), or, for a
+// cell with an op the tape cannot record, gorgonia's compiled graphs, with
+// a warning. graph.CheckProblem checks the gradient a Problem trains with
+// against finite differences of its loss.
 package layers
