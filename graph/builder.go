@@ -27,6 +27,7 @@ type Builder struct {
 	ir     map[*G.Node]*irInstr // what each recorded op computes (see tape.go)
 	noise  *noise               // the state of the graph's random ops (Dropout)
 	drops  int                  // the number of Dropout ops so far
+	done   map[*G.Node]string   // the name Do was given for each node it made
 }
 
 type boundParam struct {
@@ -37,7 +38,8 @@ type boundParam struct {
 
 // NewBuilder returns a Builder over a new, empty graph.
 func NewBuilder() *Builder {
-	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}, ir: map[*G.Node]*irInstr{}, noise: &noise{}}
+	return &Builder{g: G.NewGraph(), params: map[string]boundParam{}, watch: map[*G.Node]*G.Value{}, ir: map[*G.Node]*irInstr{},
+		noise: &noise{}, done: map[*G.Node]string{}}
 }
 
 // Watch marks n so that Machine.Value can read it after a run. Only
@@ -86,7 +88,22 @@ func (b *Builder) Do(name string, f func() (*G.Node, error)) *G.Node {
 		b.err = errors.Wrapf(err, "graph: %s", name)
 		return nil
 	}
+	if n != nil {
+		b.done[n] = name
+	}
 	return n
+}
+
+// unrecorded says which call made n, a node the tape has no record of,
+// for the error wrapping ErrNotRecorded.
+func (b *Builder) unrecorded(n *G.Node) string {
+	if op, ok := n.Op().(*fusedOp); ok {
+		return fmt.Sprintf("Builder.Fused(kernel %q) made node %s, which the tape does not record", op.k.Name, n.Name())
+	}
+	if name, ok := b.done[n]; ok {
+		return fmt.Sprintf("Builder.Do(%q) made node %s, which the tape does not record", name, n.Name())
+	}
+	return fmt.Sprintf("node %s (op %v) was made by gorgonia directly, not by a Builder method", n.Name(), n.Op())
 }
 
 func (b *Builder) nilArg(op string, ns ...*G.Node) bool {

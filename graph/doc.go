@@ -18,7 +18,10 @@
 //   - Builder.Param, which binds a tensor of a params.Params set to a node
 //     sharing its memory, so several graphs (a training chunk, an evaluation
 //     graph) share one set of values and optimizers update them in place;
-//   - CheckGradients, the finite-difference checker every model test uses;
+//   - the finite-difference checkers: CheckProblem, which checks the
+//     gradient a training problem runs (LossGrad, on whatever executor)
+//     against its own loss and reports the worst errors and where they
+//     are, and CheckGradients and CheckMachineGradients under it;
 //   - Cell, one step of a recurrent model written as graph operations, and
 //     Recurrence, which compiles that step once (forward, and its
 //     vector-Jacobian product) and runs it over sequences of any length
@@ -35,7 +38,8 @@
 //     StepKernel, so FusedRecurrence runs a cell without a hand-written
 //     kernel too (NewTapeRecurrence). A cell that uses an op outside the
 //     record (Builder.Do, Builder.Fused, gorgonia directly) or a tensor of
-//     rank above 2 gets ErrNotRecorded and runs on Recurrence;
+//     rank above 2 gets ErrNotRecorded, whose message names the call that
+//     made the op, and runs on Recurrence;
 //   - float32: StepKernelOf, HeadKernelOf and GemmOf are generic over Float
 //     (float32 | float64); FusedCell32, NewFusedRecurrence32 and
 //     NewTapeRecurrence32 run the plain-Go executors in float32, reading

@@ -213,7 +213,7 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 		}
 		rec, ok := b.ir[n]
 		if !ok {
-			return errors.Wrapf(ErrNotRecorded, "node %s (%v) is not a Builder op", n.Name(), n.Op())
+			return errors.Wrap(ErrNotRecorded, b.unrecorded(n))
 		}
 		if rec.op == opReshape {
 			if a := b.ir[rec.args[0]]; a.op == opParam {

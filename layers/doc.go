@@ -21,4 +21,10 @@
 // (Model.Save, LoadModel). After training, a Predictor gives per-step
 // outputs (Predict), log-likelihoods (LogProb) and samples (Sample) with
 // the arithmetic of the executor that trained the model.
+//
+// Problem.Executor says what runs the steps: the cell's hand-written
+// kernel, the tape (its recorded step compiled into plain Go), or, for a
+// cell with an op the tape cannot record, gorgonia's compiled graphs, with
+// a warning. graph.CheckProblem checks the gradient a Problem trains with
+// against finite differences of its loss.
 package layers

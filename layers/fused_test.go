@@ -228,22 +228,25 @@ func TestFusedNoAllocations(t *testing.T) {
 	}
 }
 
+// checkRelTol bounds the worst relative error of graph.CheckProblem on
+// the gradient a Problem trains with (the acceptance: 1e-6).
+const checkRelTol = 1e-6
+
 // checkProblemGradients checks the gradient of a Problem of seq on task,
 // run by the executor cfg chooses, against finite differences of its own
-// loss on the first three training examples.
+// loss on the first three training examples (graph.CheckProblem).
 func checkProblemGradients(t *testing.T, seq *layers.Sequence, task *datasets.Task, cfg layers.ProblemConfig) {
 	t.Helper()
 	prob, err := layers.NewProblem(seq, task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := []int{0, 1, 2}
-	err = graph.CheckGradients(seq.Params,
-		func() (float64, error) { return prob.Loss(batch) },
-		func(g *params.Params) error { _, err := prob.LossGrad(batch, g); return err },
-		graph.FDOptions{})
+	rep, err := graph.CheckProblem(prob, graph.CheckProblemOptions{Batch: []int{0, 1, 2}, FDOptions: graph.FDOptions{Tol: checkRelTol}})
 	if err != nil {
 		t.Error(err)
+	}
+	if rep.Checked != seq.Params.Size() {
+		t.Errorf("%d entries checked, the model has %d", rep.Checked, seq.Params.Size())
 	}
 }
 

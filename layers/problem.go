@@ -1,6 +1,9 @@
 package layers
 
 import (
+	"fmt"
+	"io"
+	"log"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -51,6 +54,11 @@ type ProblemConfig struct {
 	// gradients stay float64, as do the optimizer and the parameters
 	// (mixed precision). The graph executor runs float64 only.
 	DType string
+	// Log receives the Problem's warning, one line given once by
+	// NewProblem: that the cell runs on gorgonia's compiled graphs because
+	// the tape cannot run one of its ops (Problem.Executor says which). If
+	// Log is nil, the warning goes to the standard library's log (stderr).
+	Log io.Writer
 }
 
 // Executors of ProblemConfig.Executor.
@@ -62,6 +70,26 @@ const (
 
 // Executors lists the values of ProblemConfig.Executor besides "".
 func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
+
+// ExecutorInfo describes the executor that runs a Problem's steps.
+type ExecutorInfo struct {
+	// Kind is ExecFused (the cell's hand-written kernel), ExecTape (the
+	// cell's recorded step compiled into a kernel) or ExecGraph
+	// (gorgonia's compiled graphs).
+	Kind string `json:"kind"`
+	// DType is the float type the steps run in: graph.Float64 or
+	// graph.Float32.
+	DType string `json:"dtype"`
+	// Reason says, for ExecGraph, why the steps run there: the error of
+	// the tape naming the call that made the op it cannot run
+	// (Builder.Do, Builder.Fused or gorgonia directly), or that
+	// ProblemConfig.Executor asks for the graphs. It is empty otherwise.
+	Reason string `json:"reason,omitempty"`
+}
+
+// String is "kind/dtype", such as "tape/float64": the label of progress
+// lines and metrics.
+func (e ExecutorInfo) String() string { return e.Kind + "/" + e.DType }
 
 // runner is a recurrence set up for one batch size: graph.Recurrence or
 // graph.FusedRecurrence.
@@ -78,12 +106,17 @@ type Problem struct {
 	task *datasets.Task
 	cfg  ProblemConfig
 	recs map[int]runner
+	exec ExecutorInfo  // chosen by NewProblem, for every batch size
 	aux  [][][]float64 // the head inputs of a batch's steps, reused
 	buf  datasets.BatchBuffer
 	seed uint64 // the noise seed of training batches (SetNoiseSeed)
 }
 
-// NewProblem checks that the task fits the model and returns the problem.
+// NewProblem checks that the task fits the model and returns the problem,
+// with its executor chosen (see ProblemConfig.Executor and
+// Problem.Executor) and set up for batches of one example. A cell that
+// falls back to gorgonia's compiled graphs is warned about here, once
+// (ProblemConfig.Log).
 func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem, error) {
 	if err := task.Validate(); err != nil {
 		return nil, err
@@ -115,6 +148,10 @@ func NewProblem(seq *Sequence, task *datasets.Task, cfg ProblemConfig) (*Problem
 	}
 	return p, nil
 }
+
+// Executor describes the executor that runs the problem's steps, for
+// every batch size: chosen by NewProblem as ProblemConfig.Executor says.
+func (p *Problem) Executor() ExecutorInfo { return p.exec }
 
 // Params implements optim.Problem.
 func (p *Problem) Params() *params.Params { return p.seq.Params }
@@ -255,56 +292,110 @@ func (p *Problem) recurrence(batch int) (runner, error) {
 	return r, nil
 }
 
+// newRunner sets up the executor for a batch size: the one chosen for
+// batch 1 when the Problem was built, or, at that first call, the one
+// ProblemConfig names or the first the cell allows, recorded in p.exec.
 func (p *Problem) newRunner(batch int, cfg graph.RecurrenceConfig) (runner, error) {
-	if p.cfg.DType == graph.Float32 {
-		return p.newRunner32(batch, cfg)
+	if p.exec.Kind != "" {
+		return p.build(p.exec.Kind, batch, cfg)
 	}
-	switch p.cfg.Executor {
-	case ExecFused:
-		r, ok, err := p.seq.FusedRecurrence(batch, cfg)
-		if !ok {
-			return nil, errors.Errorf("executor %q: the cell %T has no kernel", ExecFused, p.seq.Cell)
+	kind, reason := p.cfg.Executor, ""
+	var (
+		r   runner
+		err error
+	)
+	if kind != "" {
+		if kind == ExecGraph {
+			reason = "ProblemConfig.Executor asks for it"
 		}
-		return r, err
-	case ExecTape:
-		return p.seq.TapeRecurrence(batch, cfg)
-	case ExecGraph:
-		return p.seq.Recurrence(batch, cfg)
+		r, err = p.build(kind, batch, cfg)
+	} else {
+		r, kind, reason, err = p.choose(batch, cfg)
 	}
-	if !p.cfg.Generic {
-		if r, ok, err := p.seq.FusedRecurrence(batch, cfg); ok {
-			return r, err
-		}
+	if err != nil {
+		return nil, err
 	}
-	r, err := p.seq.TapeRecurrence(batch, cfg)
-	if errors.Is(err, graph.ErrNotRecorded) {
-		return p.seq.Recurrence(batch, cfg)
+	p.exec = ExecutorInfo{Kind: kind, DType: p.dtype(), Reason: reason}
+	if p.cfg.Executor == "" && kind == ExecGraph {
+		p.warn(fmt.Sprintf("layers: warning: the cell %T falls back to gorgonia's compiled graphs, several times slower than the tape: %s", p.seq.Cell, reason))
 	}
-	return r, err
+	return r, nil
 }
 
-// newRunner32 is newRunner in float32: the plain-Go executors only.
-func (p *Problem) newRunner32(batch int, cfg graph.RecurrenceConfig) (runner, error) {
-	switch p.cfg.Executor {
+// choose returns the executor of the first kind the cell allows: its
+// kernel (unless ProblemConfig.Generic), the tape, the graphs (float64
+// only); reason says why the tape could not run the cell.
+func (p *Problem) choose(batch int, cfg graph.RecurrenceConfig) (r runner, kind, reason string, err error) {
+	if !p.cfg.Generic {
+		if r, ok, err := p.fused(batch, cfg); ok {
+			return r, ExecFused, "", err
+		}
+	}
+	r, err = p.build(ExecTape, batch, cfg)
+	if !errors.Is(err, graph.ErrNotRecorded) {
+		return r, ExecTape, "", err
+	}
+	if p.cfg.DType == graph.Float32 {
+		return nil, "", "", errors.Wrapf(err, "dtype %s runs on the tape or a kernel only", graph.Float32)
+	}
+	reason = err.Error()
+	r, err = p.build(ExecGraph, batch, cfg)
+	return r, ExecGraph, reason, err
+}
+
+// build sets up the executor of a kind for a batch size in the problem's
+// dtype.
+func (p *Problem) build(kind string, batch int, cfg graph.RecurrenceConfig) (runner, error) {
+	switch kind {
 	case ExecFused:
-		r, ok, err := p.seq.FusedRecurrence32(batch, cfg)
+		r, ok, err := p.fused(batch, cfg)
 		if !ok {
-			return nil, errors.Errorf("executor %q: the cell %T has no float32 kernel", ExecFused, p.seq.Cell)
+			return nil, errors.Errorf("executor %q: the cell %T has no %s kernel", ExecFused, p.seq.Cell, p.dtype())
 		}
 		return r, err
 	case ExecTape:
-		return p.seq.TapeRecurrence32(batch, cfg)
-	case ExecGraph:
+		if p.cfg.DType == graph.Float32 {
+			return p.seq.TapeRecurrence32(batch, cfg)
+		}
+		return p.seq.TapeRecurrence(batch, cfg)
+	}
+	if p.cfg.DType == graph.Float32 {
 		return nil, errors.Errorf("executor %q runs float64 only, not dtype %s", ExecGraph, graph.Float32)
 	}
-	if !p.cfg.Generic {
-		if r, ok, err := p.seq.FusedRecurrence32(batch, cfg); ok {
-			return r, err
-		}
+	return p.seq.Recurrence(batch, cfg)
+}
+
+// fused sets up the cell's kernel in the problem's dtype; ok is false
+// when the cell has none.
+func (p *Problem) fused(batch int, cfg graph.RecurrenceConfig) (runner, bool, error) {
+	var (
+		r   *graph.FusedRecurrence
+		ok  bool
+		err error
+	)
+	if p.cfg.DType == graph.Float32 {
+		r, ok, err = p.seq.FusedRecurrence32(batch, cfg)
+	} else {
+		r, ok, err = p.seq.FusedRecurrence(batch, cfg)
 	}
-	r, err := p.seq.TapeRecurrence32(batch, cfg)
-	if errors.Is(err, graph.ErrNotRecorded) {
-		return nil, errors.Wrapf(err, "dtype %s runs on the tape or a kernel only", graph.Float32)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
-	return r, err
+	return r, true, nil
+}
+
+func (p *Problem) dtype() string {
+	if p.cfg.DType == "" {
+		return graph.Float64
+	}
+	return p.cfg.DType
+}
+
+// warn writes a warning to ProblemConfig.Log, or to the standard log.
+func (p *Problem) warn(msg string) {
+	if p.cfg.Log != nil {
+		fmt.Fprintln(p.cfg.Log, msg)
+		return
+	}
+	log.Print(msg)
 }

@@ -2,6 +2,7 @@ package layers_test
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -346,7 +347,7 @@ func TestTapeFallback(t *testing.T) {
 		t.Fatalf("tape on a cell with Builder.Do: %v", err)
 	}
 	wantL, want := lossGrad(t, seq, task, layers.ProblemConfig{Executor: layers.ExecGraph})
-	gotL, got := lossGrad(t, seq, task, layers.ProblemConfig{})
+	gotL, got := lossGrad(t, seq, task, layers.ProblemConfig{Log: io.Discard})
 	if gotL != wantL {
 		t.Errorf("default executor: loss %v, graphs %v", gotL, wantL)
 	}

@@ -15,14 +15,16 @@ const progressEvery = 100 * time.Millisecond
 // progressWidth is the number of cells of the bar.
 const progressWidth = 20
 
-// progressBar draws one line, redrawn with '\r':
+// progressBar draws one line, redrawn with '\r', starting with the
+// executor's label when there is one:
 //
-//	epoch 3/10 [=========>          ]  37/120 loss 0.1234 valid 0.1450 lr 0.001 12.3s
+//	tape/float64 epoch 3/10 [=========>          ]  37/120 loss 0.1234 valid 0.1450 best 2 lr 0.001 12.3s
 //
 // It ends the line with a newline when training ends (or fails, see
 // finish).
 type progressBar struct {
 	w     io.Writer
+	label string    // TrainConfig.Executor
 	last  time.Time // last redraw
 	width int       // length of the last line drawn
 	now   func() time.Time
@@ -39,6 +41,9 @@ func (pb *progressBar) update(s *State) error {
 	}
 	pb.last = now
 	line := progressLine(s)
+	if pb.label != "" {
+		line = pb.label + " " + line
+	}
 	pad := ""
 	if n := pb.width - len(line); n > 0 {
 		pad = strings.Repeat(" ", n)

@@ -72,7 +72,8 @@ type TrainConfig struct {
 	CheckpointEvery int
 	// MetricsPath is a JSON Lines file with one object per epoch (fields
 	// epoch, step, train_loss, valid_loss, lr, seconds, elapsed, best,
-	// dropped; a missing or non-finite loss is null). A run rewrites it
+	// dropped, and executor when Executor is set; a missing or non-finite
+	// loss is null). A run rewrites it
 	// from the epochs it knows (after Resume, the checkpoint's) and then
 	// appends. If it is empty, no metrics are written.
 	MetricsPath string
@@ -80,6 +81,12 @@ type TrainConfig struct {
 	// ended with a newline when training ends. The caller decides whether
 	// it is a terminal. If Progress is nil, no progress is shown.
 	Progress io.Writer
+	// Executor labels what runs the problem's steps, as the problem's
+	// maker names it (runs: layers.Problem.Executor, "tape/float64"). It
+	// is written into every line of the metrics file (field executor) and
+	// at the start of the progress line; the Trainer does nothing else
+	// with it. If it is empty, neither shows one.
+	Executor string
 	// Hooks run during training, after the built-in metrics, checkpoint
 	// and progress hooks, in order.
 	Hooks []Hook

@@ -117,7 +117,7 @@ func builtinHook(name string) bool {
 func (t *Trainer) builtinHooks() []Hook {
 	var hs []Hook
 	if t.cfg.MetricsPath != "" {
-		m := &metricsWriter{path: t.cfg.MetricsPath}
+		m := &metricsWriter{path: t.cfg.MetricsPath, executor: t.cfg.Executor}
 		hs = append(hs, Hook{Name: "metrics", EveryEpoch: true, Fn: func(s *State) error { return m.write(t.history) }})
 	}
 	if t.cfg.CheckpointPath != "" {
@@ -129,7 +129,7 @@ func (t *Trainer) builtinHooks() []Hook {
 		}})
 	}
 	if t.cfg.Progress != nil {
-		pb := &progressBar{w: t.cfg.Progress}
+		pb := &progressBar{w: t.cfg.Progress, label: t.cfg.Executor}
 		t.progress = pb
 		hs = append(hs, Hook{Name: "progress", EverySteps: 1, EveryEpoch: true, AtEnd: true, Fn: pb.update})
 	}
@@ -191,16 +191,17 @@ func (t *Trainer) state(ev Event, st *EpochStats) *State {
 // Run rewrites it (atomically) from the whole history, later ones append
 // the last epoch.
 type metricsWriter struct {
-	path    string
-	written int // history entries in the file
-	started bool
+	path     string
+	executor string // TrainConfig.Executor, in every line
+	written  int    // history entries in the file
+	started  bool
 }
 
 func (m *metricsWriter) write(h []EpochStats) error {
 	if !m.started || m.written > len(h) {
 		err := params.WriteFileAtomic(m.path, func(w io.Writer) error {
 			for _, st := range h {
-				if err := writeMetricsLine(w, st); err != nil {
+				if err := writeMetricsLine(w, st, m.executor); err != nil {
 					return err
 				}
 			}
@@ -217,7 +218,7 @@ func (m *metricsWriter) write(h []EpochStats) error {
 		return err
 	}
 	for _, st := range h[m.written:] {
-		if err := writeMetricsLine(f, st); err != nil {
+		if err := writeMetricsLine(f, st, m.executor); err != nil {
 			f.Close()
 			return err
 		}
@@ -247,17 +248,21 @@ type metricsLine struct {
 	Elapsed   jsonFloat `json:"elapsed"`
 	Best      bool      `json:"best"`
 	Dropped   bool      `json:"dropped"`
+	Executor  string    `json:"executor,omitempty"`
+}
+
+func newMetricsLine(st EpochStats, executor string) metricsLine {
+	return metricsLine{st.Epoch, st.Step, jsonFloat(st.TrainLoss), jsonFloat(st.ValidLoss),
+		jsonFloat(st.LR), jsonFloat(st.Seconds), jsonFloat(st.Elapsed), st.Best, st.Dropped, executor}
 }
 
 // MarshalJSON writes the epoch's statistics with snake_case keys, as one
-// line of the metrics file; non-finite values become null.
-func (st EpochStats) MarshalJSON() ([]byte, error) {
-	return json.Marshal(metricsLine{st.Epoch, st.Step, jsonFloat(st.TrainLoss), jsonFloat(st.ValidLoss),
-		jsonFloat(st.LR), jsonFloat(st.Seconds), jsonFloat(st.Elapsed), st.Best, st.Dropped})
-}
+// line of the metrics file (without the executor); non-finite values
+// become null.
+func (st EpochStats) MarshalJSON() ([]byte, error) { return json.Marshal(newMetricsLine(st, "")) }
 
-func writeMetricsLine(w io.Writer, st EpochStats) error {
-	b, err := json.Marshal(st)
+func writeMetricsLine(w io.Writer, st EpochStats, executor string) error {
+	b, err := json.Marshal(newMetricsLine(st, executor))
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 package runs
 
 import (
+	"io"
 	"math/rand/v2"
 
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
@@ -65,6 +67,27 @@ type CompareSpec struct {
 	Chunk int `json:"chunk,omitempty"`
 	// DataSeed seeds the data. Default 1.
 	DataSeed uint64 `json:"data_seed"`
+	// Executor is set by CompareProblem: what runs the model's steps, for
+	// compare.Config.Executor (the executor layers.Problem chooses for
+	// rnn, lstm and gru; the models' own kernels or graphs otherwise).
+	Executor compare.Executor `json:"-"`
+	// Log receives warnings, each once per comparison: that the model's
+	// steps fall back to gorgonia's compiled graphs
+	// (layers.ProblemConfig.Log). If Log is nil, they go to the standard
+	// library's log (stderr).
+	Log io.Writer `json:"-"`
+}
+
+// modelExecutors describes what runs the steps of the models that are not
+// a layers.Problem.
+var modelExecutors = map[string]compare.Executor{
+	"2rnn":          {Kind: layers.ExecGraph, DType: graph.Float64, Reason: "twornn.Regression unrolls each sequence length into one gorgonia graph"},
+	"2rnn-spectral": {Kind: layers.ExecGraph, DType: graph.Float64, Reason: "twornn.Regression unrolls each sequence length into one gorgonia graph"},
+	"umps":          {Kind: layers.ExecGraph, DType: graph.Float64, Reason: "umps.NLL is one gorgonia graph of the u-MPS's fused ops"},
+	"pcnn":          {Kind: layers.ExecFused, DType: graph.Float64},
+	"pcnn-rnn":      {Kind: layers.ExecFused, DType: graph.Float64},
+	"pcnn-cnn":      {Kind: layers.ExecFused, DType: graph.Float64},
+	"wfa":           {Kind: layers.ExecFused, DType: graph.Float64},
 }
 
 func (s *CompareSpec) defaults() error {
@@ -93,7 +116,8 @@ func (s *CompareSpec) defaults() error {
 }
 
 // CompareProblem returns the problem factory of spec, and spec with its
-// defaults (for compare.Config.Meta). The data are built here, once.
+// defaults (for compare.Config.Meta) and its Executor (for
+// compare.Config.Executor). The data are built here, once.
 func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	if err := spec.defaults(); err != nil {
 		return nil, spec, err
@@ -111,7 +135,7 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	)
 	switch spec.Model {
 	case "rnn", "lstm", "gru":
-		f, err = sequenceFactory(spec)
+		f, err = sequenceFactory(&spec)
 	case "2rnn", "2rnn-spectral":
 		f, err = twoRNNFactory(&spec)
 	case "umps":
@@ -121,24 +145,37 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	default:
 		f, err = pcnnFactory(spec)
 	}
+	if e, ok := modelExecutors[spec.Model]; ok {
+		spec.Executor = e
+	}
 	return f, spec, err
 }
 
 // initRand is the generator of a run's initial parameters.
 func initRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x696e6974)) }
 
-func sequenceFactory(spec CompareSpec) (compare.Factory, error) {
+// sequenceFactory returns the factory of a sequence model and sets
+// spec.Executor from a problem built here, whose warnings go to spec.Log:
+// the runs' problems, on the same executor, keep theirs quiet.
+func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
 	task, err := LoadTask(spec.Task, spec.DataFile, spec.DataSeed)
 	if err != nil {
 		return nil, err
 	}
-	return func(seed uint64) (optim.Problem, error) {
-		seq, err := NewModel(spec.Model, "", spec.Hidden, task, initRand(seed))
+	model, hidden, chunk := spec.Model, spec.Hidden, spec.Chunk
+	build := func(seed uint64, log io.Writer) (*layers.Problem, error) {
+		seq, err := NewModel(model, "", hidden, task, initRand(seed))
 		if err != nil {
 			return nil, err
 		}
-		return layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk})
-	}, nil
+		return layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: chunk, Log: log})
+	}
+	p, err := build(spec.DataSeed, spec.Log)
+	if err != nil {
+		return nil, err
+	}
+	spec.Executor = compare.Executor(p.Executor())
+	return func(seed uint64) (optim.Problem, error) { return build(seed, io.Discard) }, nil
 }
 
 // twoRNNProblem is the 2-RNN regression with a validation set (the

@@ -11,10 +11,10 @@ import (
 	"github.com/rtnlab/rtn/params"
 )
 
-// TestCompareProblems checks that every model's factory gives the same
-// start for the same seed, a different one for another seed (except the
-// spectral starts, the same estimate for every seed), and a validation
-// loss.
+// TestCompareProblems checks that every model names its executor and
+// that its factory gives the same start for the same seed, a different one
+// for another seed (except the spectral starts, the same estimate for
+// every seed), and a validation loss.
 func TestCompareProblems(t *testing.T) {
 	strs := writeStringFile(t)
 	for _, m := range CompareModels {
@@ -26,9 +26,12 @@ func TestCompareProblems(t *testing.T) {
 			case "wfa":
 				spec.Hidden, spec.DataFile = 2, strs
 			}
-			f, _, err := CompareProblem(spec)
+			f, spec, err := CompareProblem(spec)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if e := spec.Executor; e.Kind == "" || e.DType != "float64" || (e.Kind == "graph") != (e.Reason != "") {
+				t.Errorf("executor %+v: want a kind, float64, and a reason for the graphs only", e)
 			}
 			params := func(seed uint64) (optim.Problem, *params.Params) {
 				p, err := f(seed)

@@ -91,22 +91,25 @@ type PretrainEpoch struct {
 // those after the last epoch; Best* are at the epoch of best validation
 // accuracy (early stopping on validation accuracy, as the paper selects).
 type PretrainReport struct {
-	Dataset          string       `json:"dataset"`
-	Hidden           int          `json:"hidden"`
-	Init             string       `json:"init"`
-	Optimizer        string       `json:"optimizer"`
-	LR               float64      `json:"lr"`
-	Schedule         string       `json:"schedule,omitempty"`
-	Seed             uint64       `json:"seed"`
-	PretrainSeconds  float64      `json:"pretrain_seconds"`
-	TrainSeconds     float64      `json:"train_seconds"`
-	Epochs           int          `json:"epochs"`
-	TestAcc          report.Float `json:"test_acc"`
-	TestAccFramewise report.Float `json:"test_acc_framewise"`
-	TestNLL          report.Float `json:"test_nll"`
-	ValidAcc         report.Float `json:"valid_acc"`
-	ValidNLL         report.Float `json:"valid_nll"`
-	TrainAcc         report.Float `json:"train_acc"`
+	Dataset         string  `json:"dataset"`
+	Hidden          int     `json:"hidden"`
+	Init            string  `json:"init"`
+	Optimizer       string  `json:"optimizer"`
+	LR              float64 `json:"lr"`
+	Schedule        string  `json:"schedule,omitempty"`
+	Seed            uint64  `json:"seed"`
+	PretrainSeconds float64 `json:"pretrain_seconds"`
+	TrainSeconds    float64 `json:"train_seconds"`
+	// Executor is what ran the network's training steps
+	// (layers.Problem.Executor); nil without training epochs.
+	Executor         *layers.ExecutorInfo `json:"executor,omitempty"`
+	Epochs           int                  `json:"epochs"`
+	TestAcc          report.Float         `json:"test_acc"`
+	TestAccFramewise report.Float         `json:"test_acc_framewise"`
+	TestNLL          report.Float         `json:"test_nll"`
+	ValidAcc         report.Float         `json:"valid_acc"`
+	ValidNLL         report.Float         `json:"valid_nll"`
+	TrainAcc         report.Float         `json:"train_acc"`
 	// InitTestAcc and InitTestNLL are measured before any gradient step.
 	InitTestAcc report.Float `json:"init_test_acc"`
 	InitTestNLL report.Float `json:"init_test_nll"`
@@ -230,6 +233,8 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 		if err != nil {
 			return nil, err
 		}
+		exec := prob.Executor()
+		rep.Executor = &exec
 		opt, err := optim.New(spec.Optimizer, spec.Optim)
 		if err != nil {
 			return nil, err
@@ -239,7 +244,7 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 			return nil, err
 		}
 		tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{
-			Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Progress: spec.Progress, Schedule: sched,
+			Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Progress: spec.Progress, Schedule: sched, Executor: exec.String(),
 			Hooks: []optim.Hook{{Name: "accuracy", EveryEpoch: true, Fn: func(s *optim.State) error {
 				return measure(s.Params, s.Epoch, s.Stats.Seconds)
 			}}},

@@ -90,18 +90,24 @@ type TrainSpec struct {
 	Resume string
 	// Progress receives a progress bar (nil: none).
 	Progress io.Writer
+	// Log receives warnings: that the model's steps fall back to
+	// gorgonia's compiled graphs (layers.ProblemConfig.Log). If Log is
+	// nil, they go to the standard library's log (stderr).
+	Log io.Writer
 }
 
 // TrainReport is the outcome of a training run. Losses are mean nats per
 // predicted step (symbol or frame).
 type TrainReport struct {
-	Model     string       `json:"model"`
-	Task      string       `json:"task"`
-	Optimizer string       `json:"optimizer"`
-	Hidden    int          `json:"hidden"`
-	Layers    int          `json:"layers"`
-	Params    int          `json:"params"`
-	TrainLoss report.Float `json:"train_loss"`
+	Model     string              `json:"model"`
+	Task      string              `json:"task"`
+	Optimizer string              `json:"optimizer"`
+	Hidden    int                 `json:"hidden"`
+	Layers    int                 `json:"layers"`
+	Params    int                 `json:"params"`
+	// Executor is what ran the model's steps (layers.Problem.Executor).
+	Executor  layers.ExecutorInfo `json:"executor"`
+	TrainLoss report.Float        `json:"train_loss"`
 	// ValidLoss and TestLoss are those of the returned (best) parameters.
 	ValidLoss   report.Float `json:"valid_loss"`
 	TestLoss    report.Float `json:"test_loss"`
@@ -269,7 +275,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		return nil, err
 	}
 	seq := model.Seq
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType})
+	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType, Log: spec.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +316,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		Schedule:  sched,
 		Patience:  spec.Patience,
 		Progress:  spec.Progress,
+		Executor:  prob.Executor().String(),
 		Meta:      meta,
 	}
 	tr, err := newTrainer(prob, opt, cfg, spec.Out, spec.Resume)
@@ -328,7 +335,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	}
 	rep := &TrainReport{
 		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden, Layers: spec.Layers,
-		Params: seq.Params.Size(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
+		Params: seq.Params.Size(), Executor: prob.Executor(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
 		History: res.History,
 	}
 	// The trainer restored the best parameters: report their losses.

@@ -40,7 +40,7 @@ func TestTrainTextFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Task != "abc.txt" || rep.OptimalLoss != nil || rep.UniformLoss == nil || math.Abs(*rep.UniformLoss-math.Log(3)) > 1e-12 {
+	if rep.Task != "abc.txt" || rep.Executor.String() != "fused/float64" || rep.OptimalLoss != nil || rep.UniformLoss == nil || math.Abs(*rep.UniformLoss-math.Log(3)) > 1e-12 {
 		t.Errorf("report %+v", rep)
 	}
 	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "result.json"} {

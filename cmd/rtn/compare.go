@@ -105,11 +105,12 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("-out", *out); err != nil {
 		return err
 	}
+	spec.Log = stderr
 	factory, spec, err := runs.CompareProblem(spec)
 	if err != nil {
 		return err
 	}
-	cfg.Problem, cfg.Meta = factory, spec
+	cfg.Problem, cfg.Meta, cfg.Executor = factory, spec, spec.Executor
 	if !*quiet {
 		cfg.Log = stderr
 	}
@@ -174,8 +175,20 @@ func writeCompare(res *compare.Results, dir string, asJSON bool, stdout io.Write
 	if err := sum.WriteTable(stdout); err != nil {
 		return err
 	}
+	if sum.Executor != (compare.Executor{}) {
+		fmt.Fprintf(stdout, "\nexecutor: %s\n", executorText(sum.Executor))
+	}
 	fmt.Fprintf(stdout, "\nfiles written under %s (table.txt, runs.csv, grid.csv, summary.json, loss_vs_*.png)\n", dir)
 	return nil
+}
+
+// executorText is "kind/dtype", followed for the compiled graphs by why
+// the steps run there.
+func executorText(e compare.Executor) string {
+	if e.Reason == "" {
+		return e.String()
+	}
+	return e.String() + " (" + e.Reason + ")"
 }
 
 // checkCompareFlags reads the list-valued flags into cfg and checks the

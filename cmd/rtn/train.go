@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -51,6 +52,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	spec.Progress = progressTo(stderr, quiet)
+	spec.Log = stderr
 	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
@@ -125,6 +127,7 @@ func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 	fmt.Fprintf(tw, "model\t%s (%s%d hidden, %d parameters)\n", r.Model, layersNote(r.Layers), r.Hidden, r.Params)
 	fmt.Fprintf(tw, "task\t%s\n", r.Task)
 	fmt.Fprintf(tw, "optimizer\t%s\n", r.Optimizer)
+	fmt.Fprintf(tw, "executor\t%s\n", executorText(compare.Executor(r.Executor)))
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", r.Epochs, r.BestEpoch)
 	fmt.Fprintf(tw, "train loss\t%.6f nats/step\n", r.TrainLoss)
 	fmt.Fprintf(tw, "valid loss\t%.6f nats/step\n", r.ValidLoss)

@@ -173,6 +173,11 @@ type Config struct {
 	// and Merge refuses to join such directories. It must be encodable
 	// by encoding/json.
 	Meta any `json:"meta,omitempty"`
+	// Executor describes what runs the problem's steps, as the caller
+	// reports it (runs.CompareProblem sets it for every model); it is in
+	// the comparison's identity and in the summary. If Executor is zero,
+	// the summary names none.
+	Executor Executor `json:"executor,omitzero"`
 
 	// Jobs is the number of runs trained at once. If Jobs is 0, it will
 	// be defaulted to 1. Results do not depend on it.
@@ -186,6 +191,25 @@ type Config struct {
 	// Log receives one line per finished run. If Log is nil, nothing is
 	// logged.
 	Log io.Writer `json:"-"`
+}
+
+// Executor describes what runs a problem's steps: a kind such as "fused"
+// (hand-written kernels), "tape" or "graph" (gorgonia's compiled graphs),
+// the float type, and why, when the steps run on the graphs. It mirrors
+// layers.ExecutorInfo, which converts to it, without compare knowing
+// layers.
+type Executor struct {
+	Kind   string `json:"kind"`
+	DType  string `json:"dtype,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// String is "kind/dtype" ("kind" without a dtype, "" for the zero value).
+func (e Executor) String() string {
+	if e.DType == "" {
+		return e.Kind
+	}
+	return e.Kind + "/" + e.DType
 }
 
 // RunSpec identifies one run of a comparison.

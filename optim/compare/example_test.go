@@ -18,8 +18,9 @@ func Example() {
 		log.Fatal(err)
 	}
 	res, err := compare.Run(compare.Config{
-		Problem: problem,
-		Meta:    spec,
+		Problem:  problem,
+		Meta:     spec,
+		Executor: spec.Executor,
 		Settings: []compare.Setting{{Name: "momentum", Optimizer: "sgd", Config: optim.Config{Momentum: 0.9}},
 			{Optimizer: "adam"}},
 		LRGrid:    []float64{0.01, 0.1},
@@ -33,10 +34,12 @@ func Example() {
 		log.Fatal(err)
 	}
 	sum := res.Summary() // sum.WriteTable(os.Stdout), sum.WriteFiles(dir), runs.ComparePlots(dir, sum)
+	fmt.Printf("executor: %s\n", sum.Executor)
 	for _, r := range sum.Rows {
 		fmt.Printf("%s: tuned lr %g, %d/%d runs ok\n", r.Setting, r.LR, r.OK, r.Runs)
 	}
 	// Output:
+	// executor: fused/float64
 	// momentum: tuned lr 0.1, 2/2 runs ok
 	// adam: tuned lr 0.1, 2/2 runs ok
 }

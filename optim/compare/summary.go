@@ -50,6 +50,8 @@ type Row struct {
 type Summary struct {
 	// Target is Config.Target (0: none).
 	Target float64
+	// Executor is Config.Executor: what ran the problem's steps.
+	Executor Executor
 	// Rows holds one row per setting, in Config.Settings order.
 	Rows []Row
 	// Grid holds one point per (setting, learning rate), in plan order.
@@ -66,7 +68,7 @@ type Summary struct {
 // did), ties going to the earlier grid point. It reports that point's
 // losses, test loss, time to the target and divergences.
 func (r *Results) Summary() *Summary {
-	s := &Summary{Target: r.Config.Target, Runs: r.Runs}
+	s := &Summary{Target: r.Config.Target, Executor: r.Config.Executor, Runs: r.Runs}
 	type point struct {
 		setting string
 		lr      float64

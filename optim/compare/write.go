@@ -84,8 +84,8 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 //   - grid.csv: every grid point (columns setting, lr, runs, ok,
 //     diverged, failed, first_diverged, valid_mean, valid_sd, final_mean,
 //     final_sd, test_mean, test_sd, train_mean, train_sd);
-//   - summary.json: the rows, the grid and every run's outcome (without
-//     its curve), non-finite numbers as null.
+//   - summary.json: the executor, the rows, the grid and every run's
+//     outcome (without its curve), non-finite numbers as null.
 func (s *Summary) WriteFiles(dir string) error {
 	var rows [][]string
 	for _, o := range s.Runs {
@@ -175,14 +175,15 @@ type runJSON struct {
 }
 
 // MarshalJSON writes the summary with snake_case keys and non-finite
-// numbers as null: {"target", "rows", "grid", "runs"}.
+// numbers as null: {"target", "executor", "rows", "grid", "runs"}.
 func (s *Summary) MarshalJSON() ([]byte, error) {
 	out := struct {
-		Target jnum       `json:"target,omitempty"`
-		Rows   []rowJSON  `json:"rows"`
-		Grid   []gridJSON `json:"grid"`
-		Runs   []runJSON  `json:"runs"`
-	}{Target: jnum(s.Target)}
+		Target   jnum       `json:"target,omitempty"`
+		Executor Executor   `json:"executor,omitzero"`
+		Rows     []rowJSON  `json:"rows"`
+		Grid     []gridJSON `json:"grid"`
+		Runs     []runJSON  `json:"runs"`
+	}{Target: jnum(s.Target), Executor: s.Executor}
 	for _, r := range s.Rows {
 		out.Rows = append(out.Rows, rowJSON{r.json(), r.Optimizer, r.status(), r.Grid, r.GridRuns, r.GridDiverged,
 			r.Reached, jnum(r.StepsToTarget), jnum(r.SecondsToTarget)})
