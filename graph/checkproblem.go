@@ -24,7 +24,7 @@ type Problem interface {
 // CheckProblemOptions sets CheckProblem. The zero value is usable.
 type CheckProblemOptions struct {
 	// FDOptions sets the finite differences and the tolerance (its
-	// defaults: step 1e-6, relative tolerance 1e-5, every entry).
+	// defaults: step 1e-4, relative tolerance 1e-5, every entry).
 	FDOptions
 	// Batch lists the training examples the loss is taken over. If Batch
 	// is empty, it will be defaulted to the first min(4, NumExamples())

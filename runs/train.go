@@ -18,7 +18,7 @@ import (
 	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/layers/activation"
-	_ "github.com/rtnlab/rtn/layers/rnn" // registers rnn, lstm, gru
+	_ "github.com/rtnlab/rtn/layers/rnn"        // registers rnn, lstm, gru
 	_ "github.com/rtnlab/rtn/layers/tensorcell" // registers cp2rnn, hotrnn, mirnn, mpscell
 	_ "github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
@@ -99,12 +99,12 @@ type TrainSpec struct {
 // TrainReport is the outcome of a training run. Losses are mean nats per
 // predicted step (symbol or frame).
 type TrainReport struct {
-	Model     string              `json:"model"`
-	Task      string              `json:"task"`
-	Optimizer string              `json:"optimizer"`
-	Hidden    int                 `json:"hidden"`
-	Layers    int                 `json:"layers"`
-	Params    int                 `json:"params"`
+	Model     string `json:"model"`
+	Task      string `json:"task"`
+	Optimizer string `json:"optimizer"`
+	Hidden    int    `json:"hidden"`
+	Layers    int    `json:"layers"`
+	Params    int    `json:"params"`
 	// Executor is what ran the model's steps (layers.Problem.Executor).
 	Executor  layers.ExecutorInfo `json:"executor"`
 	TrainLoss report.Float        `json:"train_loss"`

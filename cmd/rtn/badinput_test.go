@@ -51,7 +51,10 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `unknown subcommand "fit"`, "umps", "fit")
 	c(2, "flag provided but not defined: -x", "umps", "prob", "-x")
 	// train: values, names, ranges.
-	c(2, "-model must be one of 2rnn, gru, lstm, rnn", "train", "-model", "transformer")
+	c(2, "-model must be one of 2rnn, cp2rnn, gru, hotrnn, lstm, mirnn, mpscell, rnn", "train", "-model", "transformer")
+	c(2, "-rank: layers: cell lstm has no rank to set", "train", "-model", "lstm", "-rank", "3")
+	c(2, "-order: ", "train", "-model", "hotrnn", "-order", "-1")
+	c(2, "-lags: layers: cell cp2rnn has no lags to set", "train", "-model", "cp2rnn", "-lags", "2")
 	c(2, `-activation: rnn: activation "relu": want tanh, symsigmoid or identity`, "train", "-model", "rnn", "-activation", "relu")
 	c(2, "-activation: layers: cell lstm has no activation", "train", "-model", "lstm", "-activation", "tanh")
 	c(2, "-layers must be in [1, 64]", "train", "-layers", "0")

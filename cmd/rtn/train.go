@@ -28,9 +28,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
 	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
 	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
-	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
-	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
-	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
 	fs.StringVar(&spec.Task, "task", "pfa", "built-in task (pfa: next symbol of a random probabilistic automaton)")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (overrides -task)")
 	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
@@ -105,8 +102,8 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 	case s.DType != "float64" && s.DType != "float32":
 		return usagef("-dtype must be float64 or float32, got %q", s.DType)
 	}
-	if err := layers.CheckCellConfig(s.Model, layers.CellConfig{Activation: s.Activation, Rank: s.Rank, Order: s.Order, Lags: s.Lags}); err != nil {
-		return usagef("-activation: %v", err)
+	if err := checkCellFlags(s.Model, layers.CellConfig{Activation: s.Activation, Rank: s.Rank, Order: s.Order, Lags: s.Lags}); err != nil {
+		return err
 	}
 	if s.Schedule != "" {
 		if _, err := optim.ParseSchedule(s.Schedule); err != nil {
@@ -118,6 +115,27 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 	}
 	if _, err := optim.New(s.Optimizer, s.Optim); err != nil {
 		return usagef("%v", err)
+	}
+	return nil
+}
+
+// checkCellFlags is the usage error of the cell flags -activation, -rank,
+// -order and -lags for a registered cell, naming the flag at fault: each
+// is checked alone, then all together.
+func checkCellFlags(model string, c layers.CellConfig) error {
+	for _, f := range []struct {
+		flag string
+		cfg  layers.CellConfig
+	}{
+		{"-activation", layers.CellConfig{Activation: c.Activation}},
+		{"-rank", layers.CellConfig{Rank: c.Rank}},
+		{"-order", layers.CellConfig{Order: c.Order}},
+		{"-lags", layers.CellConfig{Lags: c.Lags}},
+		{"-activation, -rank, -order, -lags", c},
+	} {
+		if err := layers.CheckCellConfig(model, f.cfg); err != nil {
+			return usagef("%s: %v", f.flag, err)
+		}
 	}
 	return nil
 }
