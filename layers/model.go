@@ -61,6 +61,12 @@ type ModelConfig struct {
 	// Symbols names the classes of a next-symbol model (Out of them), in
 	// class order; nil when they have no names.
 	Symbols []string `json:"symbols,omitempty"`
+	// Embed, when positive, is the width of a learned embedding of a
+	// next-symbol model's inputs (EmbedCell): the model reads symbol codes
+	// (datasets.Task.SymbolCodes; Model.Inputs converts a task) and its
+	// cells read Embed-wide rows of a table [Config.In, Embed]. 0: the
+	// cells read the one-hot inputs.
+	Embed int `json:"embed,omitempty"`
 	// DType, Executor and Generic are those of the ProblemConfig the model
 	// was trained and evaluated with; EvalBatch its evaluation batch size
 	// (0: the default), which sets the order evaluation adds losses in.
@@ -84,6 +90,10 @@ func (c ModelConfig) Validate() error {
 		return errors.Errorf("field \"out\": %d, want >= 1", c.Out)
 	case c.EvalBatch < 0:
 		return errors.Errorf("field \"eval_batch\": %d, want >= 0", c.EvalBatch)
+	case c.Embed < 0:
+		return errors.Errorf("field \"embed\": %d, want >= 0", c.Embed)
+	case c.Embed > 0 && c.Input != InputNextSymbol:
+		return errors.Errorf("field \"embed\": an embedding reads symbols: it needs \"input\": %q", InputNextSymbol)
 	}
 	if err := c.Config.Validate(); err != nil {
 		return field("config", err)
@@ -164,9 +174,23 @@ func NewModel(cfg ModelConfig, rng *rand.Rand) (*Model, error) {
 	}
 	kind, _ := ParseKind(cfg.Kind)
 	p := params.New()
-	cell, err := NewStackOf(cfg.Cell, p, cfg.Cell, cfg.Config, cfg.Layers, rng)
+	cc := cfg.Config
+	if cfg.Embed > 0 {
+		cc.In = cfg.Embed
+	}
+	cell, err := NewStackOf(cfg.Cell, p, cfg.Cell, cc, cfg.Layers, rng)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Embed > 0 {
+		e, err := NewEmbedCell(p, cell, cfg.Config.In)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.Init(rng); err != nil {
+			return nil, err
+		}
+		cell = e
 	}
 	seq, err := NewSequence(p, cell, cfg.Out, kind)
 	if err != nil {
@@ -236,6 +260,29 @@ func ReadModelConfig(path string) (ModelConfig, error) {
 		return cfg, errors.WithMessagef(err, "layers: %s", path)
 	}
 	return cfg, nil
+}
+
+// Inputs returns task as the model reads it: the task itself, or, for a
+// model with an embedding (ModelConfig.Embed), its inputs as symbol codes
+// (datasets.Task.SymbolCodes).
+func (m *Model) Inputs(task *datasets.Task) (*datasets.Task, error) {
+	if m.Config.Embed == 0 {
+		return task, nil
+	}
+	if task.In != m.Config.Config.In {
+		return nil, errors.Errorf("layers: task %q has %d inputs, the model's embedding %d symbols", task.Name, task.In, m.Config.Config.In)
+	}
+	return task.SymbolCodes()
+}
+
+// Examples returns examples as the model reads them: themselves, or,
+// for a model with an embedding, with their one-hot inputs as codes
+// (datasets.CodeExamples).
+func (m *Model) Examples(exs []datasets.Example) ([]datasets.Example, error) {
+	if m.Config.Embed == 0 {
+		return exs, nil
+	}
+	return datasets.CodeExamples(exs, m.Config.Config.In)
 }
 
 // NewPredictor is NewPredictor for the model's Sequence with the

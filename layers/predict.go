@@ -177,13 +177,19 @@ func (c SampleConfig) Validate(v int) error {
 
 // Sample draws one symbol sequence from a next-symbol model: a Categorical
 // model of V classes with V+1 inputs, the last the begin marker, as
-// datasets.SymbolExamples builds them. Step 0 reads the begin marker, step
+// datasets.SymbolExamples builds them (one-hot, or their codes for a model
+// with an EmbedCell). Step 0 reads the begin marker, step
 // t > 0 the one-hot symbol of step t-1, drawn or from the prefix; each
 // draw takes one rng.Float64. The same rng state gives the same sample.
 func (p *Predictor) Sample(rng *rand.Rand, cfg SampleConfig) ([]int, error) {
 	v := p.seq.Out
-	if p.seq.Kind != datasets.Categorical || p.seq.Cell.InputSize() != v+1 {
-		return nil, errors.Errorf("layers: sampling needs a next-symbol model (categorical, %d classes, %d inputs with the begin marker), not %s with %d inputs", v, v+1, p.seq.Kind, p.seq.Cell.InputSize())
+	in := p.seq.Cell.InputSize()
+	codes := false
+	if e, ok := p.seq.Cell.(*EmbedCell); ok {
+		in, codes = e.Symbols(), true
+	}
+	if p.seq.Kind != datasets.Categorical || in != v+1 {
+		return nil, errors.Errorf("layers: sampling needs a next-symbol model (categorical, %d classes, %d inputs with the begin marker), not %s with %d inputs", v, v+1, p.seq.Kind, in)
 	}
 	if err := cfg.Validate(v); err != nil {
 		return nil, err
@@ -192,8 +198,7 @@ func (p *Predictor) Sample(rng *rand.Rand, cfg SampleConfig) ([]int, error) {
 		return nil, err
 	}
 	out := make([]int, 0, cfg.MaxLen)
-	clear(p.x)
-	p.x[v] = 1
+	p.input(v, codes)
 	for t := range cfg.MaxLen {
 		if _, err := p.st.step(p.x, nil); err != nil {
 			return nil, err
@@ -210,10 +215,19 @@ func (p *Predictor) Sample(rng *rand.Rand, cfg SampleConfig) ([]int, error) {
 		if t >= len(cfg.Prefix) && slices.Contains(cfg.Stop, s) {
 			break
 		}
-		clear(p.x)
-		p.x[s] = 1
+		p.input(s, codes)
 	}
 	return out, nil
+}
+
+// input sets the step input to symbol s: its code, or its one-hot row.
+func (p *Predictor) input(s int, codes bool) {
+	if codes {
+		p.x[0] = float64(s)
+		return
+	}
+	clear(p.x)
+	p.x[s] = 1
 }
 
 // draw returns the first j whose cumulative probability passes u in

@@ -40,6 +40,10 @@ type TrainSpec struct {
 	Hidden int
 	// Layers is the number of stacked cells (layers.NewStackOf). Default 1.
 	Layers int
+	// Embed, when positive, gives the model a learned embedding of its
+	// input symbols of that width (layers.ModelConfig.Embed): the cells
+	// read embedding rows instead of one-hot inputs. 0 (the default): none.
+	Embed int
 	// Rank, Order and Lags size the tensor cells (layers.CellConfig):
 	// the decomposition rank of cp2rnn and hotrnn, hotrnn's order and
 	// number of lagged states. 0 is the cell's default; a cell that does
@@ -133,6 +137,7 @@ type modelMeta struct {
 	Activation string       `json:"activation,omitempty"`
 	Hidden     int          `json:"hidden"`
 	Layers     int          `json:"layers,omitempty"` // 0 for one layer
+	Embed      int          `json:"embed,omitempty"`
 	Rank       int          `json:"rank,omitempty"`
 	Order      int          `json:"order,omitempty"`
 	Lags       int          `json:"lags,omitempty"`
@@ -187,6 +192,8 @@ func (s *TrainSpec) defaults() error {
 		return errors.Errorf("hidden must be positive, got %d", s.Hidden)
 	case s.Layers < 0:
 		return errors.Errorf("layers must be positive, got %d", s.Layers)
+	case s.Embed < 0:
+		return errors.Errorf("embed must not be negative, got %d", s.Embed)
 	case s.Epochs < 0:
 		return errors.Errorf("epochs must be positive, got %d", s.Epochs)
 	case s.Batch < 0:
@@ -269,13 +276,20 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		return nil, err
 	}
 	mcfg := modelConfig(spec.Model, spec.cellConfig(task.In), spec.Layers, task)
-	mcfg.DType = spec.DType
+	mcfg.DType, mcfg.Embed = spec.DType, spec.Embed
+	if spec.Embed > 0 && mcfg.Input != layers.InputNextSymbol {
+		return nil, errors.Errorf("an embedding reads symbols: task %q is not a next-symbol task", task.Name)
+	}
 	model, err := layers.NewModel(mcfg, rand.New(rand.NewPCG(spec.Seed, 0x696e6974)))
 	if err != nil {
 		return nil, err
 	}
 	seq := model.Seq
-	prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType, Log: spec.Log})
+	data, err := model.Inputs(task)
+	if err != nil {
+		return nil, err
+	}
+	prob, err := layers.NewProblem(seq, data, layers.ProblemConfig{Chunk: spec.Chunk, DType: spec.DType, Log: spec.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +304,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		}
 	}
 	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
-		Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags,
+		Embed: spec.Embed, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags,
 		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim, DType: spec.DType}
 	if spec.Layers > 1 {
 		meta.Layers = spec.Layers

@@ -112,7 +112,7 @@ func Eval(spec EvalSpec) (*EvalReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		task = &datasets.Task{Name: filepath.Base(spec.DataFile), In: m.Config.Config.In, Out: m.Config.Out, Kind: datasets.Categorical,
+		task = &datasets.Task{Name: filepath.Base(spec.DataFile), In: m.Seq.Cell.InputSize(), Out: m.Config.Out, Kind: datasets.Categorical,
 			Train: exs, Test: exs, OptimalLoss: math.NaN()}
 		rep.Data, rep.Skipped = spec.DataFile, skipped
 	}
@@ -165,7 +165,7 @@ func sourceTask(m *layers.Model) (*datasets.Task, error) {
 	if task.In != m.Config.Config.In || task.Out != m.Config.Out || !slices.Equal(task.Symbols, m.Config.Symbols) {
 		return nil, errors.Errorf("the task %s made again does not fit the model (symbols %v, model %v)", task.Name, task.Symbols, m.Config.Symbols)
 	}
-	return task, nil
+	return m.Inputs(task)
 }
 
 // modelExamples reads a data file in a format over the model's alphabet
@@ -192,6 +192,10 @@ func modelExamples(m *layers.Model, path, format string) ([]datasets.Example, in
 	}
 	syms.Alphabet = m.Config.Symbols
 	exs, err := datasets.SymbolExamples(syms)
+	if err != nil {
+		return nil, 0, err
+	}
+	exs, err = m.Examples(exs)
 	return exs, n - len(syms.Seqs), err
 }
 
@@ -299,6 +303,9 @@ func Sample(spec SampleSpec) (*SampleReport, error) {
 			return nil, err
 		}
 		exs, err := datasets.SymbolExamples(datasets.Symbols{Alphabet: alpha, Seqs: [][]int{s}})
+		if err == nil {
+			exs, err = m.Examples(exs)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation: tanh, symsigmoid or identity (rnn), tanh or identity (2rnn); default the cell's (tanh)")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units of each layer")
 	fs.IntVar(&spec.Layers, "layers", 1, "stacked cells (the output layer reads the top one)")
+	fs.IntVar(&spec.Embed, "embed", 0, "width of a learned embedding of the input symbols (0: one-hot inputs)")
 	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
 	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
 	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
@@ -87,6 +88,8 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
 	case s.Layers <= 0 || s.Layers > maxLayers:
 		return usagef("-layers must be in [1, %d], got %d", maxLayers, s.Layers)
+	case s.Embed < 0 || s.Embed > maxHidden:
+		return usagef("-embed must be in [0, %d], got %d", maxHidden, s.Embed)
 	case s.Epochs <= 0:
 		return usagef("-epochs must be >= 1, got %d", s.Epochs)
 	case s.Batch <= 0:

@@ -33,9 +33,11 @@ func trainModel(t *testing.T, extra ...string) (string, float64) {
 
 // TestEvalBitExact checks that rtn eval on a model directory, without
 // data, prints the test loss rtn train reported, bit for bit, in JSON and
-// in the table, for one cell of each kind, a stack and float32.
+// in the table, for one cell of each kind, a stack, float32, an embedding
+// and the tensor cells.
 func TestEvalBitExact(t *testing.T) {
-	for _, extra := range [][]string{{"-model", "lstm"}, {"-model", "2rnn"}, {"-model", "rnn", "-layers", "2"}, {"-model", "gru", "-dtype", "float32"}} {
+	for _, extra := range [][]string{{"-model", "lstm"}, {"-model", "2rnn"}, {"-model", "rnn", "-layers", "2"}, {"-model", "gru", "-dtype", "float32"},
+		{"-model", "lstm", "-layers", "2", "-embed", "5"}, {"-model", "cp2rnn", "-rank", "3"}, {"-model", "hotrnn"}, {"-model", "mirnn"}, {"-model", "mpscell"}} {
 		t.Run(strings.Join(extra, " "), func(t *testing.T) {
 			dir, want := trainModel(t, extra...)
 			stdout, stderr, code := invoke("eval", "-model", dir, "-json")
