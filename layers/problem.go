@@ -292,55 +292,21 @@ func (p *Problem) recurrence(batch int) (runner, error) {
 	return r, nil
 }
 
-// newRunner sets up the executor for a batch size: the one chosen for
-// batch 1 when the Problem was built, or, at that first call, the one
-// ProblemConfig names or the first the cell allows, recorded in p.exec.
+// newRunner sets up the executor for a batch size: the one chosen
+// (chooseExecutor) for batch 1 when the Problem was built and recorded in
+// p.exec, warning once when it is the graphs by default.
 func (p *Problem) newRunner(batch int, cfg graph.RecurrenceConfig) (runner, error) {
-	if p.exec.Kind != "" {
-		return p.build(p.exec.Kind, batch, cfg)
-	}
-	kind, reason := p.cfg.Executor, ""
-	var (
-		r   runner
-		err error
-	)
-	if kind != "" {
-		if kind == ExecGraph {
-			reason = "ProblemConfig.Executor asks for it"
+	if p.exec.Kind == "" {
+		kind, reason, err := p.seq.chooseExecutor(p.cfg)
+		if err != nil {
+			return nil, err
 		}
-		r, err = p.build(kind, batch, cfg)
-	} else {
-		r, kind, reason, err = p.choose(batch, cfg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	p.exec = ExecutorInfo{Kind: kind, DType: p.dtype(), Reason: reason}
-	if p.cfg.Executor == "" && kind == ExecGraph {
-		p.warn(fmt.Sprintf("layers: warning: the cell %T falls back to gorgonia's compiled graphs, several times slower than the tape: %s", p.seq.Cell, reason))
-	}
-	return r, nil
-}
-
-// choose returns the executor of the first kind the cell allows: its
-// kernel (unless ProblemConfig.Generic), the tape, the graphs (float64
-// only); reason says why the tape could not run the cell.
-func (p *Problem) choose(batch int, cfg graph.RecurrenceConfig) (r runner, kind, reason string, err error) {
-	if !p.cfg.Generic {
-		if r, ok, err := p.fused(batch, cfg); ok {
-			return r, ExecFused, "", err
+		p.exec = ExecutorInfo{Kind: kind, DType: p.dtype(), Reason: reason}
+		if p.cfg.Executor == "" && kind == ExecGraph {
+			p.warn(fmt.Sprintf("layers: warning: the cell %T falls back to gorgonia's compiled graphs, several times slower than the tape: %s", p.seq.Cell, reason))
 		}
 	}
-	r, err = p.build(ExecTape, batch, cfg)
-	if !errors.Is(err, graph.ErrNotRecorded) {
-		return r, ExecTape, "", err
-	}
-	if p.cfg.DType == graph.Float32 {
-		return nil, "", "", errors.Wrapf(err, "dtype %s runs on the tape or a kernel only", graph.Float32)
-	}
-	reason = err.Error()
-	r, err = p.build(ExecGraph, batch, cfg)
-	return r, ExecGraph, reason, err
+	return p.build(p.exec.Kind, batch, cfg)
 }
 
 // build sets up the executor of a kind for a batch size in the problem's

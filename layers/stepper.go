@@ -2,8 +2,6 @@ package layers
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/pkg/errors"
 	G "gorgonia.org/gorgonia"
@@ -27,61 +25,36 @@ type stepper interface {
 	logits(dst []float64)
 }
 
-// newStepper sets up the executor cfg chooses for a batch of one: the
-// cell's kernel, its tape, or gorgonia graphs, in float64 or float32, by
-// the rules of ProblemConfig.Executor. It returns the executor's name.
+// newStepper sets up the executor chooseExecutor picks for cfg (the
+// one a Problem with cfg trains and evaluates on) for a batch of one. It
+// returns the executor's name.
 func (s *Sequence) newStepper(cfg ProblemConfig) (stepper, string, error) {
-	if cfg.Executor != "" && !slices.Contains(Executors(), cfg.Executor) {
-		return nil, "", errors.Errorf("layers: unknown executor %q (known: %s)", cfg.Executor, strings.Join(Executors(), ", "))
+	kind, _, err := s.chooseExecutor(cfg)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := graph.CheckDType(cfg.DType); err != nil {
-		return nil, "", errors.Wrap(err, "layers")
+	if kind == ExecGraph {
+		st, err := newGraphStepper(s)
+		return st, kind, err
 	}
 	if cfg.DType == graph.Float32 {
-		return s.newStepper32(cfg)
+		m := graph.NewMirror()
+		w := m.Weights32()
+		var k graph.StepKernelOf[float32]
+		if kind == ExecFused {
+			k = s.Cell.(graph.FusedCell32).StepKernel32(1, w)
+		} else if k, err = graph.CompileTape32(s.Cell, s.Params, 1, w); err != nil {
+			return nil, "", errors.Wrap(err, "layers")
+		}
+		return newKernelStepper(s, k, w, m), kind, nil
 	}
-	fused, hasKernel := s.Cell.(graph.FusedCell)
-	switch {
-	case cfg.Executor == ExecFused && !hasKernel:
-		return nil, "", errors.Errorf("layers: executor %q: the cell %T has no kernel", ExecFused, s.Cell)
-	case cfg.Executor == ExecFused || cfg.Executor == "" && !cfg.Generic && hasKernel:
-		return newKernelStepper(s, fused.StepKernel(1), graph.Weights[float64]{}, nil), ExecFused, nil
-	case cfg.Executor == ExecGraph:
-		st, err := newGraphStepper(s)
-		return st, ExecGraph, err
-	}
-	k, err := graph.CompileTape(s.Cell, s.Params, 1)
-	if cfg.Executor == "" && errors.Is(err, graph.ErrNotRecorded) {
-		st, err := newGraphStepper(s)
-		return st, ExecGraph, err
-	}
-	if err != nil {
+	var k graph.StepKernel
+	if kind == ExecFused {
+		k = s.Cell.(graph.FusedCell).StepKernel(1)
+	} else if k, err = graph.CompileTape(s.Cell, s.Params, 1); err != nil {
 		return nil, "", errors.Wrap(err, "layers")
 	}
-	return newKernelStepper(s, k, graph.Weights[float64]{}, nil), ExecTape, nil
-}
-
-// newStepper32 is newStepper in float32: kernels and tape only.
-func (s *Sequence) newStepper32(cfg ProblemConfig) (stepper, string, error) {
-	m := graph.NewMirror()
-	w := m.Weights32()
-	fused, hasKernel := s.Cell.(graph.FusedCell32)
-	switch {
-	case cfg.Executor == ExecGraph:
-		return nil, "", errors.Errorf("layers: executor %q runs float64 only, not dtype %s", ExecGraph, graph.Float32)
-	case cfg.Executor == ExecFused && !hasKernel:
-		return nil, "", errors.Errorf("layers: executor %q: the cell %T has no float32 kernel", ExecFused, s.Cell)
-	case cfg.Executor == ExecFused || cfg.Executor == "" && !cfg.Generic && hasKernel:
-		return newKernelStepper(s, fused.StepKernel32(1, w), w, m), ExecFused, nil
-	}
-	k, err := graph.CompileTape32(s.Cell, s.Params, 1, w)
-	if errors.Is(err, graph.ErrNotRecorded) {
-		return nil, "", errors.Wrapf(err, "layers: dtype %s runs on the tape or a kernel only", graph.Float32)
-	}
-	if err != nil {
-		return nil, "", errors.Wrap(err, "layers")
-	}
-	return newKernelStepper(s, k, w, m), ExecTape, nil
+	return newKernelStepper(s, k, graph.Weights[float64]{}, nil), kind, nil
 }
 
 // kernelStepper runs a StepKernelOf[F] and the output layer of
