@@ -250,6 +250,9 @@ func TestTensorOps(t *testing.T) {
 				}
 			}
 			compareWithMachine(t, m, p, loss, grad)
+			if err := CheckMachineGradients(m, p, FDOptions{Tol: opsFDTol}); err != nil {
+				t.Errorf("gorgonia path: %v", err)
+			}
 			checkFloat32Tape(t, b, out, p, w)
 		})
 	}
