@@ -114,3 +114,65 @@ func TestEmbedConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestStackDropout checks dropout between stacked cells: the tape and the
+// graphs draw the same masks while training (losses and gradients agree),
+// the training loss depends on the seed, held-out data is evaluated
+// without it (the loss of the same parameters without dropout), and a
+// rate without a stack is refused.
+func TestStackDropout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	task, _, err := datasets.PFATask(datasets.PFAConfig{}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task.Train, task.Valid, task.Test = task.Train[:4], task.Valid[:3], task.Test[:3]
+	cfg := layers.ModelConfig{Cell: "gru", Config: layers.CellConfig{In: task.In, Hidden: 5}, Layers: 3, Out: task.Out,
+		Kind: task.Kind.String(), Input: layers.InputNextSymbol, Symbols: task.Symbols, Dropout: 0.3}
+	m, err := layers.NewModel(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(exec string, seed uint64) (float64, *params.Params, float64) {
+		prob, err := layers.NewProblem(m.Seq, task, layers.ProblemConfig{Executor: exec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob.SetNoiseSeed(seed)
+		g := m.Seq.Params.Like()
+		l, err := prob.LossGrad([]int{0, 1, 2}, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := prob.ValidationLoss()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, g, v
+	}
+	tl, tg, tv := run(layers.ExecTape, 7)
+	gl, gg, _ := run(layers.ExecGraph, 7)
+	if math.Abs(tl-gl) > recurrenceTol {
+		t.Errorf("loss: tape %.17g, graphs %.17g", tl, gl)
+	}
+	compareGrads(t, "tape against graphs", m.Seq.Params, tg, gg, recurrenceTol)
+	if l8, _, _ := run(layers.ExecTape, 8); l8 == tl {
+		t.Error("seeds 7 and 8 give the same training loss")
+	}
+	cfg.Dropout = 0
+	plain, err := layers.NewModel(cfg, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob, err := layers.NewProblem(plain.Seq, task, layers.ProblemConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := prob.ValidationLoss(); v != tv {
+		t.Errorf("validation loss %v with dropout, %v without: evaluation is not noise-free", tv, v)
+	}
+	cfg.Dropout, cfg.Layers = 0.3, 1
+	if _, err := layers.NewModel(cfg, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), `field "dropout"`) {
+		t.Errorf("dropout with one layer: error %v", err)
+	}
+}

@@ -61,6 +61,9 @@ type ModelConfig struct {
 	// Symbols names the classes of a next-symbol model (Out of them), in
 	// class order; nil when they have no names.
 	Symbols []string `json:"symbols,omitempty"`
+	// Dropout is the rate of dropout between stacked cells
+	// (Stack.SetDropout), in [0, 1); it needs Layers > 1. 0: none.
+	Dropout float64 `json:"dropout,omitempty"`
 	// Embed, when positive, is the width of a learned embedding of a
 	// next-symbol model's inputs (EmbedCell): the model reads symbol codes
 	// (datasets.Task.SymbolCodes; Model.Inputs converts a task) and its
@@ -90,6 +93,10 @@ func (c ModelConfig) Validate() error {
 		return errors.Errorf("field \"out\": %d, want >= 1", c.Out)
 	case c.EvalBatch < 0:
 		return errors.Errorf("field \"eval_batch\": %d, want >= 0", c.EvalBatch)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return errors.Errorf("field \"dropout\": %g, want a rate in [0, 1)", c.Dropout)
+	case c.Dropout > 0 && c.Layers < 2:
+		return errors.Errorf("field \"dropout\": dropout runs between stacked cells: it needs \"layers\" >= 2")
 	case c.Embed < 0:
 		return errors.Errorf("field \"embed\": %d, want >= 0", c.Embed)
 	case c.Embed > 0 && c.Input != InputNextSymbol:
@@ -181,6 +188,11 @@ func NewModel(cfg ModelConfig, rng *rand.Rand) (*Model, error) {
 	cell, err := NewStackOf(cfg.Cell, p, cfg.Cell, cc, cfg.Layers, rng)
 	if err != nil {
 		return nil, err
+	}
+	if st, ok := cell.(*Stack); ok {
+		if err := st.SetDropout(cfg.Dropout); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Embed > 0 {
 		e, err := NewEmbedCell(p, cell, cfg.Config.In)

@@ -23,9 +23,10 @@ import (
 // a Stack of cells the tape records runs on the tape (a Stack has no
 // hand-written kernel of its own, even when its cells have one).
 type Stack struct {
-	cells []graph.Cell
-	slots [][]int // slots[k][j]: the stack state of state j of cell k
-	sizes []int
+	cells   []graph.Cell
+	slots   [][]int // slots[k][j]: the stack state of state j of cell k
+	sizes   []int
+	dropout float64
 }
 
 var _ graph.Cell = (*Stack)(nil)
@@ -85,6 +86,18 @@ func NewStackOf(model string, p *params.Params, name string, cfg CellConfig, lay
 	return NewStack(cells...)
 }
 
+// SetDropout sets the rate of dropout (graph.Builder.Dropout) on the
+// output of each cell but the top one, as torch.nn.LSTM's dropout: on
+// while training, the identity in evaluation and use. rate is in [0, 1);
+// 0 (the default) is none.
+func (s *Stack) SetDropout(rate float64) error {
+	if !(rate >= 0 && rate < 1) {
+		return errors.Errorf("layers: dropout rate must be in [0, 1), got %g", rate)
+	}
+	s.dropout = rate
+	return nil
+}
+
 // Cells returns the stacked cells, bottom first.
 func (s *Stack) Cells() []graph.Cell { return append([]graph.Cell(nil), s.cells...) }
 
@@ -116,6 +129,9 @@ func (s *Stack) Step(b *graph.Builder, x *G.Node, state []*G.Node) []*G.Node {
 			return nil
 		}
 		x = next[0]
+		if s.dropout > 0 && k < len(s.cells)-1 {
+			x = b.Dropout(x, s.dropout)
+		}
 	}
 	return out
 }

@@ -40,6 +40,10 @@ type TrainSpec struct {
 	Hidden int
 	// Layers is the number of stacked cells (layers.NewStackOf). Default 1.
 	Layers int
+	// Dropout is the rate of dropout between stacked cells
+	// (layers.ModelConfig.Dropout, as torch.nn.LSTM's dropout); it needs
+	// Layers >= 2. 0 (the default): none.
+	Dropout float64
 	// Embed, when positive, gives the model a learned embedding of its
 	// input symbols of that width (layers.ModelConfig.Embed): the cells
 	// read embedding rows instead of one-hot inputs. 0 (the default): none.
@@ -137,6 +141,7 @@ type modelMeta struct {
 	Activation string       `json:"activation,omitempty"`
 	Hidden     int          `json:"hidden"`
 	Layers     int          `json:"layers,omitempty"` // 0 for one layer
+	Dropout    float64      `json:"dropout,omitempty"`
 	Embed      int          `json:"embed,omitempty"`
 	Rank       int          `json:"rank,omitempty"`
 	Order      int          `json:"order,omitempty"`
@@ -194,6 +199,10 @@ func (s *TrainSpec) defaults() error {
 		return errors.Errorf("layers must be positive, got %d", s.Layers)
 	case s.Embed < 0:
 		return errors.Errorf("embed must not be negative, got %d", s.Embed)
+	case !(s.Dropout >= 0 && s.Dropout < 1):
+		return errors.Errorf("dropout must be a rate in [0, 1), got %g", s.Dropout)
+	case s.Dropout > 0 && s.Layers < 2:
+		return errors.Errorf("dropout runs between stacked cells: it needs layers >= 2, got %d", s.Layers)
 	case s.Epochs < 0:
 		return errors.Errorf("epochs must be positive, got %d", s.Epochs)
 	case s.Batch < 0:
@@ -276,7 +285,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		return nil, err
 	}
 	mcfg := modelConfig(spec.Model, spec.cellConfig(task.In), spec.Layers, task)
-	mcfg.DType, mcfg.Embed = spec.DType, spec.Embed
+	mcfg.DType, mcfg.Embed, mcfg.Dropout = spec.DType, spec.Embed, spec.Dropout
 	if spec.Embed > 0 && mcfg.Input != layers.InputNextSymbol {
 		return nil, errors.Errorf("an embedding reads symbols: task %q is not a next-symbol task", task.Name)
 	}
@@ -304,7 +313,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 		}
 	}
 	meta := modelMeta{Model: spec.Model, Hidden: spec.Hidden, Task: task.Name, In: task.In, Out: task.Out,
-		Embed: spec.Embed, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags,
+		Dropout: spec.Dropout, Embed: spec.Embed, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags,
 		Seed: spec.Seed, Batch: spec.Batch, Chunk: spec.Chunk, Patience: spec.Patience, Optim: spec.Optim, DType: spec.DType}
 	if spec.Layers > 1 {
 		meta.Layers = spec.Layers

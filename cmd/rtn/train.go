@@ -25,6 +25,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation: tanh, symsigmoid or identity (rnn), tanh or identity (2rnn); default the cell's (tanh)")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units of each layer")
 	fs.IntVar(&spec.Layers, "layers", 1, "stacked cells (the output layer reads the top one)")
+	fs.Float64Var(&spec.Dropout, "dropout", 0, "dropout rate between stacked cells, as torch.nn.LSTM's (needs -layers >= 2; 0: none)")
 	fs.IntVar(&spec.Embed, "embed", 0, "width of a learned embedding of the input symbols (0: one-hot inputs)")
 	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
 	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
@@ -88,6 +89,10 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
 	case s.Layers <= 0 || s.Layers > maxLayers:
 		return usagef("-layers must be in [1, %d], got %d", maxLayers, s.Layers)
+	case !(s.Dropout >= 0 && s.Dropout < 1):
+		return usagef("-dropout must be a rate in [0, 1), got %g", s.Dropout)
+	case s.Dropout > 0 && s.Layers < 2:
+		return usagef("-dropout runs between stacked cells: it needs -layers >= 2, got %d", s.Layers)
 	case s.Embed < 0 || s.Embed > maxHidden:
 		return usagef("-embed must be in [0, %d], got %d", maxHidden, s.Embed)
 	case s.Epochs <= 0:
