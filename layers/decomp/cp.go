@@ -16,14 +16,11 @@ import (
 //	W[i_1, ..., i_N, j] = sum_r F_1[i_1, r] ... F_N[i_N, r] O[r, j],
 //
 // with factors <name>/F1 ... <name>/FN [d_k, R] and <name>/O [R, out]:
-// (N + out/sum d) R parameters instead of d_1 ... d_N out. Apply costs
-// R (d_1 + ... + d_N + out) multiplications per row.
+// (d_1 + ... + d_N + out) R parameters instead of d_1 ... d_N out. Apply
+// costs R (d_1 + ... + d_N + out) multiplications per row.
 type CP struct {
-	p     *params.Params
-	name  string
-	modes []int
-	out   int
-	rank  int
+	factors
+	rank int
 }
 
 var _ Weight = (*CP)(nil)
@@ -34,44 +31,23 @@ func NewCP(p *params.Params, name string, modes []int, out, rank int) (*CP, erro
 	if err := check("CP", modes, out, []int{rank}, 1); err != nil {
 		return nil, err
 	}
-	c := &CP{p: p, name: name, modes: slices.Clone(modes), out: out, rank: rank}
+	c := &CP{factors: factors{p: p, name: name, modes: slices.Clone(modes), out: out}, rank: rank}
 	for k, d := range modes {
-		if _, err := p.Add(c.factor(k), d, rank); err != nil {
+		if err := c.add(factor(k), d, rank); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := p.Add(c.Name("O"), rank, out); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, c.add("O", rank, out)
 }
 
-// Name is the full parameter name of a factor ("F1", ..., "O").
-func (c *CP) Name(f string) string { return c.name + "/" + f }
-
-func (c *CP) factor(k int) string { return c.Name(fmt.Sprintf("F%d", k+1)) }
-
-// Modes implements Weight.
-func (c *CP) Modes() []int { return slices.Clone(c.modes) }
-
-// Out implements Weight.
-func (c *CP) Out() int { return c.out }
+func factor(k int) string { return fmt.Sprintf("F%d", k+1) }
 
 // Rank is R.
 func (c *CP) Rank() int { return c.rank }
 
-// Names implements Weight: F1, ..., FN, O.
-func (c *CP) Names() []string {
-	var n []string
-	for k := range c.modes {
-		n = append(n, c.factor(k))
-	}
-	return append(n, c.Name("O"))
-}
-
 // Init implements Weight: an entry of W sums R products of N+1 factors.
 func (c *CP) Init(rng *rand.Rand, std float64) error {
-	return initAll(c.p, c.Names(), rng, factorStd(std, c.rank, len(c.modes)+1))
+	return initAll(c.p, c.names, rng, factorStd(std, c.rank, len(c.modes)+1))
 }
 
 // Apply implements Weight: (xs[0] F1 * ... * xs[N-1] FN) O, the products
@@ -82,7 +58,7 @@ func (c *CP) Apply(b *graph.Builder, xs ...*G.Node) *G.Node {
 	}
 	var z *G.Node
 	for k, x := range xs {
-		f := b.Mul(x, b.Param(c.p, c.factor(k)))
+		f := b.Mul(x, b.Param(c.p, c.Name(factor(k))))
 		if z == nil {
 			z = f
 		} else {
@@ -96,14 +72,14 @@ func (c *CP) Apply(b *graph.Builder, xs ...*G.Node) *G.Node {
 func (c *CP) Full() []float64 {
 	n := prod(c.modes)
 	w := make([]float64, n*c.out)
-	o := c.p.Data(c.Name("O"))
+	o := c.data("O")
 	idx := make([]int, len(c.modes))
 	for i := range n {
 		unravel(i, c.modes, idx)
 		for r := range c.rank {
 			v := 1.0
 			for k, ik := range idx {
-				v *= c.p.Data(c.factor(k))[ik*c.rank+r]
+				v *= c.data(factor(k))[ik*c.rank+r]
 			}
 			for j := range c.out {
 				w[i*c.out+j] += v * o[r*c.out+j]

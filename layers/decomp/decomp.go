@@ -33,6 +33,41 @@ type Weight interface {
 	Full() []float64
 }
 
+// factors is what the decompositions share: the set their factors live
+// in, their name prefix, the input modes, the output width and the
+// factors' names in order.
+type factors struct {
+	p     *params.Params
+	name  string
+	modes []int
+	out   int
+	names []string
+}
+
+// Name is the full parameter name of factor f ("F1", "C2", "G", ...).
+func (f *factors) Name(t string) string { return f.name + "/" + t }
+
+// Modes implements Weight.
+func (f *factors) Modes() []int { return slices.Clone(f.modes) }
+
+// Out implements Weight.
+func (f *factors) Out() int { return f.out }
+
+// Names implements Weight.
+func (f *factors) Names() []string { return slices.Clone(f.names) }
+
+// add adds the factor t of the given shape (zero) and records its name.
+func (f *factors) add(t string, shape ...int) error {
+	if _, err := f.p.Add(f.Name(t), shape...); err != nil {
+		return err
+	}
+	f.names = append(f.names, f.Name(t))
+	return nil
+}
+
+// data is factor t's values.
+func (f *factors) data(t string) []float64 { return f.p.Data(f.Name(t)) }
+
 // check validates modes, out and ranks.
 func check(kind string, modes []int, out int, ranks []int, nRanks int) error {
 	if len(modes) == 0 {

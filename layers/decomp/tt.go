@@ -21,10 +21,7 @@ import (
 // (an Einsum per mode after the first): r_{k-1} d_k r_k multiplications
 // per row for core k.
 type TT struct {
-	p     *params.Params
-	name  string
-	modes []int
-	out   int
+	factors
 	ranks []int
 }
 
@@ -37,49 +34,28 @@ func NewTT(p *params.Params, name string, modes []int, out int, ranks []int) (*T
 	if err := check("TT", modes, out, ranks, len(modes)); err != nil {
 		return nil, err
 	}
-	t := &TT{p: p, name: name, modes: slices.Clone(modes), out: out, ranks: slices.Clone(ranks)}
+	t := &TT{factors: factors{p: p, name: name, modes: slices.Clone(modes), out: out}, ranks: slices.Clone(ranks)}
 	for k, d := range modes {
 		shape := []int{d, ranks[0]}
 		if k > 0 {
 			shape = []int{ranks[k-1], d, ranks[k]}
 		}
-		if _, err := p.Add(t.core(k), shape...); err != nil {
+		if err := t.add(core(k), shape...); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := p.Add(t.Name("O"), ranks[len(ranks)-1], out); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return t, t.add("O", ranks[len(ranks)-1], out)
 }
 
-// Name is the full parameter name of a core ("C1", ..., "O").
-func (t *TT) Name(f string) string { return t.name + "/" + f }
-
-func (t *TT) core(k int) string { return t.Name(fmt.Sprintf("C%d", k+1)) }
-
-// Modes implements Weight.
-func (t *TT) Modes() []int { return slices.Clone(t.modes) }
-
-// Out implements Weight.
-func (t *TT) Out() int { return t.out }
+func core(k int) string { return fmt.Sprintf("C%d", k+1) }
 
 // Ranks lists r_1, ..., r_N.
 func (t *TT) Ranks() []int { return slices.Clone(t.ranks) }
 
-// Names implements Weight: C1, ..., CN, O.
-func (t *TT) Names() []string {
-	var n []string
-	for k := range t.modes {
-		n = append(n, t.core(k))
-	}
-	return append(n, t.Name("O"))
-}
-
 // Init implements Weight: an entry of W sums r_1 ... r_N products of N+1
 // cores' entries.
 func (t *TT) Init(rng *rand.Rand, std float64) error {
-	return initAll(t.p, t.Names(), rng, factorStd(std, prod(t.ranks), len(t.modes)+1))
+	return initAll(t.p, t.names, rng, factorStd(std, prod(t.ranks), len(t.modes)+1))
 }
 
 // Apply implements Weight: z = xs[0] C1, then z = einsum(br,bi,ris->bs;
@@ -88,9 +64,9 @@ func (t *TT) Apply(b *graph.Builder, xs ...*G.Node) *G.Node {
 	if !checkInputs(b, "TT", t.modes, xs) {
 		return nil
 	}
-	z := b.Mul(xs[0], b.Param(t.p, t.core(0)))
+	z := b.Mul(xs[0], b.Param(t.p, t.Name(core(0))))
 	for k := 1; k < len(xs); k++ {
-		z = b.Einsum("br,bi,ris->bs", z, xs[k], b.Param(t.p, t.core(k)))
+		z = b.Einsum("br,bi,ris->bs", z, xs[k], b.Param(t.p, t.Name(core(k))))
 	}
 	return b.Mul(z, b.Param(t.p, t.Name("O")))
 }
@@ -101,12 +77,12 @@ func (t *TT) Full() []float64 {
 	m := prod(t.modes)
 	w := make([]float64, m*t.out)
 	idx := make([]int, n)
-	o := t.p.Data(t.Name("O"))
+	o := t.data("O")
 	for i := range m {
 		unravel(i, t.modes, idx)
-		row := slices.Clone(t.p.Data(t.core(0))[idx[0]*t.ranks[0] : (idx[0]+1)*t.ranks[0]])
+		row := slices.Clone(t.data(core(0))[idx[0]*t.ranks[0] : (idx[0]+1)*t.ranks[0]])
 		for k := 1; k < n; k++ {
-			c, rp, d, r := t.p.Data(t.core(k)), t.ranks[k-1], t.modes[k], t.ranks[k]
+			c, rp, d, r := t.data(core(k)), t.ranks[k-1], t.modes[k], t.ranks[k]
 			next := make([]float64, r)
 			for a := range rp {
 				for s := range r {

@@ -20,10 +20,7 @@ import (
 // input (x_k U_k), takes their row-wise Kronecker product and applies the
 // core and V: r_1 ... r_N r_out multiplications per row for the core.
 type Tucker struct {
-	p     *params.Params
-	name  string
-	modes []int
-	out   int
+	factors
 	ranks []int // r_1, ..., r_N, r_out
 }
 
@@ -36,48 +33,27 @@ func NewTucker(p *params.Params, name string, modes []int, out int, ranks []int)
 	if err := check("Tucker", modes, out, ranks, len(modes)+1); err != nil {
 		return nil, err
 	}
-	t := &Tucker{p: p, name: name, modes: slices.Clone(modes), out: out, ranks: slices.Clone(ranks)}
+	t := &Tucker{factors: factors{p: p, name: name, modes: slices.Clone(modes), out: out}, ranks: slices.Clone(ranks)}
 	for k, d := range modes {
-		if _, err := p.Add(t.factor(k), d, ranks[k]); err != nil {
+		if err := t.add(tuckerFactor(k), d, ranks[k]); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := p.Add(t.Name("G"), ranks...); err != nil {
+	if err := t.add("G", ranks...); err != nil {
 		return nil, err
 	}
-	if _, err := p.Add(t.Name("V"), ranks[len(modes)], out); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return t, t.add("V", ranks[len(modes)], out)
 }
 
-// Name is the full parameter name of a factor ("U1", ..., "G", "V").
-func (t *Tucker) Name(f string) string { return t.name + "/" + f }
-
-func (t *Tucker) factor(k int) string { return t.Name(fmt.Sprintf("U%d", k+1)) }
-
-// Modes implements Weight.
-func (t *Tucker) Modes() []int { return slices.Clone(t.modes) }
-
-// Out implements Weight.
-func (t *Tucker) Out() int { return t.out }
+func tuckerFactor(k int) string { return fmt.Sprintf("U%d", k+1) }
 
 // Ranks lists r_1, ..., r_N, r_out.
 func (t *Tucker) Ranks() []int { return slices.Clone(t.ranks) }
 
-// Names implements Weight: U1, ..., UN, G, V.
-func (t *Tucker) Names() []string {
-	var n []string
-	for k := range t.modes {
-		n = append(n, t.factor(k))
-	}
-	return append(n, t.Name("G"), t.Name("V"))
-}
-
 // Init implements Weight: an entry of W sums r_1 ... r_out products of
 // N+2 factors.
 func (t *Tucker) Init(rng *rand.Rand, std float64) error {
-	return initAll(t.p, t.Names(), rng, factorStd(std, prod(t.ranks), len(t.modes)+2))
+	return initAll(t.p, t.names, rng, factorStd(std, prod(t.ranks), len(t.modes)+2))
 }
 
 // Apply implements Weight: Kron(xs[0] U1, ..., xs[N-1] UN) G V, with G
@@ -88,7 +64,7 @@ func (t *Tucker) Apply(b *graph.Builder, xs ...*G.Node) *G.Node {
 	}
 	var z *G.Node
 	for k, x := range xs {
-		f := b.Mul(x, b.Param(t.p, t.factor(k)))
+		f := b.Mul(x, b.Param(t.p, t.Name(tuckerFactor(k))))
 		if z == nil {
 			z = f
 		} else {
@@ -104,7 +80,7 @@ func (t *Tucker) Apply(b *graph.Builder, xs ...*G.Node) *G.Node {
 func (t *Tucker) Full() []float64 {
 	n := len(t.modes)
 	rin, rout := prod(t.ranks[:n]), t.ranks[n]
-	g, v := t.p.Data(t.Name("G")), t.p.Data(t.Name("V"))
+	g, v := t.data("G"), t.data("V")
 	m := prod(t.modes)
 	w := make([]float64, m*t.out)
 	idx, sdx := make([]int, n), make([]int, n)
@@ -114,7 +90,7 @@ func (t *Tucker) Full() []float64 {
 			unravel(s, t.ranks[:n], sdx)
 			u := 1.0
 			for k := range n {
-				u *= t.p.Data(t.factor(k))[idx[k]*t.ranks[k]+sdx[k]]
+				u *= t.data(tuckerFactor(k))[idx[k]*t.ranks[k]+sdx[k]]
 			}
 			for q := range rout {
 				for j := range t.out {

@@ -46,12 +46,7 @@ func NewCP2RNN(p *params.Params, name string, in, hidden, rank int, act activati
 		return nil, err
 	}
 	c := &CP2RNN{p: p, name: name, in: in, hidden: hidden, act: act, A: a}
-	for _, n := range []string{"b", "h0"} {
-		if _, err := p.Add(c.Name(n), hidden); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	return c, addAll(p, name, tensor{"b", []int{hidden}}, tensor{"h0", []int{hidden}})
 }
 
 // Name is the full parameter name of "b" or "h0".

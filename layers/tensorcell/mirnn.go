@@ -34,16 +34,9 @@ func NewMIRNN(p *params.Params, name string, in, hidden int) (*MIRNN, error) {
 		return nil, errors.Errorf("tensorcell: mirnn sizes must be positive, got in %d, hidden %d", in, hidden)
 	}
 	c := &MIRNN{p: p, name: name, in: in, hidden: hidden}
-	shapes := []struct {
-		n     string
-		shape []int
-	}{{"W", []int{in, hidden}}, {"U", []int{hidden, hidden}}, {"alpha", []int{hidden}}, {"beta1", []int{hidden}}, {"beta2", []int{hidden}}, {"b", []int{hidden}}, {"h0", []int{hidden}}}
-	for _, s := range shapes {
-		if _, err := p.Add(c.Name(s.n), s.shape...); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	h := []int{hidden}
+	return c, addAll(p, name, tensor{"W", []int{in, hidden}}, tensor{"U", []int{hidden, hidden}},
+		tensor{"alpha", h}, tensor{"beta1", h}, tensor{"beta2", h}, tensor{"b", h}, tensor{"h0", h})
 }
 
 // Name is the full parameter name of a tensor ("W", "U", "alpha", ...).

@@ -39,13 +39,7 @@ func NewMPSCell(p *params.Params, name string, in, bond int) (*MPSCell, error) {
 		return nil, errors.Errorf("tensorcell: mpscell sizes must be positive, got in %d, bond %d", in, bond)
 	}
 	c := &MPSCell{p: p, name: name, in: in, bond: bond}
-	if _, err := p.Add(c.Name("A"), bond, in*bond); err != nil {
-		return nil, err
-	}
-	if _, err := p.Add(c.Name("h0"), bond); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, addAll(p, name, tensor{"A", []int{bond, in * bond}}, tensor{"h0", []int{bond}})
 }
 
 // Name is the full parameter name of "A" or "h0".

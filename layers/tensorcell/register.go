@@ -42,41 +42,57 @@ func init() {
 			}
 		}
 		c, err := NewCP2RNN(p, name, cfg.In, cfg.Hidden, or(cfg.Rank, cfg.Hidden), act)
-		if err != nil {
-			return nil, err
-		}
-		return c, c.Init(rng)
+		return initialised(c, err, rng)
 	})
 	layers.RegisterCell("hotrnn", func(p *params.Params, name string, cfg layers.CellConfig, rng *rand.Rand) (graph.Cell, error) {
 		if err := cfg.CheckUnused("hotrnn", "activation"); err != nil {
 			return nil, err
 		}
 		c, err := NewHOTRNN(p, name, cfg.In, cfg.Hidden, or(cfg.Order, DefaultHOTOrder), or(cfg.Lags, DefaultHOTLags), or(cfg.Rank, DefaultHOTRank))
-		if err != nil {
-			return nil, err
-		}
-		return c, c.Init(rng)
+		return initialised(c, err, rng)
 	})
 	layers.RegisterCell("mirnn", func(p *params.Params, name string, cfg layers.CellConfig, rng *rand.Rand) (graph.Cell, error) {
 		if err := cfg.CheckUnused("mirnn", "activation", "rank", "order", "lags"); err != nil {
 			return nil, err
 		}
 		c, err := NewMIRNN(p, name, cfg.In, cfg.Hidden)
-		if err != nil {
-			return nil, err
-		}
-		return c, c.Init(rng)
+		return initialised(c, err, rng)
 	})
 	layers.RegisterCell("mpscell", func(p *params.Params, name string, cfg layers.CellConfig, rng *rand.Rand) (graph.Cell, error) {
 		if err := cfg.CheckUnused("mpscell", "activation", "rank", "order", "lags"); err != nil {
 			return nil, err
 		}
 		c, err := NewMPSCell(p, name, cfg.In, cfg.Hidden)
-		if err != nil {
-			return nil, err
-		}
-		return c, c.Init(rng)
+		return initialised(c, err, rng)
 	})
+}
+
+// tensor is a parameter of a cell: its name under the cell's and its
+// shape.
+type tensor struct {
+	name  string
+	shape []int
+}
+
+// addAll adds the tensors to p (zero), named name/t.name.
+func addAll(p *params.Params, name string, ts ...tensor) error {
+	for _, t := range ts {
+		if _, err := p.Add(name+"/"+t.name, t.shape...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// initialised returns c after initialising it from rng, or err.
+func initialised(c interface {
+	graph.Cell
+	Init(*rand.Rand) error
+}, err error, rng *rand.Rand) (graph.Cell, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c, c.Init(rng)
 }
 
 // or is v, or def when v is 0.
