@@ -35,8 +35,8 @@ type PFAConfig struct {
 	Train, Valid, Test int
 }
 
-// withDefaults fills the zero fields of c.
-func (c PFAConfig) withDefaults() PFAConfig {
+// WithDefaults returns c with its zero fields set to their defaults.
+func (c PFAConfig) WithDefaults() PFAConfig {
 	def := func(x *int, d int) {
 		if *x == 0 {
 			*x = d
@@ -75,7 +75,7 @@ func (c PFAConfig) withDefaults() PFAConfig {
 // it with PDFA.EntropyRate, the long-sequence limit, and with log V, the
 // uniform predictor's loss.
 func PFATask(cfg PFAConfig, rng *rand.Rand) (*Task, *PDFA, error) {
-	c := cfg.withDefaults()
+	c := cfg.WithDefaults()
 	if c.States < 1 || c.Symbols < 1 || c.MinLen < 1 || c.MaxLen < c.MinLen || c.Train < 1 {
 		return nil, nil, errors.Errorf("datasets: PFAConfig with States %d, Symbols %d, MinLen %d, MaxLen %d, Train %d: want States, Symbols, MinLen, Train >= 1 and MaxLen >= MinLen",
 			c.States, c.Symbols, c.MinLen, c.MaxLen, c.Train)

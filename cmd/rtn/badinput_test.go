@@ -54,6 +54,8 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-model must be one of 2rnn, cp2rnn, gru, hotrnn, lstm, mirnn, mpscell, rnn", "train", "-model", "transformer")
 	c(2, "-rank: layers: cell lstm has no rank to set", "train", "-model", "lstm", "-rank", "3")
 	c(2, "-dropout runs between stacked cells: it needs -layers >= 2", "train", "-dropout", "0.2")
+	c(1, "-model lstm -hidden 1024 -layers 2 (1.26e+07 parameters) needs about", "train", "-hidden", "1024", "-layers", "2")
+	c(1, "-model mpscell -hidden 1024 -layers 1 (5.25e+06 parameters) needs about", "train", "-model", "mpscell", "-hidden", "1024")
 	c(2, "-dropout must be a rate in [0, 1), got 1", "train", "-layers", "2", "-dropout", "1")
 	c(2, "-embed must be in [0, 4096], got -1", "train", "-embed", "-1")
 	c(2, "-order: ", "train", "-model", "hotrnn", "-order", "-1")

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rtnlab/rtn/bench"
+	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -163,12 +164,30 @@ func textFileStats(path string, progress io.Writer) (int64, int, error) {
 // trainDataCheck checks rtn train -data: every character becomes a
 // one-hot input of alphabet+1 values and a target, kept for training,
 // validation and test at once.
-func trainDataCheck(path string, progress io.Writer) error {
+func trainDataCheck(path string, progress io.Writer) (symbols int, err error) {
 	size, distinct, err := textFileStats(path, progress)
 	if err != nil {
-		return fmt.Errorf("-data: %v", err)
+		return 0, fmt.Errorf("-data: %v", err)
 	}
-	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
+	return distinct, needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
+}
+
+// trainModelCheck checks the model rtn train would build over symbols
+// symbols (sequences of at most maxLen): its parameters (layers.ModelConfig.Size),
+// each held eight times (the values, the gradient, Adam's two moments, the
+// best and last good copies, and the checkpoint's two), and a batch's
+// stored states and step caches, taken as 8 values of -hidden per layer
+// and step. A cell that registered no size is not checked.
+func trainModelCheck(s *runs.TrainSpec, symbols, maxLen int) error {
+	mc := layers.ModelConfig{Cell: s.Model, Config: layers.CellConfig{In: symbols + 1, Hidden: s.Hidden, Rank: s.Rank, Order: s.Order, Lags: s.Lags},
+		Layers: s.Layers, Out: symbols, Embed: s.Embed}
+	n, ok := mc.Size()
+	if !ok {
+		return nil
+	}
+	acts := float64(s.Batch) * float64(maxLen) * float64(s.Layers) * 8 * float64(s.Hidden)
+	what := fmt.Sprintf("-model %s -hidden %d -layers %d (%.3g parameters)", s.Model, s.Hidden, s.Layers, n)
+	return needMemory(what, float64s(8*n+acts))
 }
 
 // umpsDataCheck checks umps train -data on a file: each character is an

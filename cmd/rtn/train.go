@@ -8,6 +8,7 @@ import (
 	"math"
 	"text/tabwriter"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
@@ -55,10 +56,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
+	pfa := datasets.PFAConfig{}.WithDefaults()
+	symbols, maxLen := pfa.Symbols, pfa.MaxLen
 	if spec.DataFile != "" {
-		if err := trainDataCheck(spec.DataFile, spec.Progress); err != nil {
+		var err error
+		if symbols, err = trainDataCheck(spec.DataFile, spec.Progress); err != nil {
 			return err
 		}
+		maxLen = 1 // the lengths are not read here: the weights are checked
+	}
+	if err := trainModelCheck(&spec, symbols, maxLen); err != nil {
+		return err
 	}
 	rep, err := runs.Train(spec)
 	if err != nil {

@@ -67,6 +67,22 @@ func init() {
 	})
 }
 
+// The cells' parameter counts (layers.RegisterCellSize), defaults
+// applied as their factories apply them.
+func init() {
+	layers.RegisterCellSize("cp2rnn", func(c layers.CellConfig) float64 {
+		r := or(c.Rank, c.Hidden)
+		return float64(r*(2*c.Hidden+c.In) + 2*c.Hidden)
+	})
+	layers.RegisterCellSize("hotrnn", func(c layers.CellConfig) float64 {
+		p, l, r := or(c.Order, DefaultHOTOrder), or(c.Lags, DefaultHOTLags), or(c.Rank, DefaultHOTRank)
+		d := float64(l*c.Hidden + 1)
+		return float64(r)*d + float64(p-1)*float64(r*r)*d + float64(r*c.Hidden) + float64(c.In*c.Hidden+l*c.Hidden)
+	})
+	layers.RegisterCellSize("mirnn", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In + c.Hidden + 5)) })
+	layers.RegisterCellSize("mpscell", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In*c.Hidden + 1)) })
+}
+
 // tensor is a parameter of a cell: its name under the cell's and its
 // shape.
 type tensor struct {

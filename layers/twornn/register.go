@@ -34,3 +34,8 @@ func init() {
 		return c, c.Init(rng)
 	})
 }
+
+// The 2-RNN's parameter count (layers.RegisterCellSize): A and h0.
+func init() {
+	layers.RegisterCellSize("2rnn", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In*c.Hidden + 1)) })
+}
