@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/internal/docblocks"
 )
 
 // TestDocsMirrorExample checks that the Go code the README and
@@ -26,7 +28,10 @@ func TestDocsMirrorExample(t *testing.T) {
 		{"../docs/design.md", "## Define a new cell and train it", 2},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			blocks := goBlocks(t, tc.file, tc.section)
+			blocks, err := docblocks.Go(tc.file, tc.section)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(blocks) != tc.blocks {
 				t.Fatalf("%d Go blocks in %q, want %d", len(blocks), tc.section, tc.blocks)
 			}
@@ -34,54 +39,10 @@ func TestDocsMirrorExample(t *testing.T) {
 				t.Errorf("the block is not example_test.go from its imports on:\n%s", blocks[0])
 			}
 			for _, bl := range blocks {
-				if !strings.Contains(example, bl) && !strings.Contains(example, indent(bl)) {
+				if !docblocks.In(example, bl) {
 					t.Errorf("block not in example_test.go:\n%s", bl)
 				}
 			}
 		})
 	}
-}
-
-// goBlocks returns the ```go blocks of a Markdown file's section (from
-// its heading to the next heading of the same level), trimmed.
-func goBlocks(t *testing.T, file, heading string) []string {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	i := strings.Index(text, heading+"\n")
-	if i < 0 {
-		t.Fatalf("%s has no section %q", file, heading)
-	}
-	text = text[i+len(heading):]
-	if j := strings.Index(text, "\n## "); j >= 0 {
-		text = text[:j]
-	}
-	var blocks []string
-	for {
-		i := strings.Index(text, "```go\n")
-		if i < 0 {
-			return blocks
-		}
-		text = text[i+len("```go\n"):]
-		j := strings.Index(text, "```\n")
-		if j < 0 {
-			t.Fatalf("%s: unterminated Go block in %q", file, heading)
-		}
-		blocks = append(blocks, strings.TrimSpace(text[:j]))
-		text = text[j:]
-	}
-}
-
-// indent puts a tab before every line of s that is not empty.
-func indent(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "\t" + l
-		}
-	}
-	return strings.Join(lines, "\n")
 }
