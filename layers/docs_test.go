@@ -46,3 +46,28 @@ func TestDocsMirrorExample(t *testing.T) {
 		})
 	}
 }
+
+// TestDocsRegisterSection checks that the Go blocks of design.md's
+// section on registering and using a model are parts of example tests.
+func TestDocsRegisterSection(t *testing.T) {
+	var src strings.Builder
+	for _, f := range []string{"use_example_test.go", "tensorcell/example_test.go", "tensorcell/train_example_test.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	blocks, err := docblocks.Go("../docs/design.md", "## Register, stack, save and use a model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("%d Go blocks, want 2", len(blocks))
+	}
+	for _, bl := range blocks {
+		if !docblocks.In(src.String(), bl) {
+			t.Errorf("block not in an example test:\n%s", bl)
+		}
+	}
+}
