@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/internal/docblocks"
 )
 
 // TestDocsMirrorExample checks that the Go code the README and
@@ -26,7 +28,10 @@ func TestDocsMirrorExample(t *testing.T) {
 		{"../docs/design.md", "## Define a new cell and train it", 2},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			blocks := goBlocks(t, tc.file, tc.section)
+			blocks, err := docblocks.Go(tc.file, tc.section)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(blocks) != tc.blocks {
 				t.Fatalf("%d Go blocks in %q, want %d", len(blocks), tc.section, tc.blocks)
 			}
@@ -34,7 +39,7 @@ func TestDocsMirrorExample(t *testing.T) {
 				t.Errorf("the block is not example_test.go from its imports on:\n%s", blocks[0])
 			}
 			for _, bl := range blocks {
-				if !strings.Contains(example, bl) && !strings.Contains(example, indent(bl)) {
+				if !docblocks.In(example, bl) {
 					t.Errorf("block not in example_test.go:\n%s", bl)
 				}
 			}
@@ -42,46 +47,27 @@ func TestDocsMirrorExample(t *testing.T) {
 	}
 }
 
-// goBlocks returns the ```go blocks of a Markdown file's section (from
-// its heading to the next heading of the same level), trimmed.
-func goBlocks(t *testing.T, file, heading string) []string {
-	t.Helper()
-	b, err := os.ReadFile(file)
+// TestDocsRegisterSection checks that the Go blocks of design.md's
+// section on registering and using a model are parts of example tests.
+func TestDocsRegisterSection(t *testing.T) {
+	var src strings.Builder
+	for _, f := range []string{"use_example_test.go", "tensorcell/example_test.go", "tensorcell/train_example_test.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	blocks, err := docblocks.Go("../docs/design.md", "## Register, stack, save and use a model")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
-	i := strings.Index(text, heading+"\n")
-	if i < 0 {
-		t.Fatalf("%s has no section %q", file, heading)
+	if len(blocks) != 2 {
+		t.Fatalf("%d Go blocks, want 2", len(blocks))
 	}
-	text = text[i+len(heading):]
-	if j := strings.Index(text, "\n## "); j >= 0 {
-		text = text[:j]
-	}
-	var blocks []string
-	for {
-		i := strings.Index(text, "```go\n")
-		if i < 0 {
-			return blocks
-		}
-		text = text[i+len("```go\n"):]
-		j := strings.Index(text, "```\n")
-		if j < 0 {
-			t.Fatalf("%s: unterminated Go block in %q", file, heading)
-		}
-		blocks = append(blocks, strings.TrimSpace(text[:j]))
-		text = text[j:]
-	}
-}
-
-// indent puts a tab before every line of s that is not empty.
-func indent(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = "\t" + l
+	for _, bl := range blocks {
+		if !docblocks.In(src.String(), bl) {
+			t.Errorf("block not in an example test:\n%s", bl)
 		}
 	}
-	return strings.Join(lines, "\n")
 }

@@ -28,13 +28,15 @@ import (
 // task. The zero value trains an LSTM on the built-in task; each field's
 // comment gives its default.
 type TrainSpec struct {
-	// Model is a registered cell (layers.CellNames: rnn, lstm, gru, 2rnn
-	// and the cells a program registers). Default "lstm".
+	// Model is a registered cell (layers.CellNames: rnn, lstm, gru, 2rnn,
+	// cp2rnn, hotrnn, mirnn, mpscell and the cells a program registers).
+	// Default "lstm".
 	Model string
 	// Activation is the cell's nonlinearity (layers.CellConfig.Activation:
-	// tanh, symsigmoid or identity for rnn; tanh or identity for 2rnn). If
-	// Activation is "", it is the cell's default (tanh); a cell without one
-	// (lstm, gru) refuses any other value.
+	// tanh, symsigmoid or identity for rnn; tanh or identity for 2rnn and
+	// cp2rnn). If Activation is "", it is the cell's default (tanh); a cell
+	// without one (lstm, gru, hotrnn, mirnn, mpscell) refuses any other
+	// value.
 	Activation string
 	// Hidden is the number of hidden units of each layer. Default 32.
 	Hidden int

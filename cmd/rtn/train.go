@@ -23,7 +23,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		asJSON bool
 	)
 	fs.StringVar(&spec.Model, "model", "lstm", "registered cell: "+joinNames(layers.CellNames()))
-	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation: tanh, symsigmoid or identity (rnn), tanh or identity (2rnn); default the cell's (tanh)")
+	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation: tanh, symsigmoid or identity (rnn), tanh or identity (2rnn, cp2rnn); default the cell's (tanh)")
 	fs.IntVar(&spec.Hidden, "hidden", 32, "hidden units of each layer")
 	fs.IntVar(&spec.Layers, "layers", 1, "stacked cells (the output layer reads the top one)")
 	fs.Float64Var(&spec.Dropout, "dropout", 0, "dropout rate between stacked cells, as torch.nn.LSTM's (needs -layers >= 2; 0: none)")
