@@ -185,7 +185,7 @@ func (b *Builder) Const(v float64) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	return b.record(G.NewConstant(v), irInstr{op: opConst, f: v})
+	return b.record(G.NewConstant(v, G.In(b.g)), irInstr{op: opConst, f: v})
 }
 
 // Constant creates a constant tensor node of the given shape holding a
@@ -201,7 +201,7 @@ func (b *Builder) Constant(data []float64, shape ...int) *G.Node {
 	b.seq++
 	v := append([]float64(nil), data...)
 	t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))
-	n := G.NewConstant(t, G.WithName(fmt.Sprintf("const%v#%d", shape, b.seq)))
+	n := G.NewConstant(t, G.WithName(fmt.Sprintf("const%v#%d", shape, b.seq)), G.In(b.g))
 	return b.record(n, irInstr{op: opConstant, data: v})
 }
 

@@ -76,6 +76,10 @@ func tapeOpCases() []tapeOpCase {
 		{"concat-axis1", func(b *Builder, w func(string) *G.Node) *G.Node {
 			return b.Concat(1, w("a"), b.Mul(w("a"), w("m")), w("a"))
 		}},
+		{"constants-only-product", func(b *Builder, w func(string) *G.Node) *G.Node {
+			c := b.Mul(b.Constant([]float64{1, 2, 3, 4, 5, 6}, 3, 2), b.Constant([]float64{1, 0, -1, 2, 0.5, 1, 1, -2}, 2, 4))
+			return b.Add(b.Mul(c, b.Const(0.5)), w("a"))
+		}},
 		{"concat-constant", func(b *Builder, w func(string) *G.Node) *G.Node {
 			return b.Concat(1, b.Constant([]float64{1, 2, 3}, 3, 1), w("a"))
 		}},
