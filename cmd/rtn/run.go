@@ -17,7 +17,7 @@ type command struct {
 
 var commands = map[string]command{
 	"compare":   {"compare optimizers on a model: tuned learning rates, seeds, curves, shards", runCompare},
-	"train":     {"train a recurrent model (rnn, lstm, gru, 2rnn; stacked) on a built-in task or a text file", runTrain},
+	"train":     {"train a registered cell (rnn, lstm, gru, 2rnn, tensor cells; stacked) on a built-in task or a text file", runTrain},
 	"eval":      {"log-likelihood of data under a model trained by rtn train -out", runEval},
 	"sample":    {"draw strings from a model trained by rtn train -out", runSample},
 	"predict":   {"per-step next-symbol probabilities of a trained model, as CSV", runPredict},
@@ -25,9 +25,9 @@ var commands = map[string]command{
 	"version":   {"print the version", runVersion},
 	"pcnn":      {"train RNN / CNN / PCNN models with Riemannian metrics (Ollivier)", runPCNN},
 	"bench":     {"time training steps of the built-in models", runBench},
-	"umps":      {"u-MPS Born machines: train, sample, prob, complete, eval", runUMPS},
+	"umps":      {"u-MPS Born machines: train, sample, prob, complete, eval, score", runUMPS},
 	"pretrain":  {"linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti)", runPretrain},
-	"spectral":  {"learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD)", runSpectral},
+	"spectral":  {"learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD); predict, finetune", runSpectral},
 	"wfa":       {"weighted automata from strings: learn, score, finetune, rank, sample, minimize, dot, sweep", runWFA},
 }
 
