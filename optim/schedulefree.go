@@ -45,6 +45,17 @@ func EvalAt(opt Optimizer, p *params.Params, f func() error) error {
 	return err
 }
 
+// SetEvalPoint replaces p, the parameter set opt trains, by opt's
+// evaluation point when opt is an Averager, for a run that ends there
+// (training cannot continue from it); for other optimizers it does
+// nothing.
+func SetEvalPoint(opt Optimizer, p *params.Params) error {
+	if a, ok := opt.(Averager); ok {
+		return a.EvalParams(p, p.Clone())
+	}
+	return nil
+}
+
 // ScheduleFree is schedule-free AdamW (Defazio et al. 2024, "The Road
 // Less Scheduled", Algorithm 1, in the form of the authors' reference
 // code for the published experiments). Three sequences: z takes AdamW
