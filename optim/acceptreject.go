@@ -57,7 +57,10 @@ type AcceptReject struct {
 	saved    *params.Params // parameters before the step
 }
 
-var _ ProblemStepper = (*AcceptReject)(nil)
+var (
+	_ ProblemStepper = (*AcceptReject)(nil)
+	_ Averager       = (*AcceptReject)(nil)
+)
 
 // NewAcceptReject wraps inner, whose learning rate it controls.
 func NewAcceptReject(inner Optimizer, c AcceptRejectConfig) (*AcceptReject, error) {
@@ -87,6 +90,15 @@ func (a *AcceptReject) LearningRate() float64 { return a.inner.LearningRate() }
 
 // SetLearningRate implements Optimizer; it sets the inner optimizer's rate.
 func (a *AcceptReject) SetLearningRate(lr float64) { a.inner.SetLearningRate(lr) }
+
+// EvalParams implements Averager: the inner optimizer's evaluation point
+// when it is an Averager (schedule-free AdamW), p itself otherwise.
+func (a *AcceptReject) EvalParams(dst, p *params.Params) error {
+	if av, ok := a.inner.(Averager); ok {
+		return av.EvalParams(dst, p)
+	}
+	return dst.CopyFrom(p)
+}
 
 // Accepted is the number of steps kept so far.
 func (a *AcceptReject) Accepted() int { return a.accepted }

@@ -270,3 +270,30 @@ func TestAcceptRejectReset(t *testing.T) {
 			a.Accepted(), a.Rejected(), inner.State(), a.LearningRate(), lr)
 	}
 }
+
+// TestAcceptRejectEvalPoint checks that accept/reject around schedule-free
+// AdamW evaluates at the inner optimizer's average, and around another
+// optimizer at the parameters themselves.
+func TestAcceptRejectEvalPoint(t *testing.T) {
+	for _, name := range []string{"schedulefree", "adam"} {
+		inner := newOptimizer(t, name, Config{LR: 0.01})
+		ar := newAcceptReject(t, inner, AcceptRejectConfig{})
+		h := quadraticProblem(t)
+		stepProblem(t, ar, h, 5)
+		got, want := h.params.Like(), h.params.Clone()
+		if err := ar.EvalParams(got, h.params); err != nil {
+			t.Fatal(err)
+		}
+		if av, ok := inner.(Averager); ok {
+			if err := av.EvalParams(want, h.params); err != nil {
+				t.Fatal(err)
+			}
+			if msg := sameBits(want, h.params); msg == "" {
+				t.Fatalf("%s: the average equals the training point; the test cannot tell them apart", name)
+			}
+		}
+		if msg := sameBits(got, want); msg != "" {
+			t.Errorf("%s: evaluation point: %s", name, msg)
+		}
+	}
+}

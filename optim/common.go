@@ -83,6 +83,11 @@ type base struct {
 	decay   float64
 	slots   []string // per-element slots, e.g. {"m", "v"}
 	counted bool     // keep a step counter "t/<param>"
+	// extra are slots the optimizer sizes itself (a scalar, Shampoo's
+	// statistics), following slots in a kernel's s; extraShape gives the
+	// shape of one for a parameter of the given shape.
+	extra      []string
+	extraShape func(slot string, param []int) []int
 
 	state   *params.Params
 	views   map[string]*slotViews // per parameter, into state; rebuilt lazily
@@ -93,9 +98,18 @@ type base struct {
 // that a step does not look them up by name.
 type slotViews struct {
 	shape []int
-	bufs  [][]float64 // one per slot, in declaration order
+	bufs  [][]float64 // one per slot, then one per extra slot, in declaration order
 	t     []float64   // step counter, nil when not counted
 }
+
+// withExtra returns b with the extra slots names, shaped by shape.
+func (b base) withExtra(shape func(slot string, param []int) []int, names ...string) base {
+	b.extra, b.extraShape = names, shape
+	return b
+}
+
+// scalarSlot is an extraShape for slots of one value per parameter.
+func scalarSlot(string, []int) []int { return []int{1} }
 
 func newBase(name string, c Config, counted bool, slots ...string) base {
 	return base{name: name, lr: c.LR, clip: c.ClipNorm, decay: c.WeightDecay, slots: slots, counted: counted}
@@ -122,6 +136,13 @@ func (b *base) State() *params.Params {
 // applies k to every parameter in params.Names() order. On error nothing
 // has been modified.
 func (b *base) step(params, grads *params.Params, k kernel) error {
+	return b.stepViews(params, grads, func(_ string, p, g []float64, v *slotViews, t float64) { k(p, g, v.bufs, t) })
+}
+
+// stepViews is step for kernels that need the parameter's name or shape:
+// it validates, then calls k for every parameter with its effective
+// gradient, its state and its step count.
+func (b *base) stepViews(params, grads *params.Params, k func(name string, p, g []float64, v *slotViews, t float64)) error {
 	names := params.Names()
 	if err := b.check(names, params, grads); err != nil {
 		return err
@@ -138,7 +159,7 @@ func (b *base) step(params, grads *params.Params, k kernel) error {
 			v.t[0]++
 			t = v.t[0]
 		}
-		k(p, b.effective(n, p, grads.Data(n), scale), v.bufs, t)
+		k(n, p, b.effective(n, p, grads.Data(n), scale), v, t)
 	}
 	return nil
 }
@@ -269,6 +290,9 @@ func (b *base) viewsOf(name string, shape []int) *slotViews {
 	for _, s := range b.slots {
 		v.bufs = append(v.bufs, b.stateData(s+"/"+name, shape...))
 	}
+	for _, s := range b.extra {
+		v.bufs = append(v.bufs, b.stateData(s+"/"+name, b.extraShape(s, shape)...))
+	}
 	if b.counted {
 		v.t = b.stateData(stepSlot+"/"+name, 1)
 	}
@@ -338,12 +362,7 @@ func (b *base) hasSlot(slot string) bool {
 	if b.counted && slot == stepSlot {
 		return true
 	}
-	for _, s := range b.slots {
-		if s == slot {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(b.slots, slot) || slices.Contains(b.extra, slot)
 }
 
 // checkParamState checks that s holds every slot of parameter p with one
@@ -359,6 +378,16 @@ func (b *base) checkParamState(s *params.Params, p string) error {
 			return errors.Errorf("optim: %s: state tensor %q has shape %v, other slots of %q have %v", b.name, slot+"/"+p, sh, p, shape)
 		}
 		shape = sh
+	}
+	for _, slot := range b.extra {
+		key := slot + "/" + p
+		sh, want := s.Shape(key), b.extraShape(slot, shape)
+		switch {
+		case sh == nil:
+			return errors.Errorf("optim: %s: state lacks %q (state of another optimizer or configuration?)", b.name, key)
+		case !slices.Equal(sh, want):
+			return errors.Errorf("optim: %s: state tensor %q has shape %v, want %v for a parameter of shape %v (state of another configuration?)", b.name, key, sh, want, shape)
+		}
 	}
 	if !b.counted {
 		return nil

@@ -100,30 +100,70 @@ type GradientFree interface {
 
 // Config holds the hyperparameters shared by the registered optimizers;
 // each ignores the fields it does not use. The zero value is usable:
-// every field's default is given in its comment.
+// every field's default is given in its comment. docs/optimizers.md lists
+// which optimizer uses which field.
 type Config struct {
 	// LR is the learning rate. If LR is 0, it will be defaulted to the
 	// optimizer's customary value (sgd 0.01, adam 0.001, adamax 0.002,
-	// rmsprop 0.001, adagrad 0.01).
+	// rmsprop 0.001, adagrad 0.01, adamw 0.001, nadam 0.002, radam 0.001,
+	// lion 0.0001, schedulefree 0.0025, shampoo 0.001).
 	LR float64 `json:"lr,omitempty"`
 	// Momentum for sgd (0 = plain SGD). RMSProp uses it as well.
 	Momentum float64 `json:"momentum,omitempty"`
 	// Nesterov selects Nesterov momentum for sgd.
 	Nesterov bool `json:"nesterov,omitempty"`
-	// Beta1, Beta2 are Adam/Adamax moment decay rates. If 0, they will be
-	// defaulted to 0.9 and 0.999.
+	// Beta1, Beta2 are the decay rates of the first and second moment
+	// estimates (adam, adamax, adamw, nadam, radam, schedulefree,
+	// shampoo) or of lion's update interpolation and momentum. If 0, they
+	// will be defaulted to 0.9 and 0.999 (lion: 0.9 and 0.99, the
+	// paper's).
 	Beta1 float64 `json:"beta1,omitempty"`
 	Beta2 float64 `json:"beta2,omitempty"`
 	// Rho is RMSProp's squared-gradient decay. If 0, it will be defaulted to 0.9.
 	Rho float64 `json:"rho,omitempty"`
-	// Eps is the denominator guard. If 0, it will be defaulted to 1e-8.
+	// Eps is the denominator guard added to a root of the second moment
+	// (shampoo: of its Adam grafting). If 0, it will be defaulted to 1e-8.
 	Eps float64 `json:"eps,omitempty"`
-	// WeightDecay adds WeightDecay*param to the gradient (L2; for adam it
-	// is the coupled form, the decoupled one is AdamW-style and not offered).
+	// WeightDecay adds WeightDecay*param to the gradient before any other
+	// use of it (coupled L2 decay), in every optimizer. DecoupledDecay is
+	// the decoupled form.
 	WeightDecay float64 `json:"weight_decay,omitempty"`
 	// ClipNorm rescales the gradient so that its global norm is at most
 	// ClipNorm. If ClipNorm is 0, gradients are not clipped.
 	ClipNorm float64 `json:"clip_norm,omitempty"`
+	// DecoupledDecay is the decoupled weight decay λ of Loshchilov and
+	// Hutter (2019): each step also moves a parameter by −LR·λ times its
+	// value, apart from the gradient's normalisation (adamw, lion,
+	// shampoo; schedulefree at its gradient point y). If DecoupledDecay
+	// is 0, adamw uses 0.01 (torch.optim.AdamW's default; adamw without
+	// decay is adam) and the others no decay.
+	DecoupledDecay float64 `json:"decoupled_decay,omitempty"`
+	// MomentumDecay is NAdam's ψ: the momentum of step t is
+	// β1 (1 − 0.96^(tψ)/2). If MomentumDecay is 0, it will be defaulted
+	// to 0.004 (Dozat 2016, torch.optim.NAdam).
+	MomentumDecay float64 `json:"momentum_decay,omitempty"`
+	// WarmupSteps is schedulefree's built-in warm-up: the rate grows
+	// linearly over the first WarmupSteps steps, and the average's
+	// weights follow it. If WarmupSteps is 0, there is no warm-up.
+	WarmupSteps int `json:"warmup_steps,omitempty"`
+	// MaxPreconditionerDim is shampoo's largest block: a parameter, seen
+	// as a matrix, is split into blocks of at most MaxPreconditionerDim
+	// rows and columns, each with its own preconditioners. If it is 0,
+	// it will be defaulted to 128.
+	MaxPreconditionerDim int `json:"max_preconditioner_dim,omitempty"`
+	// PreconditionFrequency is the number of shampoo steps between two
+	// computations of the inverse roots (at steps 1, 1+F, 1+2F, ...).
+	// If it is 0, it will be defaulted to 20.
+	PreconditionFrequency int `json:"precondition_frequency,omitempty"`
+	// MatrixEps is added to the eigenvalues of shampoo's statistics
+	// before their inverse roots are taken. If MatrixEps is 0, it will
+	// be defaulted to 1e-12 (Distributed Shampoo's epsilon).
+	MatrixEps float64 `json:"matrix_eps,omitempty"`
+	// Grafting selects how shampoo sizes its steps: "adam" takes, per
+	// block, the direction of shampoo and the norm of Adam's step (as the
+	// AlgoPerf-winning Distributed Shampoo does); "none" takes shampoo's
+	// step as it is. If Grafting is empty, it will be defaulted to "adam".
+	Grafting string `json:"grafting,omitempty"`
 }
 
 // Factory builds an optimizer from a Config.

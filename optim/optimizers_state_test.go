@@ -100,9 +100,13 @@ func TestLoadStateForeign(t *testing.T) {
 	}
 	// Same optimizer, other configuration: the slots differ.
 	sameName := [][2]string{{"sgd+momentum", "sgd"}, {"rmsprop", "rmsprop+momentum"}, {"rmsprop+momentum", "rmsprop"}}
+	// adam, adamw and radam keep the same moments ("m", "v", "t"), so each
+	// accepts the others' state; a checkpoint names its optimizer, which
+	// Trainer.Resume checks.
+	sameSlots := map[string]bool{"adam": true, "adamw": true, "radam": true}
 	for _, from := range variants {
 		for _, to := range variants {
-			foreign := from.name != to.name && states[from.label].Len() > 0
+			foreign := from.name != to.name && states[from.label].Len() > 0 && !(sameSlots[from.name] && sameSlots[to.name])
 			for _, p := range sameName {
 				foreign = foreign || (p[0] == from.label && p[1] == to.label)
 			}
@@ -403,6 +407,18 @@ func TestConfigErrors(t *testing.T) {
 		{"rmsprop", Config{Rho: 1}, "optim: rho must be in (0, 1), got 1"},
 		{"rmsprop", Config{Momentum: 1}, "optim: momentum must be in [0, 1)"},
 		{"adagrad", Config{LR: math.Inf(1)}, "optim: lr must be positive and finite"},
+		{"adamw", Config{DecoupledDecay: -0.1}, "optim: decoupled decay must be >= 0"},
+		{"adamw", Config{Beta1: 1}, "optim: beta1 must be in [0, 1)"},
+		{"nadam", Config{MomentumDecay: -1}, "optim: momentum decay must be positive"},
+		{"radam", Config{Beta2: 1}, "optim: beta2 must be in [0, 1)"},
+		{"lion", Config{DecoupledDecay: math.Inf(1)}, "optim: decoupled decay must be >= 0 and finite"},
+		{"lion", Config{Beta2: 1.5}, "optim: beta2 must be in [0, 1)"},
+		{"schedulefree", Config{WarmupSteps: -1}, "optim: warmup steps must be >= 0"},
+		{"schedulefree", Config{Eps: math.NaN()}, "optim: eps must be positive"},
+		{"shampoo", Config{MaxPreconditionerDim: -2}, "optim: max preconditioner dim must be >= 1"},
+		{"shampoo", Config{PreconditionFrequency: -1}, "optim: precondition frequency must be >= 1"},
+		{"shampoo", Config{MatrixEps: -1}, "optim: matrix eps must be positive"},
+		{"shampoo", Config{Grafting: "sgd"}, `optim: grafting must be adam or none, got "sgd"`},
 		{"nosuch", Config{}, `optim: unknown optimizer "nosuch"`},
 	}
 	for _, tt := range tests {
@@ -414,7 +430,11 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	defaultLR := map[string]float64{"sgd": 0.01, "adam": 0.001, "adamax": 0.002, "rmsprop": 0.001, "adagrad": 0.01}
+	defaultLR := map[string]float64{"sgd": 0.01, "adam": 0.001, "adamax": 0.002, "rmsprop": 0.001, "adagrad": 0.01,
+		"adamw": 0.001, "nadam": 0.002, "radam": 0.001, "lion": 0.0001, "schedulefree": 0.0025, "shampoo": 0.001}
+	if len(defaultLR) != len(Names()) {
+		t.Errorf("registered %v, the test knows the default rates of %d", Names(), len(defaultLR))
+	}
 	for name, lr := range defaultLR {
 		o, err := New(name, Config{})
 		if err != nil {

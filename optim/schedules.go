@@ -271,11 +271,20 @@ func (s *ReduceOnPlateau) LoadState(st []float64) error {
 //	step[:STEPSIZE[:GAMMA]]                         e.g. step:10:0.5
 //	exp[:GAMMA]                                     e.g. exp:0.95 (also "exponential")
 //	plateau[:PATIENCE[:FACTOR[:THRESHOLD[:MINLR]]]] e.g. plateau:5:0.1
+//	warmup:W                                        linear warm-up over W epochs
+//	cosine:T[:FLOOR]                                cosine decay over T epochs to FLOOR x the rate
+//	linear:T[:FLOOR]                                linear decay over T epochs to FLOOR x the rate
+//	warmup:W+cosine:T[:FLOOR]                       warm-up, then cosine decay (also +linear)
 //
-// A schedule's Name is a spec that ParseSchedule turns back into it. The
-// error names the part of the spec that is wrong.
+// Lengths in epochs may be fractional (warmup:0.5); the last four set the
+// rate at every step (WarmupDecay). A schedule's Name is a spec that
+// ParseSchedule turns back into it. The error names the part of the spec
+// that is wrong.
 func ParseSchedule(spec string) (Schedule, error) {
 	kind, rest, _ := strings.Cut(spec, ":")
+	if kind == "warmup" || kind == "cosine" || kind == "linear" || strings.Contains(spec, "+") {
+		return parseWarmupDecay(spec)
+	}
 	var args []string
 	if rest != "" || strings.Contains(spec, ":") {
 		args = strings.Split(rest, ":")
@@ -300,7 +309,7 @@ func ParseSchedule(spec string) (Schedule, error) {
 		c := ReduceOnPlateauConfig{Patience: a.int(0), Factor: a.float(1, true), Threshold: a.float(2, false), MinLR: a.float(3, false)}
 		s, err = a.build(func() (Schedule, error) { return NewReduceOnPlateau(c) })
 	default:
-		return nil, errors.Errorf("optim: unknown schedule %q in %q (known: constant, step, exp, plateau)", kind, spec)
+		return nil, errors.Errorf("optim: unknown schedule %q in %q (known: constant, step, exp, plateau, warmup, cosine, linear)", kind, spec)
 	}
 	if err == nil {
 		err = a.check()

@@ -188,6 +188,12 @@ func TestParseSchedule(t *testing.T) {
 		{"plateau:5:0.1", "plateau:5:0.1:0:0"},
 		{"plateau:5:0.5:1e-3:1e-6", "plateau:5:0.5:0.001:1e-06"},
 		{"plateau", "plateau:10:0.1:0:0"},
+		{"warmup:5", "warmup:5"},
+		{"warmup:0.5", "warmup:0.5"},
+		{"cosine:30", "cosine:30:0"},
+		{"linear:10:0.1", "linear:10:0.1"},
+		{"warmup:2+cosine:30:0.05", "warmup:2+cosine:30:0.05"},
+		{"warmup:1.5+linear:8", "warmup:1.5+linear:8:0"},
 	}
 	for _, tt := range tests {
 		s, err := ParseSchedule(tt.spec)
@@ -209,7 +215,18 @@ func TestParseScheduleErrors(t *testing.T) {
 	tests := []struct {
 		spec, substr string
 	}{
-		{"cosine", `unknown schedule "cosine"`},
+		{"poly", `unknown schedule "poly"`},
+		{"cosine", "cosine needs its length in epochs (cosine:N)"},
+		{"warmup", "warmup needs its length"},
+		{"warmup:0", `warm-up epochs "0" is not positive`},
+		{"warmup:x", `warm-up epochs "x" is not a number`},
+		{"warmup:1:2", "2 parameters, at most 1"},
+		{"cosine:10:1", "floor must be in [0, 1), got 1"},
+		{"linear:10:-0.5", "floor must be in [0, 1)"},
+		{"cosine:inf", "positive, finite length"},
+		{"cosine:10+warmup:2", `"cosine:10" does not fit`},
+		{"warmup:1+step:10", `"step:10" does not fit`},
+		{"warmup:1+cosine:5+linear:5", "does not fit"},
 		{"constant:1", "takes no parameters"},
 		{"step:x:0.5", `step size "x" is not a positive integer`},
 		{"step:0", `step size "0" is not a positive integer`},

@@ -33,8 +33,9 @@ type TrainConfig struct {
 	// default batching: a Problem that implements Batcher gets the epoch's
 	// generator regardless.
 	NoShuffle bool
-	// Schedule sets the learning rate after each epoch. If Schedule is
-	// nil, the rate is constant (apart from plateau drops).
+	// Schedule sets the learning rate after each epoch, or before every
+	// step if it is a StepSchedule. If Schedule is nil, the rate is
+	// constant (apart from plateau drops).
 	Schedule Schedule
 	// Patience is the number of epochs without improvement of the best
 	// validation loss (the epoch's training loss when the Problem has no
@@ -285,6 +286,11 @@ type Trainer struct {
 	// the first epoch ends (NaN before the first step of a run).
 	firstLoss float64
 
+	// stepSched is cfg.Schedule if it is a StepSchedule, and baseLR the
+	// rate its factors multiply (saved in checkpoints).
+	stepSched StepSchedule
+	baseLR    float64
+
 	// Per Run.
 	cur curState
 }
@@ -318,7 +324,8 @@ func NewTrainer(p Problem, opt Optimizer, cfg TrainConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trainer{p: p, opt: opt, cfg: cfg, params: params, bestValid: math.Inf(1)}
+	t := &Trainer{p: p, opt: opt, cfg: cfg, params: params, bestValid: math.Inf(1), baseLR: opt.LearningRate()}
+	t.stepSched, _ = cfg.Schedule.(StepSchedule)
 	if t.metaJSON, err = json.Marshal(cfg.Meta); err != nil {
 		return nil, errors.Errorf("optim: TrainConfig.Meta cannot be encoded as JSON: %v", err)
 	}

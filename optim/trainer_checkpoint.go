@@ -16,8 +16,9 @@ import (
 // A training checkpoint is a params.SaveNPZ file with the sets "params"
 // (the current parameters), "best" (the best ones), "optim" (the
 // optimizer's State) and "trainer" (exact float state: "lr",
-// "best_valid", "elapsed", "history" [epochs, historyCols] and the
-// schedule's "schedule"), and with trainerMeta as meta.json.
+// "best_valid", "elapsed", "history" [epochs, historyCols], the
+// schedule's "schedule" and, with a StepSchedule, the base rate
+// "base_lr"), and with trainerMeta as meta.json.
 const trainerFormat = "rtn-trainer/1"
 
 // historyCols are the columns of the "history" tensor, one row per epoch.
@@ -75,6 +76,10 @@ func (t *Trainer) save(path string) error {
 			mustAdd(tr, "schedule", len(s))
 			copy(tr.Data("schedule"), s)
 		}
+	}
+	if t.stepSched != nil {
+		mustAdd(tr, "base_lr", 1)
+		tr.Data("base_lr")[0] = t.baseLR
 	}
 	sets := map[string]*params.Params{"params": t.params, "best": t.best, "optim": t.opt.State(), "trainer": tr}
 	return params.SaveNPZ(path, m, sets)
@@ -153,6 +158,7 @@ func (t *Trainer) Resume(path string) error {
 	copyParams(t.params, sets["params"]) // layouts checked above
 	copyParams(t.best, sets["best"])
 	t.opt.SetLearningRate(sc.lr)
+	t.baseLR = sc.baseLR
 	t.begun = true
 	t.epoch, t.step, t.bestEpoch, t.drops, t.sinceImprove = m.Epoch, m.Step, m.BestEpoch, m.Drops, m.SinceImprove
 	t.bestValid, t.elapsed, t.history = sc.bestValid, sc.elapsed, sc.history
@@ -162,6 +168,7 @@ func (t *Trainer) Resume(path string) error {
 // trainerScalars is the float state of a checkpoint.
 type trainerScalars struct {
 	lr, bestValid, elapsed float64
+	baseLR                 float64 // "base_lr", or lr when absent
 	schedule               []float64
 	history                []EpochStats
 }
@@ -188,7 +195,16 @@ func readTrainerSet(tr *params.Params, m trainerMeta) (trainerScalars, error) {
 		}
 		*s.dst = d[0]
 	}
-	if !(sc.lr > 0) || math.IsInf(sc.lr, 0) {
+	sc.baseLR = sc.lr
+	base := tr.Data("base_lr")
+	if base != nil {
+		if len(base) != 1 || !(base[0] > 0) || math.IsInf(base[0], 0) {
+			return sc, errors.Errorf("base learning rate %v is not one positive, finite value", base)
+		}
+		sc.baseLR = base[0]
+	}
+	// A step schedule's rate may have decayed to 0; other rates are positive.
+	if !(sc.lr > 0 || (base != nil && sc.lr == 0)) || math.IsInf(sc.lr, 0) {
 		return sc, errors.Errorf("learning rate %v is not positive and finite", sc.lr)
 	}
 	sc.schedule = tr.Data("schedule")

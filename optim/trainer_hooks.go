@@ -80,7 +80,9 @@ type State struct {
 	TrainLoss float64
 	// ValidLoss is the last epoch's validation loss (NaN if none).
 	ValidLoss float64
-	// LR is the learning rate the optimizer will use next.
+	// LR is the learning rate the optimizer will use next; with a
+	// StepSchedule, which sets the rate before each step, it is the rate
+	// of the step just taken.
 	LR float64
 	// BestValid and BestEpoch describe the best parameters so far (see
 	// Result).

@@ -91,8 +91,10 @@ func (t *Trainer) runEpoch() error {
 	}
 	c := &t.cur
 	c.batch, c.batches, c.sum, c.count = 0, len(batches), 0, 0
+	t.setStepRate(e, 0, len(batches))
 	c.batchLoss, c.lr, c.epochStart = math.NaN(), t.opt.LearningRate(), time.Now()
 	for i, b := range batches {
+		t.setStepRate(e, i, len(batches))
 		loss, err := t.trainStep(b)
 		if err != nil {
 			return err
@@ -110,6 +112,16 @@ func (t *Trainer) runEpoch() error {
 		return err
 	}
 	return t.runHooks(EpochEvent, &st)
+}
+
+// setStepRate sets the rate of step i of the n steps of 0-based epoch e
+// when the schedule is a StepSchedule.
+func (t *Trainer) setStepRate(e, i, n int) {
+	if t.stepSched == nil {
+		return
+	}
+	a, b := float64(e)+float64(i)/float64(n), float64(e)+float64(i+1)/float64(n)
+	t.opt.SetLearningRate(t.baseLR * t.stepSched.Factor(a, b))
 }
 
 // gradientFree returns the problem as an Evaluator when the optimizer
@@ -196,23 +208,8 @@ func (t *Trainer) nonFinite(what string, v, loss float64) *NonFiniteError {
 func (t *Trainer) endEpoch(e int) (EpochStats, error) {
 	c := &t.cur
 	st := EpochStats{Epoch: e + 1, Step: t.step, TrainLoss: c.sum / float64(c.count), ValidLoss: math.NaN(), LR: c.lr}
-	metric := st.TrainLoss
-	if t.valid != nil {
-		v, err := t.valid.ValidationLoss()
-		if err != nil {
-			return st, errors.Wrapf(err, "optim: validation loss after epoch %d", e+1)
-		}
-		if !finite64(v) {
-			return st, &NonFiniteError{Epoch: e + 1, Step: t.step, Loss: math.NaN(), What: "validation loss", Value: v}
-		}
-		st.ValidLoss, metric = v, v
-	}
-	if metric < t.bestValid-t.cfg.MinDelta {
-		copyParams(t.best, t.params)
-		t.bestValid, t.bestEpoch, t.sinceImprove = metric, e+1, 0
-		st.Best = true
-	} else if e+1 > t.cfg.Warmup {
-		t.sinceImprove++
+	if err := EvalAt(t.opt, t.params, func() error { return t.trackBest(e, &st) }); err != nil {
+		return st, err
 	}
 	lr := t.opt.LearningRate()
 	if t.cfg.Schedule != nil {
@@ -226,6 +223,7 @@ func (t *Trainer) endEpoch(e int) (EpochStats, error) {
 				return st, err
 			}
 			lr *= t.cfg.DropFactor
+			t.baseLR *= t.cfg.DropFactor
 			st.Dropped = true
 		}
 	}
@@ -236,6 +234,32 @@ func (t *Trainer) endEpoch(e int) (EpochStats, error) {
 	st.Elapsed = t.elapsed
 	t.history = append(t.history, st)
 	return st, nil
+}
+
+// trackBest validates the current parameters (at the optimizer's
+// evaluation point: see Averager) and keeps them if they are the best so
+// far, by validation loss or, without a Validator, by the epoch's
+// training loss.
+func (t *Trainer) trackBest(e int, st *EpochStats) error {
+	metric := st.TrainLoss
+	if t.valid != nil {
+		v, err := t.valid.ValidationLoss()
+		if err != nil {
+			return errors.Wrapf(err, "optim: validation loss after epoch %d", e+1)
+		}
+		if !finite64(v) {
+			return &NonFiniteError{Epoch: e + 1, Step: t.step, Loss: math.NaN(), What: "validation loss", Value: v}
+		}
+		st.ValidLoss, metric = v, v
+	}
+	if metric < t.bestValid-t.cfg.MinDelta {
+		copyParams(t.best, t.params)
+		t.bestValid, t.bestEpoch, t.sinceImprove = metric, e+1, 0
+		st.Best = true
+	} else if e+1 > t.cfg.Warmup {
+		t.sinceImprove++
+	}
+	return nil
 }
 
 // drop applies ResetOnDrop and RestoreOnDrop.

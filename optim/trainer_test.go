@@ -278,7 +278,24 @@ func trResumeCases() []trResumeCase {
 		return s
 	}
 	none := func(testing.TB) Schedule { return nil }
+	warmCosine := func(t testing.TB) Schedule {
+		s, err := ParseSchedule("warmup:1.5+cosine:3:0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	scheduleFree := func(t testing.TB) Optimizer {
+		o, err := New("schedulefree", Config{LR: 0.3, WarmupSteps: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
 	return []trResumeCase{
+		{"adam warm-up cosine drops", plain, adam, warmCosine,
+			TrainConfig{BatchSize: 8, Seed: 16, Patience: 1, MinDelta: 0.01, MaxDrops: 20}, true},
+		{"schedulefree", plain, scheduleFree, none, TrainConfig{BatchSize: 7, Seed: 17}, false},
 		{"sgd minibatches", plain, sgd, none, TrainConfig{BatchSize: 7, Seed: 11}, false},
 		{"adam plateau drops", plain, adam, plateau,
 			TrainConfig{BatchSize: 8, Seed: 12, Patience: 1, MinDelta: 0.01, MaxDrops: 20, ResetOnDrop: true}, true},

@@ -62,7 +62,9 @@ func setOption(st *compare.Setting, kv string) error {
 	}
 	c := &st.Config
 	floats := map[string]*float64{"lr": &c.LR, "momentum": &c.Momentum, "beta1": &c.Beta1, "beta2": &c.Beta2,
-		"rho": &c.Rho, "eps": &c.Eps, "wd": &c.WeightDecay, "clip": &c.ClipNorm}
+		"rho": &c.Rho, "eps": &c.Eps, "wd": &c.WeightDecay, "clip": &c.ClipNorm, "dwd": &c.DecoupledDecay,
+		"momentum_decay": &c.MomentumDecay, "matrix_eps": &c.MatrixEps}
+	ints := map[string]*int{"warmup_steps": &c.WarmupSteps, "block": &c.MaxPreconditionerDim, "precondition_every": &c.PreconditionFrequency}
 	switch {
 	case floats[k] != nil:
 		f, err := strconv.ParseFloat(v, 64)
@@ -70,6 +72,17 @@ func setOption(st *compare.Setting, kv string) error {
 			return usagef("%s must be a finite number >= 0, got %q", k, v)
 		}
 		*floats[k] = f
+	case ints[k] != nil:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("%s must be an integer >= 0, got %q", k, v)
+		}
+		*ints[k] = n
+	case k == "grafting":
+		if v != "adam" && v != "none" {
+			return usagef("grafting must be adam or none, got %q", v)
+		}
+		c.Grafting = v
 	case k == "nesterov" || k == "ar":
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -94,7 +107,7 @@ func setOption(st *compare.Setting, kv string) error {
 		}
 		st.Name = v
 	default:
-		return usagef("unknown key %q (known: lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as)", k)
+		return usagef("unknown key %q (known: lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, dwd, momentum_decay, warmup_steps, block, precondition_every, matrix_eps, grafting, schedule, ar, as)", k)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/optim"
 )
 
 // TestMain lets a test run the program in a separate process: the test
@@ -114,9 +116,13 @@ func TestCompareUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-optimizers", "sgd,lbfgs"}, "unknown optimizer \"lbfgs\" (known: adagrad, adam, adamax, momentum, nesterov, riemann, rmsprop, sgd)"},
+		{[]string{"-optimizers", "sgd,lbfgs"}, "unknown optimizer \"lbfgs\" (known: adagrad, adam, adamax, adamw, lion, momentum, nadam, nesterov, radam, riemann, rmsprop, schedulefree, sgd, shampoo)"},
 		{[]string{"-optimizers", "adam,adam"}, "as=LABEL"},
 		{[]string{"-optimizers", "adam:beta9=1"}, "unknown key"},
+		{[]string{"-optimizers", "shampoo:grafting=sgd"}, "grafting must be adam or none"},
+		{[]string{"-optimizers", "shampoo:block=2.5"}, "block must be an integer >= 0"},
+		{[]string{"-optimizers", "adamw:dwd=-1"}, "dwd must be a finite number >= 0"},
+		{[]string{"-optimizers", "adam:schedule=warmup:2+step:3"}, `"step:3" does not fit`},
 		{[]string{"-lr-grid", "1:0.1:3"}, "-lr-grid"},
 		{[]string{"-seeds", "0"}, "-seeds"},
 		{[]string{"-shard", "4/3"}, "-shard"},
@@ -201,5 +207,25 @@ func TestCompareWFAInputs(t *testing.T) {
 	writeSample(t, dir, "train", 300, 2) // the same path, other strings
 	if _, stderr, code := invoke(append(slices.Clone(base), "-out", out)...); code != 1 || !strings.Contains(stderr, "describes another comparison") {
 		t.Errorf("resume after the data changed: exit %d, %q", code, stderr)
+	}
+}
+
+// TestParseOptimizersNewKeys checks that every key of the newer
+// optimizers lands in its Config field.
+func TestParseOptimizersNewKeys(t *testing.T) {
+	got, err := parseOptimizers("adamw:dwd=0.1,nadam:momentum_decay=0.01,schedulefree:warmup_steps=50:schedule=warmup:1+cosine:9:0.1," +
+		"shampoo:block=64:precondition_every=5:matrix_eps=1e-10:grafting=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []optim.Config{{DecoupledDecay: 0.1}, {MomentumDecay: 0.01}, {WarmupSteps: 50},
+		{MaxPreconditionerDim: 64, PreconditionFrequency: 5, MatrixEps: 1e-10, Grafting: "none"}}
+	for i, st := range got {
+		if st.Config != want[i] {
+			t.Errorf("%s: config %+v, want %+v", st.Name, st.Config, want[i])
+		}
+	}
+	if got[2].Schedule != "warmup:1+cosine:9:0.1" {
+		t.Errorf("schedulefree: schedule %q", got[2].Schedule)
 	}
 }

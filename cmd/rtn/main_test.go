@@ -41,7 +41,7 @@ func TestGolden(t *testing.T) {
 		{"train-bad-optimizer", []string{"train", "-optimizer", "lbfgs"}, 2},
 		{"train-bad-flag", []string{"train", "-hiden", "3"}, 2},
 		{"train-bad-activation", []string{"train", "-model", "rnn", "-activation", "relu"}, 2},
-		{"train-bad-schedule", []string{"train", "-schedule", "cosine"}, 2},
+		{"train-bad-schedule", []string{"train", "-schedule", "poly:2"}, 2},
 		{"train-huge-hidden", []string{"train", "-hidden", "100000000"}, 2},
 		{"train-nan-lr", []string{"train", "-lr", "NaN"}, 2},
 		{"train-momentum-adam", []string{"train", "-momentum", "0.9"}, 2},

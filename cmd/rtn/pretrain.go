@@ -33,7 +33,7 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Optimizer, "optimizer", "adam", "optimizer: "+joinNames(optim.Names()))
 	fs.Float64Var(&spec.Optim.LR, "lr", 0.005, "learning rate")
 	fs.Float64Var(&spec.Optim.Momentum, "momentum", 0, "momentum (sgd, rmsprop)")
-	fs.StringVar(&spec.Schedule, "schedule", "step:15:0.2", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
+	fs.StringVar(&spec.Schedule, "schedule", "step:15:0.2", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F, warmup:W, cosine:T[:F], linear:T[:F], warmup:W+cosine:T[:F] (epochs)")
 	fs.Float64Var(&spec.Optim.ClipNorm, "clip", 5, "clip gradients to this global norm (0: off)")
 	fs.IntVar(&spec.Batch, "batch", 4, "minibatch size in sequences")
 	fs.IntVar(&spec.Chunk, "chunk", 100, "truncated-BPTT length")

@@ -204,7 +204,7 @@ func optimizerFlags(fs *flag.FlagSet, name *string, c *optim.Config, schedule *s
 	fs.BoolVar(&c.Nesterov, "nesterov", false, "Nesterov momentum (sgd)")
 	fs.Float64Var(&c.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
 	fs.Float64Var(&c.WeightDecay, "weight-decay", 0, "L2 weight decay")
-	fs.StringVar(schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F")
+	fs.StringVar(schedule, "schedule", "", "learning-rate schedule: constant, step:N:G, exp:G, plateau:P:F, warmup:W, cosine:T[:F], linear:T[:F], warmup:W+cosine:T[:F] (epochs)")
 }
 
 // checkOptimizerFlags is the usage error of the flags optimizerFlags

@@ -333,3 +333,33 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+// sameTest is linReg whose test set is its validation set.
+type sameTest struct{ *linReg }
+
+func (s sameTest) TestLoss() (float64, error) { return s.ValidationLoss() }
+
+// TestAveragerEvaluatedAtAverage stops schedule-free runs mid-epoch and
+// at epoch ends: the validation loss they report must be that of the
+// parameters they leave (the average x, or the best parameters), which
+// the test loss measures on the same data.
+func TestAveragerEvaluatedAtAverage(t *testing.T) {
+	for _, steps := range []int{7, 10} { // 5 steps per epoch: mid-epoch, then an epoch end
+		c := Config{
+			Problem: func(seed uint64) (optim.Problem, error) {
+				p, err := newLinReg(seed)
+				return sameTest{p.(*linReg)}, err
+			},
+			Settings:  []Setting{{Optimizer: "schedulefree"}},
+			Seeds:     []uint64{1},
+			LRGrid:    []float64{0.1},
+			Budget:    Budget{Steps: steps},
+			BatchSize: 5,
+			EvalEvery: 1,
+		}
+		o := mustRun(t, c).Runs[0]
+		if o.Status != OK || o.ValidLoss != o.TestLoss {
+			t.Errorf("%d steps: %v, validation loss %v but the parameters left score %v", steps, o.Status, o.ValidLoss, o.TestLoss)
+		}
+	}
+}

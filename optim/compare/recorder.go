@@ -7,6 +7,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/params"
 )
 
 // errStop ends a run at its Steps or Seconds budget.
@@ -26,9 +27,11 @@ func (d *divergence) Error() string {
 }
 
 // recorder is the Trainer hook of one run: it records the curve, detects
-// divergence and enforces the Steps and Seconds budgets.
+// divergence and enforces the Steps and Seconds budgets. It validates at
+// the optimizer's evaluation point (optim.EvalAt), as the Trainer does.
 type recorder struct {
 	c     Config
+	opt   optim.Optimizer
 	valid optim.Validator // nil without a validation set
 	curve []Point
 
@@ -39,8 +42,8 @@ type recorder struct {
 	kept    float64 // validation loss of the parameters kept at a budget stop
 }
 
-func newRecorder(c Config, p optim.Problem) *recorder {
-	r := &recorder{c: c, kept: math.NaN()}
+func newRecorder(c Config, p optim.Problem, opt optim.Optimizer) *recorder {
+	r := &recorder{c: c, opt: opt, kept: math.NaN()}
 	r.valid, _ = p.(optim.Validator)
 	if vc, ok := p.(optim.ValidationChecker); ok && !vc.HasValidation() {
 		r.valid = nil
@@ -48,13 +51,15 @@ func newRecorder(c Config, p optim.Problem) *recorder {
 	return r
 }
 
-// validate returns the validation loss of the current parameters (NaN
-// without a validation set).
-func (r *recorder) validate() (float64, error) {
+// validate returns the validation loss of the current parameters p at
+// the optimizer's evaluation point (NaN without a validation set).
+func (r *recorder) validate(p *params.Params) (float64, error) {
 	if r.valid == nil {
 		return math.NaN(), nil
 	}
-	return r.valid.ValidationLoss()
+	var v float64
+	err := optim.EvalAt(r.opt, p, func() (err error) { v, err = r.valid.ValidationLoss(); return err })
+	return v, err
 }
 
 func (r *recorder) hook(s *optim.State) error {
@@ -88,7 +93,7 @@ func (r *recorder) hook(s *optim.State) error {
 		return nil
 	}
 	if (r.c.EvalEvery > 0 && s.Step%r.c.EvalEvery == 0) || stop {
-		v, err := r.validate()
+		v, err := r.validate(s.Params)
 		if err != nil {
 			return err
 		}
@@ -125,7 +130,8 @@ func (r *recorder) epoch(s *optim.State) error {
 }
 
 // stop ends the run mid-epoch with validation loss v at the current
-// parameters: it keeps them or the best ones, whichever validates lower.
+// parameters' evaluation point: it keeps that point or the best
+// parameters, whichever validates lower.
 func (r *recorder) stop(s *optim.State, v float64) error {
 	r.kept = v
 	if r.valid != nil && s.BestValid <= v {
@@ -133,6 +139,10 @@ func (r *recorder) stop(s *optim.State, v float64) error {
 			return err
 		}
 		r.kept = s.BestValid
+		return errStop
+	}
+	if err := optim.SetEvalPoint(r.opt, s.Params); err != nil {
+		return err
 	}
 	return errStop
 }

@@ -178,7 +178,7 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	rec := newRecorder(c, p)
+	rec := newRecorder(c, p, opt)
 	epochs := c.Budget.Epochs
 	if epochs == 0 {
 		epochs = math.MaxInt32
