@@ -14,6 +14,7 @@ import (
 
 	"github.com/pkg/errors"
 	"github.com/rtnlab/rtn/internal/report"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // Row is one line of the reproduction summary: a figure the paper
@@ -96,7 +97,7 @@ func Sections() []string {
 type ReproduceConfig struct {
 	Quick    bool
 	Only     []string // section names; empty means all
-	Out      string   // output directory; summary.csv and summary.json go there
+	Out      string   // output directory; summary.csv and summary.json go there; locked for the run (runs.LockOutputs)
 	Seed     uint64   // default 1
 	Jobs     int      // independent runs a section may train at once; default 1
 	Log      io.Writer
@@ -123,6 +124,11 @@ func Reproduce(cfg ReproduceConfig) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := runs.LockOutputs([]string{cfg.Out}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	start := time.Now()
 	sum := &Summary{Quick: cfg.Quick, Seed: cfg.Seed}
 	for _, s := range run {

@@ -8,4 +8,9 @@
 // layers with the optimizers of optim, and returns a report whose JSON
 // fields are the command's -json output. A Go program can script the
 // same runs the command line makes.
+//
+// A driver that writes files locks its output directory or files before
+// any work and until it returns (LockOutputs): a second run on the same
+// output, in this process or another, fails with a *LockedError naming
+// the first.
 package runs

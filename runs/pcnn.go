@@ -210,6 +210,11 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	if err := spec.defaults(); err != nil {
 		return nil, err
 	}
+	lock, err := LockOutputs([]string{spec.Out}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	wm, err := pcnn.ParseWriting(spec.Writing)
 	if err != nil {
 		return nil, err

@@ -186,6 +186,11 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 	if err := spec.defaults(); err != nil {
 		return nil, err
 	}
+	lock, err := LockOutputs([]string{spec.Out}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	task, err := LoadPianoTask(spec.Data, spec.DataDir, spec.Synthetic, spec.Seed)
 	if err != nil {
 		return nil, err

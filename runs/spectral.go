@@ -110,6 +110,11 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	if !slices.Contains(SpectralMethods, spec.Method) {
 		return nil, errors.Errorf("runs: unknown spectral method %q (want one of %v)", spec.Method, SpectralMethods)
 	}
+	lock, err := lockModel(spec.SaveModel, spec.SaveData)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	prob, err := spectralProblem(spec)
 	if err != nil {
 		return nil, err

@@ -81,6 +81,11 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 	if !slices.Contains(SpectralDataMethods, spec.Method) {
 		return nil, errors.Errorf("runs: unknown spectral method %q for data (want one of %v)", spec.Method, SpectralDataMethods)
 	}
+	lock, err := lockModel(spec.SaveModel, "")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,11 @@ type tuneMeta struct {
 // parameters with the best validation MSE.
 func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	defaultTune(&spec)
+	lock, err := LockOutputs([]string{spec.Out}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	r, _, err := spectral.LoadModel(spec.Model)
 	if err != nil {
 		return nil, err

@@ -282,6 +282,11 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if err := spec.defaults(); err != nil {
 		return nil, err
 	}
+	lock, err := LockOutputs([]string{spec.Out}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	task, err := LoadTask(spec.Task, spec.DataFile, spec.Seed)
 	if err != nil {
 		return nil, err

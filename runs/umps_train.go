@@ -70,6 +70,11 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if spec.Format != nil && !(spec.ValidFrac > 0 && spec.ValidFrac < 1) {
 		return nil, errors.Errorf("validation fraction %v, want in (0, 1)", spec.ValidFrac)
 	}
+	lock, err := LockOutputs([]string{spec.Out}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	// The bond rule reads its own sample of the file, before the training
 	// strings are read, so the two are never held at once. It has its own
 	// generator (BondRule.WFA.Seed), so a run with the bond it chooses

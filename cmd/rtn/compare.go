@@ -105,6 +105,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("-out", *out); err != nil {
 		return err
 	}
+	lock, err := runs.LockOutputs([]string{*out}, nil)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	spec.Log = stderr
 	factory, spec, err := runs.CompareProblem(spec)
 	if err != nil {
@@ -145,11 +150,15 @@ func runCompareMerge(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = dirs[0]
 	}
-	res, err := compare.Merge(dirs...)
+	// The shards are locked too: a shard still running is refused, not
+	// merged half done.
+	lock, err := runs.LockOutputs(append([]string{*out}, dirs...), nil)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	defer lock.Release()
+	res, err := compare.Merge(dirs...)
+	if err != nil {
 		return err
 	}
 	return writeCompare(res, *out, *asJSON, stdout)

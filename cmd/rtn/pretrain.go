@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -53,6 +52,11 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
+	lock, err := runs.LockOutputs([]string{spec.Out}, nil)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	spec.NoTrain = spec.Epochs == 0
 	if !quiet && isTerminal(stderr) {
 		spec.Progress = stderr
@@ -72,9 +76,6 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 		reps = append(reps, rep)
 	}
 	if out != "" && len(reps) > 1 {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
 		if err := runs.WritePretrainCurves(out, reps); err != nil {
 			return err
 		}

@@ -47,6 +47,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("unknown command %q (run rtn help)", name)
 	}
+	// A bad RTN_MEMORY_LIMIT is refused by every command that could
+	// check memory, whether or not the run at hand gets to a check.
+	if name != "version" {
+		if _, _, err := envMemoryLimit(); err != nil {
+			return err
+		}
+	}
 	return c.run(args[1:], stdout, stderr)
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -261,9 +260,11 @@ func runSpectralSweep(sw runs.SweepSpec, rankList []int, out string, quiet, resu
 	if !quiet {
 		sw.Log = stderr
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	lock, err := runs.LockOutputs([]string{out}, nil)
+	if err != nil {
 		return err
 	}
+	defer lock.Release()
 	sweepCSV, ranksCSV := filepath.Join(out, "sweep.csv"), filepath.Join(out, "ranks.csv")
 	if resume {
 		var err error

@@ -16,6 +16,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	jreport "github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/runs"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
 )
@@ -183,6 +184,11 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput("-out", *out, *train); err != nil {
 		return err
 	}
+	lock, err := runs.LockOutputs(nil, []string{*out})
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	s, err := in.readTrain(*train, cfg)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	jreport "github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
 )
@@ -52,6 +53,11 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := checkWFAFinetuneOutputs(&cfg, *out, in.model, *train); err != nil {
 		return err
 	}
+	lock, err := runs.LockOutputs(nil, []string{*out, cfg.Train.CheckpointPath, cfg.Train.MetricsPath})
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	m, err := in.load()
 	if err != nil {
 		return err

@@ -1,0 +1,7 @@
+//go:build !unix || openbsd
+
+package main
+
+// addressSpaceLimit is unknown (0) where the syscall package reads no
+// RLIMIT_AS.
+func addressSpaceLimit() memorySource { return memorySource{} }
