@@ -182,17 +182,21 @@ type benchmark struct {
 	f64   bool // runs float64 only
 }
 
-var benchmarks = []benchmark{
-	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }, false},
-	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }, false},
-	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }, false},
-	{"ugru-step", func(c Config) (*Prepared, error) { return sequenceStep("ugru", c) }, false},
-	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }, false},
-	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }, true},
-	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }, true},
-	{"wfa-n50-step", func(c Config) (*Prepared, error) { return wfaStep(50, c) }, true},
-	{"wfa-n150-step", func(c Config) (*Prepared, error) { return wfaStep(150, c) }, true},
-}
+// benchmarks lists rtn bench's benchmarks in the order Run runs them:
+// one per sequence model (seqModels), then the u-MPS and WFA steps.
+var benchmarks = func() []benchmark {
+	var bs []benchmark
+	for _, m := range seqModels {
+		bs = append(bs, benchmark{m.name + "-step", func(c Config) (*Prepared, error) { return sequenceStep(m, c) }, false})
+	}
+	for _, d := range []int{20, 50} {
+		bs = append(bs, benchmark{fmt.Sprintf("umps-d%d-step", d), func(c Config) (*Prepared, error) { return umpsStep(d, c) }, true})
+	}
+	for _, n := range []int{50, 150} {
+		bs = append(bs, benchmark{fmt.Sprintf("wfa-n%d-step", n), func(c Config) (*Prepared, error) { return wfaStep(n, c) }, true})
+	}
+	return bs
+}()
 
 // Float64Only lists the benchmarks that run in float64 only.
 func Float64Only() []string {

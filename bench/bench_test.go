@@ -198,7 +198,12 @@ func TestReportJSON(t *testing.T) {
 // The targets are the next inputs, held once.
 func TestFramesShareMemory(t *testing.T) {
 	k := 0.0
-	xs, ys := frames(4, 2, 3, func() float64 { k++; return k })
+	xs, ys := frames(4, 2, 3, func(row []float64) {
+		for i := range row {
+			k++
+			row[i] = k
+		}
+	})
 	if len(xs) != 4 || len(ys) != 4 {
 		t.Fatalf("%d inputs, %d targets, want 4", len(xs), len(ys))
 	}
