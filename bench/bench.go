@@ -20,9 +20,11 @@ import (
 type Config struct {
 	// Batch is the minibatch size (sequences or strings). Default 32.
 	Batch int
-	// Hidden is the number of hidden units of rnn, lstm and gru. Default 100.
+	// Hidden is the number of hidden units of rnn, lstm, gru, ugru,
+	// cp2rnn (whose CP rank it is too), hotrnn, hotrnn3 and mirnn. Default
+	// 100.
 	Hidden int
-	// In is the input and output width of rnn, lstm and gru. Default 88
+	// In is the input and output width of the same models. Default 88
 	// (piano rolls).
 	In int
 	// Steps is the sequence length T. Default 100.
@@ -101,8 +103,9 @@ func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
 type Result struct {
 	// Name is the benchmark (rnn-step, lstm-step, ...).
 	Name string `json:"name"`
-	// Model is the model it trains (rnn, lstm, gru, 2rnn, umps-d20, umps-d50,
-	// wfa-n50, wfa-n150).
+	// Model is the model it trains (rnn, lstm, gru, ugru, 2rnn, cp2rnn,
+	// hotrnn, hotrnn3, mirnn, mpscell, umps-d20, umps-d50, wfa-n50,
+	// wfa-n150).
 	Model string `json:"model"`
 	// Steps is the sequence length T and Batch the batch size.
 	Steps int `json:"steps"`
