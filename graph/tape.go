@@ -708,9 +708,7 @@ func put[F Float](dst, src []F, acc bool) {
 		copy(dst, src)
 		return
 	}
-	for i, s := range src[:len(dst)] {
-		dst[i] += s
-	}
+	addInto(dst, src)
 }
 
 // copyRows copies a [rows, cols] matrix stored with row stride lds into
