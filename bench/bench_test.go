@@ -57,6 +57,35 @@ func BenchmarkStep(b *testing.B) {
 	}
 }
 
+// BenchmarkStepTape times the steps of the cells that have a kernel (rnn,
+// lstm, gru, 2rnn) on the tape instead (rtn bench -executor tape), at
+// T = 100 in float64, to profile the tape against the kernels:
+//
+//	go test -run X -bench 'StepTape/^2rnn-step$' -cpuprofile cpu.out ./bench
+func BenchmarkStepTape(b *testing.B) {
+	for _, name := range []string{"rnn-step", "lstm-step", "gru-step", "2rnn-step"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := Setup(name, Config{Steps: 100, Executor: ExecTape})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			if err := Warm(p.Step); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := cpuTime()
+			for range b.N {
+				if err := p.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
 func TestRunSmall(t *testing.T) {
 	cfg := Config{Batch: 2, Hidden: 3, In: 2, Reps: 1}
 	rs, err := Run(cfg, nil, []int{3, 5})
