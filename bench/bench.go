@@ -20,9 +20,11 @@ import (
 type Config struct {
 	// Batch is the minibatch size (sequences or strings). Default 32.
 	Batch int
-	// Hidden is the number of hidden units of rnn, lstm and gru. Default 100.
+	// Hidden is the number of hidden units of rnn, lstm, gru, ugru,
+	// cp2rnn (whose CP rank it is too), hotrnn, hotrnn3 and mirnn. Default
+	// 100.
 	Hidden int
-	// In is the input and output width of rnn, lstm and gru. Default 88
+	// In is the input and output width of the same models. Default 88
 	// (piano rolls).
 	In int
 	// Steps is the sequence length T. Default 100.
@@ -101,8 +103,9 @@ func Executors() []string { return []string{ExecFused, ExecTape, ExecGraph} }
 type Result struct {
 	// Name is the benchmark (rnn-step, lstm-step, ...).
 	Name string `json:"name"`
-	// Model is the model it trains (rnn, lstm, gru, 2rnn, umps-d20, umps-d50,
-	// wfa-n50, wfa-n150).
+	// Model is the model it trains (rnn, lstm, gru, ugru, 2rnn, cp2rnn,
+	// hotrnn, hotrnn3, mirnn, mpscell, umps-d20, umps-d50, wfa-n50,
+	// wfa-n150).
 	Model string `json:"model"`
 	// Steps is the sequence length T and Batch the batch size.
 	Steps int `json:"steps"`
@@ -182,17 +185,21 @@ type benchmark struct {
 	f64   bool // runs float64 only
 }
 
-var benchmarks = []benchmark{
-	{"rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("rnn", c) }, false},
-	{"lstm-step", func(c Config) (*Prepared, error) { return sequenceStep("lstm", c) }, false},
-	{"gru-step", func(c Config) (*Prepared, error) { return sequenceStep("gru", c) }, false},
-	{"ugru-step", func(c Config) (*Prepared, error) { return sequenceStep("ugru", c) }, false},
-	{"2rnn-step", func(c Config) (*Prepared, error) { return sequenceStep("2rnn", c) }, false},
-	{"umps-d20-step", func(c Config) (*Prepared, error) { return umpsStep(20, c) }, true},
-	{"umps-d50-step", func(c Config) (*Prepared, error) { return umpsStep(50, c) }, true},
-	{"wfa-n50-step", func(c Config) (*Prepared, error) { return wfaStep(50, c) }, true},
-	{"wfa-n150-step", func(c Config) (*Prepared, error) { return wfaStep(150, c) }, true},
-}
+// benchmarks lists rtn bench's benchmarks in the order Run runs them:
+// one per sequence model (seqModels), then the u-MPS and WFA steps.
+var benchmarks = func() []benchmark {
+	var bs []benchmark
+	for _, m := range seqModels {
+		bs = append(bs, benchmark{m.name + "-step", func(c Config) (*Prepared, error) { return sequenceStep(m, c) }, false})
+	}
+	for _, d := range []int{20, 50} {
+		bs = append(bs, benchmark{fmt.Sprintf("umps-d%d-step", d), func(c Config) (*Prepared, error) { return umpsStep(d, c) }, true})
+	}
+	for _, n := range []int{50, 150} {
+		bs = append(bs, benchmark{fmt.Sprintf("wfa-n%d-step", n), func(c Config) (*Prepared, error) { return wfaStep(n, c) }, true})
+	}
+	return bs
+}()
 
 // Float64Only lists the benchmarks that run in float64 only.
 func Float64Only() []string {

@@ -57,6 +57,35 @@ func BenchmarkStep(b *testing.B) {
 	}
 }
 
+// BenchmarkStepTape times the steps of the cells that have a kernel (rnn,
+// lstm, gru, 2rnn) on the tape instead (rtn bench -executor tape), at
+// T = 100 in float64, to profile the tape against the kernels:
+//
+//	go test -run X -bench 'StepTape/^2rnn-step$' -cpuprofile cpu.out ./bench
+func BenchmarkStepTape(b *testing.B) {
+	for _, name := range []string{"rnn-step", "lstm-step", "gru-step", "2rnn-step"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := Setup(name, Config{Steps: 100, Executor: ExecTape})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			if err := Warm(p.Step); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			c0 := cpuTime()
+			for range b.N {
+				if err := p.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
 func TestRunSmall(t *testing.T) {
 	cfg := Config{Batch: 2, Hidden: 3, In: 2, Reps: 1}
 	rs, err := Run(cfg, nil, []int{3, 5})
@@ -198,7 +227,12 @@ func TestReportJSON(t *testing.T) {
 // The targets are the next inputs, held once.
 func TestFramesShareMemory(t *testing.T) {
 	k := 0.0
-	xs, ys := frames(4, 2, 3, func() float64 { k++; return k })
+	xs, ys := frames(4, 2, 3, func(row []float64) {
+		for i := range row {
+			k++
+			row[i] = k
+		}
+	})
 	if len(xs) != 4 || len(ys) != 4 {
 		t.Fatalf("%d inputs, %d targets, want 4", len(xs), len(ys))
 	}

@@ -9,11 +9,13 @@
 #   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES -dtypes float64,float32]
 #   bench/compare.sh -readme README.md -doc docs/speed.md
 #   RTN_TAGS=openblas bench/compare.sh -doc docs/speed.md   # rtn on the system OpenBLAS
+#   bench/compare.sh -steps 100 -only cp2rnn-step,mirnn-step -marker speed-tensor -doc docs/speed.md
 #
 # -doc writes the full table, -readme a short one (the ratios per model and
 # length), each between the lines <!-- speed:begin --> and
 # <!-- speed:end --> of its file (<!-- speed-openblas:begin --> ... with
-# RTN_TAGS=openblas). PyTorch is optional (apt-get install
+# RTN_TAGS=openblas; -marker NAME: <!-- NAME:begin --> ..., for a table of
+# some models only). PyTorch is optional (apt-get install
 # python3-torch libopenblas0-pthread): without it only rtn's figures are
 # printed, the file is left alone, and the exit status is 0.
 # RTN_PYTHON names the Python interpreter (default /usr/bin/python3).
@@ -21,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme="" doc="" dtypes=float64,float32
+batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme="" doc="" dtypes=float64,float32 marker=""
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || { echo "compare.sh: flag $1 needs a value" >&2; exit 2; }
 	case "$1" in
@@ -34,11 +36,12 @@ while [ $# -gt 0 ]; do
 	-dtypes) dtypes=$2 ;;
 	-readme) readme=$2 ;;
 	-doc) doc=$2 ;;
+	-marker) marker=$2 ;;
 	*) echo "compare.sh: unknown flag $1" >&2; exit 2 ;;
 	esac
 	shift 2
 done
-marker=speed${RTN_TAGS:+-$RTN_TAGS}
+marker=${marker:-speed${RTN_TAGS:+-$RTN_TAGS}}
 for f in "$readme" "$doc"; do
 	if [ -n "$f" ] && ! { grep -q "^<!-- $marker:begin" "$f" && grep -q "^<!-- $marker:end" "$f"; }; then
 		echo "compare.sh: $f has no <!-- $marker:begin --> and <!-- $marker:end --> lines" >&2
@@ -79,6 +82,7 @@ done
 cmd="${RTN_TAGS:+RTN_TAGS=$RTN_TAGS }bench/compare.sh -steps $steps -reps $reps"
 [ "$batch/$in/$hidden" = 32/88/100 ] || cmd="$cmd -batch $batch -in $in -hidden $hidden"
 [ "$dtypes" = float64,float32 ] || cmd="$cmd -dtypes $dtypes"
+[ -z "$only" ] || cmd="$cmd -only $only"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
 "$py" - "$tmp" "$names" "$dtypes" "$torch" "$cmd" "${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores" >"$tmp/table.md" <<'PY'
 import json, os, sys

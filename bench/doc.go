@@ -17,6 +17,16 @@
 //   - 2rnn-step: the bilinear second-order RNN cell of layers/twornn
 //     (tanh, 50 states, 10 Gaussian inputs) with a linear read-out of 10
 //     real outputs, squared-error loss;
+//   - cp2rnn-step, hotrnn-step, hotrnn3-step, mirnn-step, mpscell-step:
+//     the tensor cells of layers/tensorcell, built by layers.NewCell and
+//     run on the tape (no hand-written kernel, as a user's cell runs).
+//     cp2rnn, hotrnn and mirnn read the rnn's data (Config.In binary
+//     notes, Bernoulli loss) with Config.Hidden units: cp2rnn at CP rank
+//     = hidden, hotrnn of order 2 (hotrnn3: 3) over 2 lagged states at
+//     tensor-train rank 4 (the registered cells' defaults). mpscell reads
+//     one-hot symbols, as a u-MPS does: 10 symbols, bond 50 (the 2-RNN's
+//     sizes; Kron(h, x) is bond x symbols wide, 8,800 at 88 notes and 100
+//     units), softmax loss on the next symbol;
 //   - umps-d20-step, umps-d50-step: the u-MPS Born machine of layers/umps
 //     with bond dimension 20 and 50 over 2 symbols, mean negative
 //     log-likelihood under P_T of B random strings of length T;

@@ -11,9 +11,9 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
-	"github.com/rtnlab/rtn/layers/activation"
-	"github.com/rtnlab/rtn/layers/rnn"
-	"github.com/rtnlab/rtn/layers/twornn"
+	_ "github.com/rtnlab/rtn/layers/rnn"      // registers rnn, lstm, gru
+	"github.com/rtnlab/rtn/layers/tensorcell" // registers cp2rnn, hotrnn, mirnn, mpscell
+	_ "github.com/rtnlab/rtn/layers/twornn"   // registers 2rnn
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/params"
@@ -25,19 +25,29 @@ import (
 const (
 	twoRNNIn     = 10 // 2rnn input and output width
 	twoRNNStates = 50 // 2rnn states
-	umpsSymbols  = 2  // u-MPS alphabet size
-	wfaSymbols   = 10 // WFA alphabet size
-	wfaRate      = 1e-5
+	// mpscell reads one-hot symbols: Kron(h, x) is bond x symbols wide, so
+	// it runs at the 2-RNN's sizes (a u-MPS over 10 symbols with bond 50),
+	// not over 88 notes with bond 100 (an 8800-wide Kron, a core of 880,000
+	// entries: no u-MPS reads notes).
+	mpsSymbols = 10
+	mpsBond    = 50
+	// hotrnn's lags and tensor-train rank: the registered cell's defaults
+	// (tensorcell.DefaultHOTLags, DefaultHOTRank).
+	hotLags     = tensorcell.DefaultHOTLags
+	hotRank     = tensorcell.DefaultHOTRank
+	umpsSymbols = 2  // u-MPS alphabet size
+	wfaSymbols  = 10 // WFA alphabet size
+	wfaRate     = 1e-5
 )
 
 // frames returns xs and ys for a next-frame task of T steps over a batch:
 // xs[t] and ys[t] = xs[t+1] ([batch, width] each, row-major) are views of
-// one array of T+1 frames, drawn by draw.
-func frames(T, batch, width int, draw func() float64) (xs, ys [][]float64) {
+// one array of T+1 frames, each row filled by fill.
+func frames(T, batch, width int, fill func(row []float64)) (xs, ys [][]float64) {
 	n := batch * width
 	data := make([]float64, (T+1)*n)
-	for i := range data {
-		data[i] = draw()
+	for r := 0; r < len(data); r += width {
+		fill(data[r : r+width])
 	}
 	xs, ys = make([][]float64, T), make([][]float64, T)
 	for t := range T {
@@ -47,42 +57,89 @@ func frames(T, batch, width int, draw func() float64) (xs, ys [][]float64) {
 	return xs, ys
 }
 
-// cell builds the recurrent cell of a sequence benchmark in p, drawn from
-// rng, with its input width.
-func cell(model string, cfg Config, p *params.Params, rng *rand.Rand) (graph.Cell, int, error) {
-	switch model {
-	case "rnn":
-		c, err := rnn.NewElman(p, "rnn", cfg.In, cfg.Hidden, activation.Tanh)
-		if err != nil {
-			return nil, 0, err
+// binaryRows fills a row with 0/1 values drawn from rng.
+func binaryRows(rng *rand.Rand) func(row []float64) {
+	return func(row []float64) {
+		for i := range row {
+			row[i] = float64(rng.IntN(2))
 		}
-		return c, cfg.In, c.Init(rng)
-	case "lstm":
-		c, err := rnn.NewLSTM(p, "lstm", cfg.In, cfg.Hidden)
-		if err != nil {
-			return nil, 0, err
-		}
-		return c, cfg.In, c.Init(rng)
-	case "gru":
-		c, err := rnn.NewGRU(p, "gru", cfg.In, cfg.Hidden)
-		if err != nil {
-			return nil, 0, err
-		}
-		return c, cfg.In, c.Init(rng)
-	case "ugru":
-		c, err := newUserGRU(p, "ugru", cfg.In, cfg.Hidden)
-		if err != nil {
-			return nil, 0, err
-		}
-		return c, cfg.In, c.init(rng)
-	case "2rnn":
-		c, err := twornn.NewCell(p, "tworn", twoRNNIn, twoRNNStates, activation.Tanh)
-		if err != nil {
-			return nil, 0, err
-		}
-		return c, twoRNNIn, c.Init(rng)
 	}
-	return nil, 0, errors.Errorf("bench: unknown sequence model %q", model)
+}
+
+// Data of the sequence benchmarks: what a frame holds and the loss the
+// read-out is trained on.
+const (
+	binaryFrames   = iota // 0/1 notes, Bernoulli NLL per note
+	gaussianFrames        // N(0, 1) entries, squared error
+	symbolFrames          // one-hot symbols, softmax NLL of the next symbol
+)
+
+// seqModel is the model of a sequence benchmark: a registered cell
+// (layers.NewCell; ugru is this package's own), its sizes for a Config,
+// and its data.
+type seqModel struct {
+	name string // Result.Model
+	cell string
+	size func(c Config) layers.CellConfig
+	data int
+}
+
+// seqModels lists the sequence benchmarks' models; benchmarks reads them.
+var seqModels = []seqModel{
+	{"rnn", "rnn", hidden, binaryFrames},
+	{"lstm", "lstm", hidden, binaryFrames},
+	{"gru", "gru", hidden, binaryFrames},
+	{"ugru", "ugru", hidden, binaryFrames},
+	{"2rnn", "2rnn", func(Config) layers.CellConfig { return layers.CellConfig{In: twoRNNIn, Hidden: twoRNNStates} }, gaussianFrames},
+	{"cp2rnn", "cp2rnn", func(c Config) layers.CellConfig { return layers.CellConfig{In: c.In, Hidden: c.Hidden, Rank: c.Hidden} }, binaryFrames},
+	{"hotrnn", "hotrnn", hotSize(2), binaryFrames},
+	{"hotrnn3", "hotrnn", hotSize(3), binaryFrames},
+	{"mirnn", "mirnn", hidden, binaryFrames},
+	{"mpscell", "mpscell", func(Config) layers.CellConfig { return layers.CellConfig{In: mpsSymbols, Hidden: mpsBond} }, symbolFrames},
+}
+
+// hidden sizes a cell of Config.In inputs and Config.Hidden units.
+func hidden(c Config) layers.CellConfig { return layers.CellConfig{In: c.In, Hidden: c.Hidden} }
+
+// hotSize sizes hotrnn of order p: Config.In inputs, Config.Hidden units,
+// hotLags lagged states, tensor-train rank hotRank.
+func hotSize(p int) func(Config) layers.CellConfig {
+	return func(c Config) layers.CellConfig {
+		return layers.CellConfig{In: c.In, Hidden: c.Hidden, Order: p, Lags: hotLags, Rank: hotRank}
+	}
+}
+
+// newCell builds m's cell in p, drawn from rng.
+func (m seqModel) newCell(cfg Config, p *params.Params, rng *rand.Rand) (graph.Cell, error) {
+	cc := m.size(cfg)
+	if m.cell == "ugru" {
+		c, err := newUserGRU(p, m.cell, cc.In, cc.Hidden)
+		if err != nil {
+			return nil, err
+		}
+		return c, c.init(rng)
+	}
+	return layers.NewCell(m.cell, p, m.name, cc, rng)
+}
+
+// note describes m's sizes and loss.
+func (m seqModel) note(cfg Config) string {
+	cc := m.size(cfg)
+	var sizes string
+	switch m.cell {
+	case "2rnn":
+		sizes = fmt.Sprintf("in/out %d (Gaussian), states %d, tanh", cc.In, cc.Hidden)
+	case "cp2rnn":
+		sizes = fmt.Sprintf("in/out %d (binary), hidden %d, CP rank %d, tanh", cc.In, cc.Hidden, cc.Rank)
+	case "hotrnn":
+		sizes = fmt.Sprintf("in/out %d (binary), hidden %d, order %d, lags %d, TT rank %d", cc.In, cc.Hidden, cc.Order, cc.Lags, cc.Rank)
+	case "mpscell":
+		sizes = fmt.Sprintf("%d symbols (one-hot), bond %d", cc.In, cc.Hidden)
+	default:
+		sizes = fmt.Sprintf("in/out %d (binary), hidden %d", cc.In, cc.Hidden)
+	}
+	loss := map[int]string{binaryFrames: "Bernoulli NLL", gaussianFrames: "squared error", symbolFrames: "softmax NLL"}[m.data]
+	return fmt.Sprintf("batch %d, %s, %s", cfg.Batch, sizes, loss)
 }
 
 // sequenceStep is one Adam step of a recurrent model with a linear
@@ -90,17 +147,21 @@ func cell(model string, cfg Config, p *params.Params, rng *rand.Rand) (graph.Cel
 // (or checkpointed), through the cell's kernel or graph.Recurrence (see
 // recurrence): the loss is the mean per step and sequence, as
 // layers.Problem computes it.
-func sequenceStep(model string, cfg Config) (*Prepared, error) {
+func sequenceStep(m seqModel, cfg Config) (*Prepared, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	kind, draw := datasets.Binary, func() float64 { return float64(rng.IntN(2)) }
-	if model == "2rnn" {
-		kind, draw = datasets.Real, rng.NormFloat64
+	kind, fill := datasets.Binary, binaryRows(rng)
+	switch m.data {
+	case gaussianFrames:
+		kind, fill = datasets.Real, func(row []float64) {
+			for i := range row {
+				row[i] = rng.NormFloat64()
+			}
+		}
+	case symbolFrames:
+		kind, fill = datasets.Categorical, func(row []float64) { row[rng.IntN(len(row))] = 1 }
 	}
-	width := cfg.In
-	if model == "2rnn" {
-		width = twoRNNIn
-	}
-	xs, ys := frames(cfg.Steps, cfg.Batch, width, draw)
+	width := m.size(cfg).In
+	xs, ys := frames(cfg.Steps, cfg.Batch, width, fill)
 	mask := make([]float64, cfg.Batch)
 	for i := range mask {
 		mask[i] = 1
@@ -112,11 +173,11 @@ func sequenceStep(model string, cfg Config) (*Prepared, error) {
 
 	t0 := time.Now()
 	p := params.New()
-	c, in, err := cell(model, cfg, p, rng)
+	c, err := m.newCell(cfg, p, rng)
 	if err != nil {
 		return nil, err
 	}
-	seq, err := layers.NewSequence(p, c, in, kind)
+	seq, err := layers.NewSequence(p, c, width, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +209,7 @@ func sequenceStep(model string, cfg Config) (*Prepared, error) {
 		}
 		return opt.Step(p, g)
 	}
-	var note string
-	switch model {
-	case "2rnn":
-		note = fmt.Sprintf("batch %d, in/out %d (Gaussian), states %d, tanh, squared error", cfg.Batch, twoRNNIn, twoRNNStates)
-	default:
-		note = fmt.Sprintf("batch %d, in/out %d (binary), hidden %d, Bernoulli NLL", cfg.Batch, cfg.In, cfg.Hidden)
-	}
+	note := m.note(cfg)
 	if cfg.Checkpoint > 0 {
 		note += fmt.Sprintf(", states kept every %d", cfg.Checkpoint)
 	}
@@ -164,7 +219,7 @@ func sequenceStep(model string, cfg Config) (*Prepared, error) {
 	if _, ok := c.(graph.FusedCell); !ok || cfg.Executor != ExecFused {
 		note += ", " + map[string]string{ExecFused: "tape", ExecTape: "tape", ExecGraph: "compiled-graph"}[cfg.Executor] + " executor"
 	}
-	return &Prepared{Step: step, Setup: setup, Model: model, Note: note + ", full BPTT, Adam", close: rec.Close}, nil
+	return &Prepared{Step: step, Setup: setup, Model: m.name, Note: note + ", full BPTT, Adam", close: rec.Close}, nil
 }
 
 // recurrence is the executor of seq that cfg.Executor names.

@@ -33,8 +33,12 @@ TWO_RNN_IN, TWO_RNN_STATES = 10, 50  # bench/models.go
 UMPS_SYMBOLS = 2
 WFA_SYMBOLS, WFA_RATE = 10, 1e-5  # bench/models.go
 COND_FLOOR = 1e-12  # condFloor of wfa/finetune.go
-NAMES = ["rnn-step", "lstm-step", "gru-step", "ugru-step", "2rnn-step", "umps-d20-step", "umps-d50-step",
-         "wfa-n50-step", "wfa-n150-step"]
+MPS_SYMBOLS, MPS_BOND = 10, 50  # bench/models.go
+HOT_LAGS, HOT_RANK = 2, 4  # bench/models.go (tensorcell's defaults)
+MPS_EPS = 1e-12  # mpsEps of layers/tensorcell/mpscell.go
+NAMES = ["rnn-step", "lstm-step", "gru-step", "ugru-step", "2rnn-step", "cp2rnn-step", "hotrnn-step",
+         "hotrnn3-step", "mirnn-step", "mpscell-step", "umps-d20-step", "umps-d50-step", "wfa-n50-step",
+         "wfa-n150-step"]
 
 
 class Seq(torch.nn.Module):
@@ -71,6 +75,125 @@ class TwoRNN(torch.nn.Module):
         for t in range(T):
             z = (h @ self.A).view(B, self.n_in, self.states)
             h = torch.tanh(torch.bmm(x[t].unsqueeze(1), z).squeeze(1))
+            hs.append(h)
+        return self.out(torch.stack(hs))
+
+
+def normal(*shape, std=1.0):
+    return torch.nn.Parameter(torch.randn(*shape) * std)
+
+
+def uniform(*shape, bound):
+    return torch.nn.Parameter(torch.empty(*shape).uniform_(-bound, bound))
+
+
+class CP2RNN(torch.nn.Module):
+    """The 2-RNN with a rank-R CP transition tensor (layers/tensorcell,
+    cp2rnn.go): h_t = tanh(((h_{t-1} F1) * (x_t F2)) O + b) from a learned
+    h_0, with a linear read-out."""
+
+    def __init__(self, n_in, hidden, rank):
+        super().__init__()
+        s = (1 / (hidden * n_in * rank)) ** (1 / 6)  # decomp.CP's factor scale
+        self.F1, self.F2, self.O = normal(hidden, rank, std=s), normal(n_in, rank, std=s), normal(rank, hidden, std=s)
+        self.b = torch.nn.Parameter(torch.zeros(hidden))
+        self.h0 = normal(hidden)
+        self.out = torch.nn.Linear(hidden, n_in)
+
+    def forward(self, x):
+        T, B, _ = x.shape
+        # the input's factor, every step at once (unbind, not xf[t]: the
+        # backward of an index writes a whole [T, B, R] zero tensor per step)
+        xf = x @ self.F2
+        h = self.h0.expand(B, -1)
+        hs = []
+        for xt in xf.unbind(0):
+            h = torch.tanh(((h @ self.F1) * xt) @ self.O + self.b)
+            hs.append(h)
+        return self.out(torch.stack(hs))
+
+
+class HOTRNN(torch.nn.Module):
+    """The higher-order tensor-train RNN of Yu et al. (2017) as
+    layers/tensorcell/hotrnn.go builds it: s_t = [1, h_{t-1}, ..., h_{t-L}],
+    h_t = tanh(x_t W + A(s_t, ..., s_t)) with A a tensor train (cores C1
+    [D, R], Ck [R, D, R], O [R, H]), contracted core by core with
+    torch.einsum; learned initial states, a linear read-out."""
+
+    def __init__(self, n_in, hidden, order, lags, rank):
+        super().__init__()
+        d = lags * hidden + 1
+        s = (d ** -order / rank ** order) ** (1 / (2 * (order + 1)))  # decomp.TT's core scale
+        self.W = uniform(n_in, hidden, bound=hidden ** -0.5)
+        self.C1 = normal(d, rank, std=s)
+        self.C = torch.nn.ParameterList([normal(rank, d, rank, std=s) for _ in range(order - 1)])
+        self.O = normal(rank, hidden, std=s)
+        self.h0 = torch.nn.Parameter(torch.zeros(lags, hidden))
+        self.out = torch.nn.Linear(hidden, n_in)
+
+    def forward(self, x):
+        T, B, _ = x.shape
+        lagged = list(self.h0.unsqueeze(1).expand(-1, B, -1).unbind(0))  # newest first
+        one = torch.ones(B, 1, dtype=x.dtype)
+        hs = []
+        for xw in (x @ self.W).unbind(0):
+            s = torch.cat([one] + lagged, 1)
+            z = s @ self.C1
+            for c in self.C:
+                z = torch.einsum("br,bi,ris->bs", z, s, c)
+            h = torch.tanh(xw + z @ self.O)
+            lagged = [h] + lagged[:-1]
+            hs.append(h)
+        return self.out(torch.stack(hs))
+
+
+class MIRNN(torch.nn.Module):
+    """The tanh RNN with multiplicative integration (Wu et al., 2016;
+    layers/tensorcell/mirnn.go): h_t = tanh((alpha * Wx + beta1) * Uh +
+    beta2 * Wx + b), Wx = x_t W, Uh = h_{t-1} U; a linear read-out."""
+
+    def __init__(self, n_in, hidden):
+        super().__init__()
+        a = hidden ** -0.5
+        self.W, self.U = uniform(n_in, hidden, bound=a), uniform(hidden, hidden, bound=a)
+        self.alpha = torch.nn.Parameter(torch.ones(hidden))
+        self.beta1 = torch.nn.Parameter(torch.full((hidden,), 0.5))
+        self.beta2 = torch.nn.Parameter(torch.full((hidden,), 0.5))
+        self.b = torch.nn.Parameter(torch.zeros(hidden))
+        self.h0 = torch.nn.Parameter(torch.zeros(hidden))
+        self.out = torch.nn.Linear(hidden, n_in)
+
+    def forward(self, x):
+        T, B, _ = x.shape
+        wx = x @ self.W
+        gate, lin = wx * self.alpha + self.beta1, wx * self.beta2 + self.b
+        h = self.h0.expand(B, -1)
+        hs = []
+        for g, l in zip(gate.unbind(0), lin.unbind(0)):
+            h = torch.tanh(g * (h @ self.U) + l)
+            hs.append(h)
+        return self.out(torch.stack(hs))
+
+
+class MPSCell(torch.nn.Module):
+    """A u-MPS step as a recurrent cell (layers/tensorcell/mpscell.go):
+    u_t = einsum(bi,bc,icj->bj; h_{t-1}, x_t, A), h_t = u_t / sqrt(|u_t|^2 +
+    eps), from a learned h_0, with a softmax read-out."""
+
+    def __init__(self, symbols, bond):
+        super().__init__()
+        a = torch.eye(bond).unsqueeze(1).repeat(1, symbols, 1) + 0.5 / bond ** 0.5 * torch.randn(bond, symbols, bond)
+        self.A = torch.nn.Parameter(a)  # [D, symbols, D]
+        self.h0 = normal(bond, std=bond ** -0.5)
+        self.out = torch.nn.Linear(bond, symbols)
+
+    def forward(self, x):
+        T, B, _ = x.shape
+        h = self.h0.expand(B, -1)
+        hs = []
+        for xt in x.unbind(0):
+            u = torch.einsum("bi,bc,icj->bj", h, xt, self.A)
+            h = u * torch.rsqrt((u * u).sum(1, keepdim=True) + MPS_EPS)
             hs.append(h)
         return self.out(torch.stack(hs))
 
@@ -177,9 +300,24 @@ def setup(kind, a, T, dtype, g):
         seqs = torch.randint(0, UMPS_SYMBOLS, (a.batch, T), generator=g)
         model = UMPS(bond, UMPS_SYMBOLS).to(dtype)
         return model, lambda: model.nll(seqs)
+    if kind == "mpscell-step":
+        sym = torch.randint(0, MPS_SYMBOLS, (T + 1, a.batch), generator=g)
+        x, y = torch.nn.functional.one_hot(sym[:-1], MPS_SYMBOLS).to(dtype), sym[1:]
+        model = MPSCell(MPS_SYMBOLS, MPS_BOND).to(dtype)
+        ce = torch.nn.CrossEntropyLoss(reduction="sum")
+        # mean over steps and sequences of the next symbol's NLL, as rtn
+        return model, lambda: ce(model(x).flatten(0, 1), y.flatten()) / (T * a.batch)
     data = torch.randint(0, 2, (T + 1, a.batch, a.n_in), generator=g).to(dtype)
     x, y = data[:-1], data[1:]
-    model = Seq(kind, a.n_in, a.hidden).to(dtype)
+    if kind == "cp2rnn-step":
+        model = CP2RNN(a.n_in, a.hidden, a.hidden)
+    elif kind in ("hotrnn-step", "hotrnn3-step"):
+        model = HOTRNN(a.n_in, a.hidden, 3 if kind == "hotrnn3-step" else 2, HOT_LAGS, HOT_RANK)
+    elif kind == "mirnn-step":
+        model = MIRNN(a.n_in, a.hidden)
+    else:
+        model = Seq(kind, a.n_in, a.hidden)
+    model = model.to(dtype)
     bce = torch.nn.BCEWithLogitsLoss(reduction="sum")
     # mean over steps and sequences of the summed Bernoulli NLL of a frame, as rtn
     return model, lambda: bce(model(x), y) / (T * a.batch)

@@ -33,7 +33,7 @@ func TestUserGRUMatchesGRU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xs, ys := frames(T, batch, in, func() float64 { return float64(rng.IntN(2)) })
+	xs, ys := frames(T, batch, in, binaryRows(rng))
 	mask := []float64{1, 1, 1}
 	aux := make([][][]float64, T)
 	for s := range aux {

@@ -47,10 +47,7 @@ func (o kronImpl[F]) forward(rows int, a []xarg[F], y []F, ldy int) {
 	for r := range rows {
 		x, h, yr := o.row(a[0], r, d), o.row(a[1], r, n), y[r*ldy:r*ldy+d*n]
 		for i, xv := range x {
-			yi := yr[i*n : (i+1)*n]
-			for j, hv := range h {
-				yi[j] = xv * hv
-			}
+			scaleInto(yr[i*n:(i+1)*n], h, xv, false)
 		}
 	}
 }
@@ -67,13 +64,8 @@ func (o kronImpl[F]) vjp(k int, a []xarg[F], _ []F, _ int, gy, d []F, acc bool) 
 			continue
 		}
 		x, dr := o.row(a[0], r, dd), d[r*n:(r+1)*n]
-		if !acc {
-			clear(dr)
-		}
 		for i, xv := range x {
-			for j, gv := range g[i*n : (i+1)*n] {
-				dr[j] += xv * gv
-			}
+			scaleInto(dr, g[i*n:], xv, acc || i > 0)
 		}
 	}
 }

@@ -158,7 +158,9 @@ type tnode[F Float] struct {
 	grad       bool // a gradient reaches it
 	need       bool // backward reads its value
 	loc        [3]loc
-	gbuf       []F      // its gradient (not for parameters and states)
+	gbuf       []F      // its gradient (not for parameters, states and aliases)
+	galias     int      // the node whose gradient its gradient is, or -1 (aliasGradients)
+	gseed      int      // the output gradient its gradient is, or -1
 	xop        xop      // Ext: the op
 	x          ximpl[F] // Ext: its implementation
 	xargs      []xarg[F]
@@ -256,7 +258,7 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 		id, ok := ids[s]
 		if !ok {
 			id = len(pr.nodes) // a state the step does not read: its gradient is zero
-			pr.nodes = append(pr.nodes, &tnode[F]{op: opInput, rank: 2, rows: s.Shape()[0], cols: s.Shape()[1], class: clsState})
+			pr.nodes = append(pr.nodes, &tnode[F]{op: opInput, rank: 2, rows: s.Shape()[0], cols: s.Shape()[1], class: clsState, galias: -1, gseed: -1})
 		}
 		pr.states = append(pr.states, id)
 	}
@@ -272,7 +274,7 @@ func newTapeProgram[F Float](b *Builder, outs []*G.Node, x *G.Node, states []*G.
 
 // newTnode checks a recorded op's shapes and returns its node.
 func newTnode[F Float](rec *irInstr, n *G.Node, ids map[*G.Node]int, nodes []*tnode[F]) (*tnode[F], error) {
-	t := &tnode[F]{op: rec.op, f: rec.f, ints: rec.ints, set: rec.set, name: rec.name}
+	t := &tnode[F]{op: rec.op, f: rec.f, ints: rec.ints, set: rec.set, name: rec.name, galias: -1, gseed: -1}
 	t.shape = n.Shape().Clone()
 	if n.Shape().IsScalar() {
 		t.shape = nil
@@ -523,6 +525,7 @@ func (pr *tapeProgram[F]) planBackward() {
 	for _, s := range pr.states {
 		complete(s)
 	}
+	pr.aliasGradients()
 }
 
 // zeroUncovered adds instructions zeroing the runs of columns of [from,
@@ -560,7 +563,7 @@ func (pr *tapeProgram[F]) layout() {
 			if n.class == clsProj || b.class == clsX {
 				n.class = clsProj
 			}
-			if n.grad {
+			if n.grad && n.galias < 0 && n.gseed < 0 {
 				n.gbuf = make([]F, n.size())
 			}
 			continue
@@ -600,7 +603,7 @@ func (pr *tapeProgram[F]) layout() {
 				n.loc[phFwd] = loc{kind: locScratch, ld: n.cols}
 			}
 		}
-		if n.grad && n.op != opParam && n.class != clsState {
+		if n.grad && n.op != opParam && n.class != clsState && n.galias < 0 && n.gseed < 0 {
 			n.gbuf = make([]F, n.size())
 		}
 	}
@@ -683,19 +686,7 @@ func (pr *tapeProgram[F]) forward(x, proj []F, in, out [][]F, cache []F) {
 // input states' are written into gin.
 func (pr *tapeProgram[F]) backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads Grads[F]) {
 	v := pr.resolve(phBwd, x, nil, in, cache)
-	g := pr.grads
-	for id, n := range pr.nodes {
-		switch {
-		case !n.grad:
-			g[id] = nil
-		case n.op == opParam:
-			g[id] = grads.Data(n.name)
-		case n.class == clsState:
-			g[id] = gin[n.loc[phBwd].i]
-		default:
-			g[id] = n.gbuf
-		}
-	}
+	g := pr.bindGradients(gout, gin, grads)
 	for _, s := range pr.bsteps {
 		switch s.kind {
 		case bSeed:
@@ -717,9 +708,7 @@ func put[F Float](dst, src []F, acc bool) {
 		copy(dst, src)
 		return
 	}
-	for i, s := range src[:len(dst)] {
-		dst[i] += s
-	}
+	addInto(dst, src)
 }
 
 // copyRows copies a [rows, cols] matrix stored with row stride lds into

@@ -69,46 +69,19 @@ func (pr *tapeProgram[F]) forwardOp(id, rows int, v [][]F, ph int) {
 		}
 	case opAdd, opSub, opHadamard, opDiv:
 		for r := range rows {
-			yr, ar, br := y[r*ldy:r*ldy+cols], a[r*lda:r*lda+cols], b[r*ldb:r*ldb+cols]
-			switch n.op {
-			case opAdd:
-				for j := range yr {
-					yr[j] = ar[j] + br[j]
-				}
-			case opSub:
-				for j := range yr {
-					yr[j] = ar[j] - br[j]
-				}
-			case opHadamard:
-				for j := range yr {
-					yr[j] = ar[j] * br[j]
-				}
-			default:
-				for j := range yr {
-					yr[j] = ar[j] / br[j]
-				}
-			}
+			binInto(n.op, y[r*ldy:r*ldy+cols], a[r*lda:], b[r*ldb:])
 		}
 	case opAddRow, opMulRow:
-		br := b[:cols]
+		op := opAdd
+		if n.op == opMulRow {
+			op = opHadamard
+		}
 		for r := range rows {
-			yr, ar := y[r*ldy:r*ldy+cols], a[r*lda:r*lda+cols]
-			if n.op == opAddRow {
-				for j := range yr {
-					yr[j] = ar[j] + br[j]
-				}
-			} else {
-				for j := range yr {
-					yr[j] = ar[j] * br[j]
-				}
-			}
+			binInto(op, y[r*ldy:r*ldy+cols], a[r*lda:], b)
 		}
 	case opMulCol:
 		for r := range rows {
-			yr, ar, s := y[r*ldy:r*ldy+cols], a[r*lda:r*lda+cols], b[r]
-			for j := range yr {
-				yr[j] = ar[j] * s
-			}
+			scaleInto(y[r*ldy:r*ldy+cols], a[r*lda:], b[r], false)
 		}
 	case opScale, opShift, opNeg, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp:
 		unaryRows(n.op, F(n.f), y, ldy, a, lda, rows, cols)
@@ -216,9 +189,7 @@ func unaryRows[F Float](op opKind, f F, y []F, ldy int, a []F, lda, rows, cols i
 		yr, ar := y[r*ldy:r*ldy+cols], a[r*lda:r*lda+cols]
 		switch op {
 		case opScale:
-			for j, x := range ar {
-				yr[j] = x * f
-			}
+			scaleInto(yr, ar, f, false)
 		case opShift:
 			for j, x := range ar {
 				yr[j] = x + f
@@ -228,9 +199,7 @@ func unaryRows[F Float](op opKind, f F, y []F, ldy int, a []F, lda, rows, cols i
 				yr[j] = -x
 			}
 		case opTanh:
-			for j, x := range ar {
-				yr[j] = F(math.Tanh(float64(x)))
-			}
+			tanhTo(yr, ar)
 		case opSigmoid:
 			for j, x := range ar {
 				yr[j] = 1 / (1 + F(math.Exp(float64(-x)))) // no branch: 0 or 1 at the extremes, never NaN
@@ -356,9 +325,7 @@ func (pr *tapeProgram[F]) vjp(id, k int, acc bool, v, g [][]F) {
 			clear(d[:cols])
 		}
 		for r := range rows {
-			for j, x := range gy[r*cols : (r+1)*cols] {
-				d[j] += x
-			}
+			addInto(d[:cols], gy[r*cols:])
 		}
 	case opScale, opTanh, opSigmoid, opExp, opLog, opSquare, opAbs, opRectify, opLog1pExp:
 		y, ldy := v[id], n.loc[phBwd].ld
@@ -471,14 +438,11 @@ func (pr *tapeProgram[F]) productVJP(n *tnode[F], k int, acc bool, gy, d, a []F,
 		gr := gy[r*cols : (r+1)*cols]
 		switch {
 		case n.op == opHadamard:
-			o := b[r*ldb : r*ldb+cols]
+			o := b[r*ldb:]
 			if k == 1 {
-				o = a[r*lda : r*lda+cols]
+				o = a[r*lda:]
 			}
-			dr := d[r*cols : (r+1)*cols]
-			for j, x := range gr {
-				set(&dr[j], x*o[j], acc)
-			}
+			mulInto(d[r*cols:(r+1)*cols], gr, o, acc)
 		case n.op == opDiv:
 			dr, br := d[r*cols:(r+1)*cols], b[r*ldb:r*ldb+cols]
 			if k == 0 {
@@ -494,22 +458,16 @@ func (pr *tapeProgram[F]) productVJP(n *tnode[F], k int, acc bool, gy, d, a []F,
 		case reduce: // the gradient of the row (MulRow) or column (MulCol) vector
 			ar := a[r*lda : r*lda+cols]
 			if n.op == opMulRow {
-				for j, x := range gr {
-					d[j] += x * ar[j]
-				}
+				mulInto(d[:cols], gr, ar, true)
 			} else {
 				d[r] += dot(gr, ar)
 			}
 		default: // MulRow, MulCol: the matrix's gradient
 			dr := d[r*cols : (r+1)*cols]
 			if n.op == opMulRow {
-				for j, x := range gr {
-					set(&dr[j], x*b[j], acc)
-				}
+				mulInto(dr, gr, b, acc)
 			} else {
-				for j, x := range gr {
-					set(&dr[j], x*b[r], acc)
-				}
+				scaleInto(dr, gr, b[r], acc)
 			}
 		}
 	}
@@ -522,24 +480,16 @@ func unaryVJP[F Float](op opKind, f F, d, gy, a []F, lda int, y []F, ldy, rows, 
 		gr, dr := gy[r*cols:(r+1)*cols], d[r*cols:(r+1)*cols]
 		switch op {
 		case opScale:
-			for j, x := range gr {
-				set(&dr[j], x*f, acc)
-			}
+			scaleInto(dr, gr, f, acc)
 		case opTanh:
-			yr := y[r*ldy : r*ldy+cols]
-			for j, x := range gr {
-				set(&dr[j], x*(1-yr[j]*yr[j]), acc)
-			}
+			tanhGradInto(dr, gr, y[r*ldy:], acc)
 		case opSigmoid:
 			yr := y[r*ldy : r*ldy+cols]
 			for j, x := range gr {
 				set(&dr[j], x*yr[j]*(1-yr[j]), acc)
 			}
 		case opExp:
-			yr := y[r*ldy : r*ldy+cols]
-			for j, x := range gr {
-				set(&dr[j], x*yr[j], acc)
-			}
+			mulInto(dr, gr, y[r*ldy:], acc)
 		case opLog:
 			ar := a[r*lda : r*lda+cols]
 			for j, x := range gr {

@@ -90,6 +90,17 @@ func tapeOpCases() []tapeOpCase {
 		{"logsoftmax-axis0", unary(func(b *Builder, x *G.Node) *G.Node { return b.LogSoftmax(x, 0) })},
 		{"logsoftmax-axis1", unary(func(b *Builder, x *G.Node) *G.Node { return b.LogSoftmax(x, 1) })},
 		{"softmax", unary(func(b *Builder, x *G.Node) *G.Node { return b.Softmax(x, 1) })},
+		// Gradients passed on unchanged (Add, AddRow, Shift) share memory
+		// unless the argument has other contributions: c and t have two
+		// each, one before the Add's and one after.
+		{"pass-shared", func(b *Builder, w func(string) *G.Node) *G.Node {
+			c, t := b.Tanh(w("b")), b.Tanh(w("a"))
+			return b.Hadamard(b.Hadamard(c, b.Square(t)), b.Add(t, c))
+		}},
+		{"pass-chain", func(b *Builder, w func(string) *G.Node) *G.Node {
+			t := b.Tanh(w("a"))
+			return b.Add(b.Shift(b.AddRow(b.Sub(t, w("b")), w("u")), 0.5), b.Reshape(b.Reshape(b.Square(t), 4, 3), 3, 4))
+		}},
 	}
 }
 

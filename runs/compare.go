@@ -3,6 +3,7 @@ package runs
 import (
 	"io"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/pkg/errors"
 
@@ -19,8 +20,53 @@ import (
 	"github.com/rtnlab/rtn/wfa"
 )
 
-// CompareModels lists the models CompareProblem builds.
-var CompareModels = []string{"rnn", "lstm", "gru", "2rnn", "2rnn-spectral", "umps", "pcnn", "pcnn-rnn", "pcnn-cnn", "wfa"}
+// compareOwnModels are the models of CompareProblem that are not a
+// registered cell on a sequence task, each with its default task and
+// hidden size (0: none).
+var compareOwnModels = []struct {
+	name, task string
+	hidden     int
+}{
+	{"2rnn", "random2rnn", 0}, {"2rnn-spectral", "random2rnn", 0}, {"umps", "tomita3", 8},
+	{"pcnn", "alphabet", 16}, {"pcnn-rnn", "alphabet", 16}, {"pcnn-cnn", "alphabet", 16}, {"wfa", "pautomac", 0},
+}
+
+// Defaults of a registered cell in a comparison.
+const (
+	compareCellTask   = "pfa"
+	compareCellHidden = 32
+)
+
+// CompareModels lists the models CompareProblem builds: every registered
+// cell (layers.CellNames) but 2rnn, as a sequence model, then 2rnn,
+// 2rnn-spectral, umps, pcnn, pcnn-rnn, pcnn-cnn and wfa (see
+// CompareSpec.Model).
+func CompareModels() []string {
+	var m []string
+	for _, c := range layers.CellNames() {
+		if !isOwnModel(c) {
+			m = append(m, c)
+		}
+	}
+	for _, o := range compareOwnModels {
+		m = append(m, o.name)
+	}
+	return m
+}
+
+// isOwnModel says whether model is one of compareOwnModels.
+func isOwnModel(model string) bool {
+	for _, o := range compareOwnModels {
+		if o.name == model {
+			return true
+		}
+	}
+	return false
+}
+
+// CompareCell says whether model is, in a comparison, a registered cell
+// on a sequence task (2rnn is the spectral paper's regression there).
+func CompareCell(model string) bool { return !isOwnModel(model) && layers.HasCell(model) }
 
 // CompareSpec describes the problem of an optimizer comparison (rtn
 // compare): a model and its data. The data are drawn once from DataSeed;
@@ -28,8 +74,9 @@ var CompareModels = []string{"rnn", "lstm", "gru", "2rnn", "2rnn-spectral", "ump
 // order), so that the seeds measure the spread due to the start and the
 // batches on fixed data. Each field's comment gives its default.
 type CompareSpec struct {
-	// Model is one of CompareModels: rnn, lstm and gru on a sequence task
-	// (as rtn train); 2rnn (random start) and 2rnn-spectral (the TIHT
+	// Model is one of CompareModels: a registered cell (rnn, lstm, gru,
+	// cp2rnn, hotrnn, mirnn, mpscell, a user's) on a sequence task (as rtn
+	// train, with one layer); 2rnn (random start) and 2rnn-spectral (the TIHT
 	// estimate as the start, the same for every seed) on the spectral
 	// paper's regression; umps (Born machine, NLL per length); pcnn,
 	// pcnn-rnn and pcnn-cnn (the Riemannian paper's networks, one long
@@ -38,20 +85,20 @@ type CompareSpec struct {
 	// strings' likelihood, as rtn wfa finetune: the start is wfa.Fit's,
 	// the same for every seed). Default lstm.
 	Model string `json:"model"`
-	// Task is the data: for rnn/lstm/gru a train task ("pfa") unless DataFile
+	// Task is the data: for a cell a train task ("pfa") unless DataFile
 	// is set; for 2rnn "random2rnn" or "addition"; for umps a u-MPS data
 	// set (tomita1..7, motzkin); for pcnn "alphabet", "music", "xor" or
 	// "anbn"; for wfa the format of DataFile ("pautomac", "spice" or
 	// "lines"). Default: the first of each list.
 	Task string `json:"task"`
-	// DataFile is a text file, one sequence per line (rnn, lstm, gru),
+	// DataFile is a text file, one sequence per line (a cell),
 	// or the string file (wfa, required).
 	DataFile string `json:"data_file,omitempty"`
 	// DataSHA256 is the SHA-256 of DataFile's contents, set by
 	// CompareProblem, so that a resumed comparison whose file changed is
 	// refused.
 	DataSHA256 string `json:"data_sha256,omitempty"`
-	// Hidden is the hidden size (rnn, lstm, gru: default 32), the rank (2rnn:
+	// Hidden is the hidden size (a cell: default 32), the rank (2rnn:
 	// the target's; wfa: 0 selects the configuration as rtn wfa learn does,
 	// else a classic Hankel matrix with lrows 5 at this rank), the bond
 	// dimension (umps: 8) or the number of units (pcnn: 16).
@@ -62,14 +109,19 @@ type CompareSpec struct {
 	Size int `json:"size,omitempty"`
 	// Noise is the 2-RNN regression's output noise (standard deviation).
 	Noise float64 `json:"noise,omitempty"`
-	// Chunk is the truncated-BPTT length of rnn, lstm and gru. If Chunk
-	// is 0, gradients run through whole sequences (layers.ProblemConfig).
+	// Rank, Order and Lags size the tensor cells (layers.CellConfig; 0:
+	// the cell's default); the other models refuse them.
+	Rank  int `json:"rank,omitempty"`
+	Order int `json:"order,omitempty"`
+	Lags  int `json:"lags,omitempty"`
+	// Chunk is the truncated-BPTT length of a cell. If Chunk is 0,
+	// gradients run through whole sequences (layers.ProblemConfig).
 	Chunk int `json:"chunk,omitempty"`
 	// DataSeed seeds the data. Default 1.
 	DataSeed uint64 `json:"data_seed"`
 	// Executor is set by CompareProblem: what runs the model's steps, for
-	// compare.Config.Executor (the executor layers.Problem chooses for
-	// rnn, lstm and gru; the models' own kernels or graphs otherwise).
+	// compare.Config.Executor (the executor layers.Problem chooses for a
+	// cell; the models' own kernels or graphs otherwise).
 	Executor compare.Executor `json:"-"`
 	// Log receives warnings, each once per comparison: that the model's
 	// steps fall back to gorgonia's compiled graphs
@@ -79,7 +131,7 @@ type CompareSpec struct {
 }
 
 // modelExecutors describes what runs the steps of the models that are not
-// a layers.Problem.
+// a layers.Problem (compareOwnModels).
 var modelExecutors = map[string]compare.Executor{
 	"2rnn":          {Kind: layers.ExecGraph, DType: graph.Float64, Reason: "twornn.Regression unrolls each sequence length into one gorgonia graph"},
 	"2rnn-spectral": {Kind: layers.ExecGraph, DType: graph.Float64, Reason: "twornn.Regression unrolls each sequence length into one gorgonia graph"},
@@ -97,22 +149,40 @@ func (s *CompareSpec) defaults() error {
 	if s.DataSeed == 0 {
 		s.DataSeed = 1
 	}
-	def := map[string][2]string{"rnn": {"pfa", "32"}, "lstm": {"pfa", "32"}, "gru": {"pfa", "32"}, "2rnn": {"random2rnn"}, "2rnn-spectral": {"random2rnn"},
-		"umps": {"tomita3", "8"}, "pcnn": {"alphabet", "16"}, "pcnn-rnn": {"alphabet", "16"}, "pcnn-cnn": {"alphabet", "16"}, "wfa": {"pautomac"}}
-	d, ok := def[s.Model]
-	if !ok {
-		return errors.Errorf("unknown model %q (known: %v)", s.Model, CompareModels)
+	task, hidden := compareCellTask, compareCellHidden
+	switch {
+	case CompareCell(s.Model):
+	case isOwnModel(s.Model):
+		for _, o := range compareOwnModels {
+			if o.name == s.Model {
+				task, hidden = o.task, o.hidden
+			}
+		}
+		if s.Rank != 0 || s.Order != 0 || s.Lags != 0 {
+			return errors.Errorf("model %s has no rank, order or lags to set (the registered cells have)", s.Model)
+		}
+	default:
+		return errors.Errorf("unknown model %q (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
 	}
 	if s.Task == "" {
-		s.Task = d[0]
+		s.Task = task
 	}
 	if s.Hidden < 0 || s.Size < 0 || s.Chunk < 0 || !(s.Noise >= 0) {
 		return errors.Errorf("hidden, size, chunk and noise must not be negative, got %d, %d, %d, %v", s.Hidden, s.Size, s.Chunk, s.Noise)
 	}
-	if s.Hidden == 0 && d[1] != "" {
-		s.Hidden = map[string]int{"32": 32, "8": 8, "16": 16}[d[1]]
+	if s.Hidden == 0 {
+		s.Hidden = hidden
+	}
+	if CompareCell(s.Model) {
+		return layers.CheckCellConfig(s.Model, s.cellConfig())
 	}
 	return nil
+}
+
+// cellConfig is the configuration of a cell model (its input width is
+// the task's).
+func (s *CompareSpec) cellConfig() layers.CellConfig {
+	return layers.CellConfig{Hidden: s.Hidden, Rank: s.Rank, Order: s.Order, Lags: s.Lags}
 }
 
 // CompareProblem returns the problem factory of spec, and spec with its
@@ -134,16 +204,16 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 		err error
 	)
 	switch spec.Model {
-	case "rnn", "lstm", "gru":
-		f, err = sequenceFactory(&spec)
 	case "2rnn", "2rnn-spectral":
 		f, err = twoRNNFactory(&spec)
 	case "umps":
 		f, err = umpsFactory(spec)
 	case "wfa":
 		f, err = wfaFactory(spec)
-	default:
+	case "pcnn", "pcnn-rnn", "pcnn-cnn":
 		f, err = pcnnFactory(spec)
+	default:
+		f, err = sequenceFactory(&spec)
 	}
 	if e, ok := modelExecutors[spec.Model]; ok {
 		spec.Executor = e
@@ -154,7 +224,7 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 // initRand is the generator of a run's initial parameters.
 func initRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x696e6974)) }
 
-// sequenceFactory returns the factory of a sequence model and sets
+// sequenceFactory returns the factory of a cell's sequence model and sets
 // spec.Executor from a problem built here, whose warnings go to spec.Log:
 // the runs' problems, on the same executor, keep theirs quiet.
 func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
@@ -162,13 +232,13 @@ func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, hidden, chunk := spec.Model, spec.Hidden, spec.Chunk
+	mcfg, chunk := modelConfig(spec.Model, spec.cellConfig(), 1, task), spec.Chunk
 	build := func(seed uint64, log io.Writer) (*layers.Problem, error) {
-		seq, err := NewModel(model, "", hidden, task, initRand(seed))
+		m, err := layers.NewModel(mcfg, initRand(seed))
 		if err != nil {
 			return nil, err
 		}
-		return layers.NewProblem(seq, task, layers.ProblemConfig{Chunk: chunk, Log: log})
+		return layers.NewProblem(m.Seq, task, layers.ProblemConfig{Chunk: chunk, Log: log})
 	}
 	p, err := build(spec.DataSeed, spec.Log)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // every seed), and a validation loss.
 func TestCompareProblems(t *testing.T) {
 	strs := writeStringFile(t)
-	for _, m := range CompareModels {
+	for _, m := range CompareModels() {
 		t.Run(m, func(t *testing.T) {
 			spec := CompareSpec{Model: m, Hidden: 4, Size: 20}
 			switch m {
@@ -57,6 +57,41 @@ func TestCompareProblems(t *testing.T) {
 				t.Errorf("validation loss %v, %v", l, err)
 			}
 		})
+	}
+}
+
+// The cell sizes (rank, order, lags) reach a registered cell, which
+// checks them; the other models refuse them.
+func TestCompareCellSizes(t *testing.T) {
+	for _, c := range []struct {
+		spec CompareSpec
+		ok   bool
+	}{
+		{CompareSpec{Model: "hotrnn", Hidden: 3, Order: 3, Lags: 1, Rank: 2}, true},
+		{CompareSpec{Model: "cp2rnn", Hidden: 3, Rank: 2}, true},
+		{CompareSpec{Model: "cp2rnn", Hidden: 3, Lags: 2}, false},
+		{CompareSpec{Model: "lstm", Rank: 2}, false},
+		{CompareSpec{Model: "umps", Order: 2}, false},
+		{CompareSpec{Model: "2rnn", Rank: 2}, false},
+	} {
+		f, spec, err := CompareProblem(c.spec)
+		if (err == nil) != c.ok {
+			t.Errorf("%+v: error %v, want ok %v", c.spec, err, c.ok)
+			continue
+		}
+		if !c.ok {
+			continue
+		}
+		p, err := f(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// hotrnn: C1 [D, R] with D = lags*hidden + 1; cp2rnn: F1 [H, R].
+		want := map[string][2]int{"hotrnn": {4, 2}, "cp2rnn": {3, 2}}[spec.Model]
+		name := map[string]string{"hotrnn": "hotrnn/A/C1", "cp2rnn": "cp2rnn/A/F1"}[spec.Model]
+		if sh := p.Params().Shape(name); len(sh) != 2 || sh[0] != want[0] || sh[1] != want[1] {
+			t.Errorf("%+v: %s has shape %v, want %v", c.spec, name, sh, want)
+		}
 	}
 }
 

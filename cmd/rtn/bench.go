@@ -38,8 +38,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	steps := stepsFlag{50, 100, 1000}
 	only := fs.String("only", "", "comma-separated benchmarks (known: "+strings.Join(bench.Names(), ", ")+")")
 	fs.IntVar(&cfg.Batch, "batch", 32, "minibatch size (sequences or strings)")
-	fs.IntVar(&cfg.Hidden, "hidden", 100, "hidden units of rnn, lstm and gru")
-	fs.IntVar(&cfg.In, "in", 88, "input and output width of rnn, lstm and gru")
+	fs.IntVar(&cfg.Hidden, "hidden", 100, "hidden units of rnn, lstm, gru, ugru, cp2rnn (CP rank = hidden), hotrnn, hotrnn3 and mirnn")
+	fs.IntVar(&cfg.In, "in", 88, "input and output width of rnn, lstm, gru, ugru, cp2rnn, hotrnn, hotrnn3 and mirnn")
 	fs.Var(&steps, "steps", "comma-separated sequence lengths T")
 	fs.IntVar(&cfg.Reps, "reps", 5, "timed repetitions")
 	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/runs"
@@ -39,13 +40,16 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("compare")
 	var spec runs.CompareSpec
-	fs.StringVar(&spec.Model, "model", "lstm", "model: "+strings.Join(runs.CompareModels, ", "))
-	fs.StringVar(&spec.Task, "task", "", "data: pfa (rnn, lstm, gru), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn), the format of -data: pautomac, spice or lines (wfa); default the first")
-	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (rnn, lstm, gru; overrides -task), or the string file (wfa; required)")
+	fs.StringVar(&spec.Model, "model", "lstm", "model: a registered cell on a sequence task, or 2rnn (the spectral regression), 2rnn-spectral, umps, pcnn, pcnn-rnn, pcnn-cnn, wfa (known: "+strings.Join(runs.CompareModels(), ", ")+")")
+	fs.StringVar(&spec.Task, "task", "", "data: pfa (a cell), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn), the format of -data: pautomac, spice or lines (wfa); default the first")
+	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (a cell; overrides -task), or the string file (wfa; required)")
 	fs.IntVar(&spec.Hidden, "hidden", 0, "hidden units / rank / bond dimension / units (0: the model's default)")
 	fs.IntVar(&spec.Size, "size", 0, "data size (2rnn, umps, pcnn; 0: the model's default)")
 	fs.Float64Var(&spec.Noise, "noise", 0, "output noise standard deviation (2rnn)")
-	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (rnn, lstm, gru; 0: full backpropagation through time)")
+	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
+	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
+	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
+	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (a cell; 0: full backpropagation through time)")
 	fs.Uint64Var(&spec.DataSeed, "data-seed", 1, "seed of the data (fixed across runs)")
 	opts := fs.String("optimizers", "sgd,momentum,adam,rmsprop,adagrad", "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+knownOptimizers()+")")
 	grid := fs.String("lr-grid", "", "learning-rate grid: LO:HI:N (N log-spaced rates) or a list R1,R2,... (empty: each optimizer's rate)")
@@ -73,8 +77,19 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("-out must name a directory")
 	}
-	if !slices.Contains(runs.CompareModels, spec.Model) {
-		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(runs.CompareModels, ", "))
+	if !slices.Contains(runs.CompareModels(), spec.Model) {
+		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(runs.CompareModels(), ", "))
+	}
+	if runs.CompareCell(spec.Model) {
+		if err := checkCellFlags(spec.Model, layers.CellConfig{Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}); err != nil {
+			return err
+		}
+	} else {
+		for _, name := range []string{"rank", "order", "lags"} {
+			if flagSet(fs, name) {
+				return usagef("-%s applies to the registered cells only, not -model %s", name, spec.Model)
+			}
+		}
 	}
 	if spec.Hidden < 0 || spec.Size < 0 || spec.Chunk < 0 || !(spec.Noise >= 0) || math.IsInf(spec.Noise, 0) {
 		return usagef("-hidden, -size, -chunk and -noise must be >= 0")

@@ -132,6 +132,9 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"-optimizers", "riemann"}, "riemann needs a model with a metric"},
 		{[]string{"-model", "wfa"}, "-data: model wfa needs a string file"},
 		{[]string{"-model", "wfa", "-data", "strings.train", "-task", "csv"}, "-task"},
+		{[]string{"-model", "umps", "-rank", "3"}, "-rank applies to the registered cells only, not -model umps"},
+		{[]string{"-model", "cp2rnn", "-lags", "2"}, "-lags: layers: cell cp2rnn has no lags to set"},
+		{[]string{"-model", "hotrnn", "-order", "-1"}, "-order: "},
 	} {
 		_, stderr, code := invoke(append([]string{"compare", "-out", t.TempDir()}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

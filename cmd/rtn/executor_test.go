@@ -32,6 +32,8 @@ func TestExecutorReported(t *testing.T) {
 			executorJSON{Kind: "fused", DType: "float32"}},
 		{"compare-rnn", []string{"compare", "-model", "rnn", "-hidden", "4", "-optimizers", "adam", "-seeds", "1", "-steps", "2", "-quiet", "-json",
 			"-out", filepath.Join(dir, "cmp-rnn")}, executorJSON{Kind: "fused", DType: "float64"}},
+		{"compare-hotrnn", []string{"compare", "-model", "hotrnn", "-order", "3", "-hidden", "4", "-optimizers", "adam", "-seeds", "1", "-steps", "2",
+			"-quiet", "-json", "-out", filepath.Join(dir, "cmp-hotrnn")}, executorJSON{Kind: "tape", DType: "float64"}},
 		{"compare-2rnn", append(append([]string(nil), tinyCompare...), "-json", "-out", filepath.Join(dir, "cmp-2rnn")),
 			executorJSON{Kind: "graph", DType: "float64", Reason: "twornn.Regression unrolls each sequence length into one gorgonia graph"}},
 	}
