@@ -134,5 +134,5 @@ func rowsOf(shape []int) int { r, _ := rowsCols(shape); return r }
 // shapeError is the build-time error of a tensor op whose argument shapes
 // do not fit.
 func shapeError(op string, format string, args ...any) error {
-	return errors.Errorf("graph: %s: %s", op, fmt.Sprintf(format, args...))
+	return errors.Errorf("%s: %s", op, fmt.Sprintf(format, args...))
 }

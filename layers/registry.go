@@ -126,11 +126,15 @@ func NewCell(model string, p *params.Params, name string, cfg CellConfig, rng *r
 
 // CheckCellConfig reports the error NewCell would give for model and
 // cfg, by making the cell in a scratch set with its input and hidden
-// widths brought into [2, 4] (so that the check costs nothing; width 1
-// trips gorgonia's broadcasting): a command checks its flags with it
-// before reading any data.
+// widths brought into [2, 4] and its rank and lags to at most 3, so that
+// the check allocates next to nothing whatever the sizes (width 1 trips
+// gorgonia's broadcasting): a command checks its flags with it before
+// reading any data, and checks the memory of the real sizes with
+// ModelConfig.Size. A cell must therefore refuse an out-of-range Order
+// (which is not brought down) without allocating for it.
 func CheckCellConfig(model string, cfg CellConfig) error {
 	cfg.In, cfg.Hidden = min(max(cfg.In, 2), 4), min(max(cfg.Hidden, 2), 4)
+	cfg.Rank, cfg.Lags = min(cfg.Rank, 3), min(cfg.Lags, 3)
 	_, err := NewCell(model, params.New(), model, cfg, rand.New(rand.NewPCG(1, 1)))
 	return err
 }

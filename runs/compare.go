@@ -31,10 +31,11 @@ var compareOwnModels = []struct {
 	{"pcnn", "alphabet", 16}, {"pcnn-rnn", "alphabet", 16}, {"pcnn-cnn", "alphabet", 16}, {"wfa", "pautomac", 0},
 }
 
-// Defaults of a registered cell in a comparison.
+// Defaults of a registered cell in a comparison: its task, and its
+// width when CompareSpec.Hidden is 0 (CompareCellHidden).
 const (
 	compareCellTask   = "pfa"
-	compareCellHidden = 32
+	CompareCellHidden = 32
 )
 
 // CompareModels lists the models CompareProblem builds: every registered
@@ -149,7 +150,7 @@ func (s *CompareSpec) defaults() error {
 	if s.DataSeed == 0 {
 		s.DataSeed = 1
 	}
-	task, hidden := compareCellTask, compareCellHidden
+	task, hidden := compareCellTask, CompareCellHidden
 	switch {
 	case CompareCell(s.Model):
 	case isOwnModel(s.Model):

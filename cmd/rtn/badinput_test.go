@@ -54,6 +54,12 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-model must be one of 2rnn, cp2rnn, gru, hotrnn, lstm, mirnn, mpscell, rnn", "train", "-model", "transformer")
 	c(2, "-rank: layers: cell lstm has no rank to set", "train", "-model", "lstm", "-rank", "3")
 	c(2, "-dropout runs between stacked cells: it needs -layers >= 2", "train", "-dropout", "0.2")
+	c(1, "-model cp2rnn -hidden 4096 -layers 1 (8.2e+11 parameters) needs about", "train", "-model", "cp2rnn", "-hidden", "4096", "-rank", "100000000")
+	c(1, "-model hotrnn -hidden 1024 -layers 1 (1.03e+12 parameters) needs about", "train", "-model", "hotrnn", "-hidden", "1024", "-lags", "1000", "-rank", "1000")
+	c(2, "-order: tensorcell: hotrnn order must be in [1, 4], got 40", "train", "-model", "hotrnn", "-order", "40")
+	c(1, "-model cp2rnn -hidden 4096 -layers 1 (8.2e+11 parameters) needs about", "compare", "-model", "cp2rnn", "-hidden", "4096", "-rank", "100000000")
+	c(1, "(lstm, 64 layers, 8.52e+09 parameters) needs about", "eval", "-model", filepath.Join(dir, "big"))
+	c(1, "(lstm, 64 layers, 8.52e+09 parameters) needs about", "sample", "-model", filepath.Join(dir, "big"))
 	c(1, "-model lstm -hidden 1024 -layers 2 (1.26e+07 parameters) needs about", "train", "-hidden", "1024", "-layers", "2")
 	c(1, "-model mpscell -hidden 1024 -layers 1 (5.25e+06 parameters) needs about", "train", "-model", "mpscell", "-hidden", "1024")
 	c(2, "-dropout must be a rate in [0, 1), got 1", "train", "-layers", "2", "-dropout", "1")
@@ -250,6 +256,14 @@ func TestBadInput(t *testing.T) {
 	}
 	file := filepath.Join(dir, "data.txt")
 	if err := os.WriteFile(file, []byte(strings.Repeat("abcabd\n", 2000000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(big, "model.json"), []byte(`{"format": "rtn-sequence-model/1", "cell": "lstm",
+		"config": {"in": 5, "hidden": 4096}, "layers": 64, "out": 4, "kind": "categorical"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(memoryLimitEnv, "64M")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -83,6 +84,14 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if runs.CompareCell(spec.Model) {
 		if err := checkCellFlags(spec.Model, layers.CellConfig{Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}); err != nil {
 			return err
+		}
+		if spec.Hidden >= 0 {
+			pfa := datasets.PFAConfig{}.WithDefaults()
+			ts := runs.TrainSpec{Model: spec.Model, Hidden: cmp.Or(spec.Hidden, runs.CompareCellHidden), Layers: 1, Batch: max(cfg.BatchSize, 1),
+				Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}
+			if err := trainModelCheck(&ts, pfa.Symbols, pfa.MaxLen); err != nil {
+				return err
+			}
 		}
 	} else {
 		for _, name := range []string{"rank", "order", "lags"} {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/rtnlab/rtn/bench"
@@ -170,6 +171,23 @@ func trainDataCheck(path string, progress io.Writer) (symbols int, err error) {
 		return 0, fmt.Errorf("-data: %v", err)
 	}
 	return distinct, needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
+}
+
+// modelDirCheck checks the memory of the model a model directory
+// describes (its model.json), before eval, sample or predict load it: its
+// parameters (layers.ModelConfig.Size) three times (the values, the
+// arrays read from model.npz, and the executor's copies and buffers). A
+// model.json that cannot be read is left to the load's own message.
+func modelDirCheck(dir string) error {
+	cfg, err := layers.ReadModelConfig(filepath.Join(dir, layers.ModelConfigFile))
+	if err != nil {
+		return nil
+	}
+	n, ok := cfg.Size()
+	if !ok {
+		return nil
+	}
+	return needMemory(fmt.Sprintf("-model %s (%s, %d layers, %.3g parameters)", dir, cfg.Cell, max(cfg.Layers, 1), n), float64s(3*n))
 }
 
 // trainModelCheck checks the model rtn train would build over symbols

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/datasets"
@@ -139,6 +140,15 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 // -order and -lags for a registered cell, naming the flag at fault: each
 // is checked alone, then all together.
 func checkCellFlags(model string, c layers.CellConfig) error {
+	var given []string
+	for _, g := range []struct {
+		flag string
+		set  bool
+	}{{"-activation", c.Activation != ""}, {"-rank", c.Rank != 0}, {"-order", c.Order != 0}, {"-lags", c.Lags != 0}} {
+		if g.set {
+			given = append(given, g.flag)
+		}
+	}
 	for _, f := range []struct {
 		flag string
 		cfg  layers.CellConfig
@@ -147,7 +157,7 @@ func checkCellFlags(model string, c layers.CellConfig) error {
 		{"-rank", layers.CellConfig{Rank: c.Rank}},
 		{"-order", layers.CellConfig{Order: c.Order}},
 		{"-lags", layers.CellConfig{Lags: c.Lags}},
-		{"-activation, -rank, -order, -lags", c},
+		{strings.Join(given, ", "), c},
 	} {
 		if err := layers.CheckCellConfig(model, f.cfg); err != nil {
 			return usagef("%s: %v", f.flag, err)

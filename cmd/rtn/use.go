@@ -32,6 +32,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := modelDirCheck(spec.Model); err != nil {
+		return err
+	}
 	rep, err := runs.Eval(spec)
 	if err != nil {
 		return err
@@ -77,6 +80,9 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if err := modelDirCheck(spec.Model); err != nil {
+		return err
+	}
 	rep, err := runs.Sample(spec)
 	var se *runs.SymbolError
 	if errors.As(err, &se) {
@@ -109,6 +115,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return usagef("%v", err)
 	}
 	if err := checkOutput("-out", spec.Out, spec.DataFile, filepath.Join(spec.Model, layers.ModelConfigFile), filepath.Join(spec.Model, layers.ModelParamsFile)); err != nil {
+		return err
+	}
+	if err := modelDirCheck(spec.Model); err != nil {
 		return err
 	}
 	rep, err := runs.Predict(spec)

@@ -33,11 +33,19 @@ type HOTRNN struct {
 
 var _ graph.Cell = (*HOTRNN)(nil)
 
-// NewHOTRNN adds the cell's parameters (zero) to p: order P >= 1 (the
-// paper uses 2 and 3), lags L >= 1, rank R >= 1.
+// MaxHOTOrder is the largest order of a HOTRNN: Yu et al. use 2 and 3,
+// and the entries of a tensor train of order P are products of P+1
+// factors, whose scale at initialisation underflows for large P.
+const MaxHOTOrder = 4
+
+// NewHOTRNN adds the cell's parameters (zero) to p: order P in [1,
+// MaxHOTOrder] (the paper uses 2 and 3), lags L >= 1, rank R >= 1.
 func NewHOTRNN(p *params.Params, name string, in, hidden, order, lags, rank int) (*HOTRNN, error) {
-	if in <= 0 || hidden <= 0 || order <= 0 || lags <= 0 {
-		return nil, errors.Errorf("tensorcell: hotrnn sizes must be positive, got in %d, hidden %d, order %d, lags %d", in, hidden, order, lags)
+	if in <= 0 || hidden <= 0 || lags <= 0 {
+		return nil, errors.Errorf("tensorcell: hotrnn sizes must be positive, got in %d, hidden %d, lags %d", in, hidden, lags)
+	}
+	if order < 1 || order > MaxHOTOrder {
+		return nil, errors.Errorf("tensorcell: hotrnn order must be in [1, %d], got %d", MaxHOTOrder, order)
 	}
 	d := lags*hidden + 1
 	modes, ranks := make([]int, order), make([]int, order)
