@@ -147,45 +147,54 @@ func TestTapeOps(t *testing.T) {
 			for i := range w {
 				w[i] = rng.NormFloat64()
 			}
-			y := [][]float64{make([]float64, size)}
-			cache := make([]float64, pr.cacheLen)
-			loss := func() (float64, error) {
-				pr.forward(nil, nil, nil, y, cache)
-				var l float64
-				for i, v := range y[0] {
-					l += w[i] * v
-				}
-				return l, nil
-			}
-			grad := func(g *params.Params) error {
-				if _, err := loss(); err != nil {
-					return err
-				}
-				pr.backward(nil, nil, cache, [][]float64{w}, nil, GradsOf(g))
-				return nil
-			}
-
-			// gorgonia's loss and gradients
-			var gl, wn *G.Node
-			if out.IsScalar() {
-				gl = b.Scale(out, w[0])
-			} else {
-				wn = b.Input("w", out.Shape()...)
-				gl = b.Sum(b.Hadamard(out, wn))
-			}
-			m, err := Compile(b, gl, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, loss, grad := tapeLoss(pr, w)
+			m := weightedLossMachine(t, b, out, p, w)
 			defer m.Close()
-			if wn != nil {
-				if err := m.Let(wn, w); err != nil {
-					t.Fatal(err)
-				}
-			}
 			compareWithMachine(t, m, p, loss, grad)
 		})
 	}
+}
+
+// tapeLoss returns the output buffer of a one-output tape program and the
+// loss sum(w * output) with its gradient, computed on the tape.
+func tapeLoss(pr *tapeProgram[float64], w []float64) (y []float64, loss func() (float64, error), grad func(*params.Params) error) {
+	ys := [][]float64{make([]float64, len(w))}
+	cache := make([]float64, pr.cacheLen)
+	loss = func() (float64, error) {
+		pr.forward(nil, nil, nil, ys, cache)
+		return dot(w, ys[0]), nil
+	}
+	grad = func(g *params.Params) error {
+		if _, err := loss(); err != nil {
+			return err
+		}
+		pr.backward(nil, nil, cache, [][]float64{w}, nil, GradsOf(g))
+		return nil
+	}
+	return ys[0], loss, grad
+}
+
+// weightedLossMachine compiles sum(w * out) (w[0] * out for a scalar) on
+// gorgonia, differentiated with respect to p.
+func weightedLossMachine(t *testing.T, b *Builder, out *G.Node, p *params.Params, w []float64) *Machine {
+	t.Helper()
+	var gl, wn *G.Node
+	if out.IsScalar() {
+		gl = b.Scale(out, w[0])
+	} else {
+		wn = b.Input("w", out.Shape()...)
+		gl = b.Sum(b.Hadamard(out, wn))
+	}
+	m, err := Compile(b, gl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wn != nil {
+		if err := m.Let(wn, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
 }
 
 // compareWithMachine runs m and compares its loss and gradients with the

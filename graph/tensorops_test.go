@@ -208,17 +208,7 @@ func TestTensorOps(t *testing.T) {
 			for i := range w {
 				w[i] = rng.NormFloat64()
 			}
-			y := [][]float64{make([]float64, size)}
-			cache := make([]float64, pr.cacheLen)
-			loss := func() (float64, error) {
-				pr.forward(nil, nil, nil, y, cache)
-				return dot(w, y[0]), nil
-			}
-			grad := func(g *params.Params) error {
-				loss()
-				pr.backward(nil, nil, cache, [][]float64{w}, nil, GradsOf(g))
-				return nil
-			}
+			y, loss, grad := tapeLoss(pr, w)
 			if tc.brute != nil {
 				var vals [][]float64
 				for i := range tc.shapes {
@@ -226,29 +216,13 @@ func TestTensorOps(t *testing.T) {
 				}
 				loss()
 				for i, v := range tc.brute(vals) {
-					if math.Abs(y[0][i]-v) > bruteTol {
-						t.Fatalf("value[%d] = %.17g, brute force %.17g", i, y[0][i], v)
+					if math.Abs(y[i]-v) > bruteTol {
+						t.Fatalf("value[%d] = %.17g, brute force %.17g", i, y[i], v)
 					}
 				}
 			}
-			var gl *G.Node
-			var wn *G.Node
-			if out.IsScalar() {
-				gl = b.Scale(out, w[0])
-			} else {
-				wn = b.Input("w", out.Shape()...)
-				gl = b.Sum(b.Hadamard(out, wn))
-			}
-			m, err := Compile(b, gl, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := weightedLossMachine(t, b, out, p, w)
 			defer m.Close()
-			if wn != nil {
-				if err := m.Let(wn, w); err != nil {
-					t.Fatal(err)
-				}
-			}
 			compareWithMachine(t, m, p, loss, grad)
 			if err := CheckMachineGradients(m, p, FDOptions{Tol: opsFDTol}); err != nil {
 				t.Errorf("gorgonia path: %v", err)
@@ -420,26 +394,11 @@ func TestDropout(t *testing.T) {
 	for i := range w {
 		w[i] = rng.NormFloat64()
 	}
-	wn := b.Input("w", rows, cols)
-	m, err := Compile(b, b.Sum(b.Hadamard(out, wn)), p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := weightedLossMachine(t, b, out, p, w)
 	defer m.Close()
-	if err := m.Let(wn, w); err != nil {
-		t.Fatal(err)
-	}
 	b.noise.set(3, true)
 	b.noise.step = 0
-	loss := func() (float64, error) {
-		pr.forward(nil, nil, nil, y, cache)
-		return dot(w, y[0]), nil
-	}
-	grad := func(g *params.Params) error {
-		loss()
-		pr.backward(nil, nil, cache, [][]float64{w}, nil, GradsOf(g))
-		return nil
-	}
+	_, loss, grad := tapeLoss(pr, w)
 	compareWithMachine(t, m, p, loss, grad)
 	checkFloat32Tape(t, b, out, p, w)
 }
