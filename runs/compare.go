@@ -115,6 +115,15 @@ type CompareSpec struct {
 	Rank  int `json:"rank,omitempty"`
 	Order int `json:"order,omitempty"`
 	Lags  int `json:"lags,omitempty"`
+	// Activation, Layers, Dropout, Embed and DType shape a cell model as
+	// in TrainSpec (the cell's activation, stacked cells (0: 1), dropout
+	// between them, an input embedding, the steps' float type); the other
+	// models refuse them.
+	Activation string  `json:"activation,omitempty"`
+	Layers     int     `json:"layers,omitempty"`
+	Dropout    float64 `json:"dropout,omitempty"`
+	Embed      int     `json:"embed,omitempty"`
+	DType      string  `json:"dtype,omitempty"`
 	// Chunk is the truncated-BPTT length of a cell. If Chunk is 0,
 	// gradients run through whole sequences (layers.ProblemConfig).
 	Chunk int `json:"chunk,omitempty"`
@@ -162,6 +171,9 @@ func (s *CompareSpec) defaults() error {
 		if s.Rank != 0 || s.Order != 0 || s.Lags != 0 {
 			return errors.Errorf("model %s has no rank, order or lags to set (the registered cells have)", s.Model)
 		}
+		if s.Activation != "" || s.Layers != 0 || s.Dropout != 0 || s.Embed != 0 || s.DType != "" {
+			return errors.Errorf("model %s has no activation, layers, dropout, embedding or dtype to set (the registered cells have)", s.Model)
+		}
 	default:
 		return errors.Errorf("unknown model %q (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
 	}
@@ -175,15 +187,39 @@ func (s *CompareSpec) defaults() error {
 		s.Hidden = hidden
 	}
 	if CompareCell(s.Model) {
-		return layers.CheckCellConfig(s.Model, s.cellConfig())
+		return s.cellDefaults()
 	}
 	return nil
+}
+
+// cellDefaults checks and completes the fields of a cell model.
+func (s *CompareSpec) cellDefaults() error {
+	if s.Layers == 0 {
+		s.Layers = 1
+	}
+	switch {
+	case s.Layers < 0:
+		return errors.Errorf("layers must be positive, got %d", s.Layers)
+	case s.Embed < 0:
+		return errors.Errorf("embed must not be negative, got %d", s.Embed)
+	case !(s.Dropout >= 0 && s.Dropout < 1):
+		return errors.Errorf("dropout must be a rate in [0, 1), got %g", s.Dropout)
+	case s.Dropout > 0 && s.Layers < 2:
+		return errors.Errorf("dropout runs between stacked cells: it needs layers >= 2, got %d", s.Layers)
+	}
+	if err := graph.CheckDType(s.DType); err != nil {
+		return err
+	}
+	if s.DType == graph.Float64 {
+		s.DType = ""
+	}
+	return layers.CheckCellConfig(s.Model, s.cellConfig())
 }
 
 // cellConfig is the configuration of a cell model (its input width is
 // the task's).
 func (s *CompareSpec) cellConfig() layers.CellConfig {
-	return layers.CellConfig{Hidden: s.Hidden, Rank: s.Rank, Order: s.Order, Lags: s.Lags}
+	return layers.CellConfig{Hidden: s.Hidden, Activation: s.Activation, Rank: s.Rank, Order: s.Order, Lags: s.Lags}
 }
 
 // CompareProblem returns the problem factory of spec, and spec with its
@@ -233,13 +269,25 @@ func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	mcfg, chunk := modelConfig(spec.Model, spec.cellConfig(), 1, task), spec.Chunk
+	mcfg, chunk := modelConfig(spec.Model, spec.cellConfig(), spec.Layers, task), spec.Chunk
+	mcfg.Embed, mcfg.Dropout, mcfg.DType = spec.Embed, spec.Dropout, spec.DType
+	if spec.Embed > 0 && mcfg.Input != layers.InputNextSymbol {
+		return nil, errors.Errorf("an embedding reads symbols: task %q is not a next-symbol task", task.Name)
+	}
+	probe, err := layers.NewModel(mcfg, initRand(spec.DataSeed))
+	if err != nil {
+		return nil, err
+	}
+	data, err := probe.Inputs(task) // the task as the model reads it, made once and shared by the runs
+	if err != nil {
+		return nil, err
+	}
 	build := func(seed uint64, log io.Writer) (*layers.Problem, error) {
 		m, err := layers.NewModel(mcfg, initRand(seed))
 		if err != nil {
 			return nil, err
 		}
-		return layers.NewProblem(m.Seq, task, layers.ProblemConfig{Chunk: chunk, Log: log})
+		return layers.NewProblem(m.Seq, data, layers.ProblemConfig{Chunk: chunk, DType: mcfg.DType, Log: log})
 	}
 	p, err := build(spec.DataSeed, spec.Log)
 	if err != nil {

@@ -50,6 +50,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Rank, "rank", 0, "decomposition rank of cp2rnn (0: hidden) and hotrnn (0: 4)")
 	fs.IntVar(&spec.Order, "order", 0, "order of hotrnn (0: 2)")
 	fs.IntVar(&spec.Lags, "lags", 0, "lagged states of hotrnn (0: 2)")
+	fs.StringVar(&spec.Activation, "activation", "", "the cell's activation (a cell; default the cell's)")
+	fs.IntVar(&spec.Layers, "layers", 1, "stacked cells (a cell)")
+	fs.Float64Var(&spec.Dropout, "dropout", 0, "dropout rate between stacked cells (a cell with -layers >= 2; 0: none)")
+	fs.IntVar(&spec.Embed, "embed", 0, "width of a learned embedding of the input symbols (a cell; 0: one-hot inputs)")
+	fs.StringVar(&spec.DType, "dtype", "", "float type of the steps: float64 or float32 (a cell; default float64)")
 	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (a cell; 0: full backpropagation through time)")
 	fs.Uint64Var(&spec.DataSeed, "data-seed", 1, "seed of the data (fixed across runs)")
 	opts := fs.String("optimizers", "sgd,momentum,adam,rmsprop,adagrad", "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+knownOptimizers()+")")
@@ -82,19 +87,32 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		return usagef("-model: unknown model %q (known: %s)", spec.Model, strings.Join(runs.CompareModels(), ", "))
 	}
 	if runs.CompareCell(spec.Model) {
-		if err := checkCellFlags(spec.Model, layers.CellConfig{Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}); err != nil {
+		if err := checkCellFlags(spec.Model, layers.CellConfig{Activation: spec.Activation, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}); err != nil {
 			return err
+		}
+		switch {
+		case spec.Layers < 1 || spec.Layers > maxLayers:
+			return usagef("-layers must be in [1, %d], got %d", maxLayers, spec.Layers)
+		case !(spec.Dropout >= 0 && spec.Dropout < 1):
+			return usagef("-dropout must be a rate in [0, 1), got %g", spec.Dropout)
+		case spec.Dropout > 0 && spec.Layers < 2:
+			return usagef("-dropout runs between stacked cells: it needs -layers >= 2, got %d", spec.Layers)
+		case spec.Embed < 0 || spec.Embed > maxHidden:
+			return usagef("-embed must be in [0, %d], got %d", maxHidden, spec.Embed)
+		case spec.DType != "" && spec.DType != "float64" && spec.DType != "float32":
+			return usagef("-dtype must be float64 or float32, got %q", spec.DType)
 		}
 		if spec.Hidden >= 0 {
 			pfa := datasets.PFAConfig{}.WithDefaults()
-			ts := runs.TrainSpec{Model: spec.Model, Hidden: cmp.Or(spec.Hidden, runs.CompareCellHidden), Layers: 1, Batch: max(cfg.BatchSize, 1),
-				Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}
+			ts := runs.TrainSpec{Model: spec.Model, Hidden: cmp.Or(spec.Hidden, runs.CompareCellHidden), Layers: spec.Layers, Batch: max(cfg.BatchSize, 1),
+				Embed: spec.Embed, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}
 			if err := trainModelCheck(&ts, pfa.Symbols, pfa.MaxLen); err != nil {
 				return err
 			}
 		}
 	} else {
-		for _, name := range []string{"rank", "order", "lags"} {
+		spec.Layers = 0 // the flag's default: the other models have no layers
+		for _, name := range []string{"rank", "order", "lags", "activation", "layers", "dropout", "embed", "dtype"} {
 			if flagSet(fs, name) {
 				return usagef("-%s applies to the registered cells only, not -model %s", name, spec.Model)
 			}
