@@ -2,6 +2,7 @@ package layers
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -93,14 +94,13 @@ func (c ModelConfig) Validate() error {
 		return errors.Errorf("field \"out\": %d, want >= 1", c.Out)
 	case c.EvalBatch < 0:
 		return errors.Errorf("field \"eval_batch\": %d, want >= 0", c.EvalBatch)
-	case !(c.Dropout >= 0 && c.Dropout < 1):
-		return errors.Errorf("field \"dropout\": %g, want a rate in [0, 1)", c.Dropout)
-	case c.Dropout > 0 && c.Layers < 2:
-		return errors.Errorf("field \"dropout\": dropout runs between stacked cells: it needs \"layers\" >= 2")
-	case c.Embed < 0:
-		return errors.Errorf("field \"embed\": %d, want >= 0", c.Embed)
 	case c.Embed > 0 && c.Input != InputNextSymbol:
 		return errors.Errorf("field \"embed\": an embedding reads symbols: it needs \"input\": %q", InputNextSymbol)
+	}
+	if err := CheckComposition(max(c.Layers, 1), c.Dropout, c.Embed); err != nil {
+		var fe *FieldError
+		errors.As(err, &fe)
+		return field(fe.Field, err)
 	}
 	if err := c.Config.Validate(); err != nil {
 		return field("config", err)
@@ -126,6 +126,38 @@ func (c ModelConfig) Validate() error {
 		}
 	default:
 		return errors.Errorf("field \"input\": %q, want %q or none", c.Input, InputNextSymbol)
+	}
+	return nil
+}
+
+// FieldError is an error about one field of a configuration; its message
+// starts with the field's name.
+type FieldError struct {
+	// Field is the field's name, as in JSON ("dropout").
+	Field string
+	// Msg is the message, starting with Field.
+	Msg string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
+
+// CheckComposition checks what a model puts around its cells, the one
+// rule ModelConfig, runs' specs and the command line share: layers >= 1,
+// a dropout rate in [0, 1) that is 0 unless layers >= 2 (it runs between
+// stacked cells), an embedding width >= 0. The error is a *FieldError.
+func CheckComposition(layers int, dropout float64, embed int) error {
+	fail := func(f, format string, args ...any) error {
+		return &FieldError{Field: f, Msg: f + " " + fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case layers < 1:
+		return fail("layers", "must be >= 1, got %d", layers)
+	case !(dropout >= 0 && dropout < 1):
+		return fail("dropout", "must be a rate in [0, 1), got %g", dropout)
+	case dropout > 0 && layers < 2:
+		return fail("dropout", "runs between stacked cells: it needs layers >= 2, got %d", layers)
+	case embed < 0:
+		return fail("embed", "must not be negative, got %d", embed)
 	}
 	return nil
 }

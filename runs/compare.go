@@ -197,15 +197,8 @@ func (s *CompareSpec) cellDefaults() error {
 	if s.Layers == 0 {
 		s.Layers = 1
 	}
-	switch {
-	case s.Layers < 0:
-		return errors.Errorf("layers must be positive, got %d", s.Layers)
-	case s.Embed < 0:
-		return errors.Errorf("embed must not be negative, got %d", s.Embed)
-	case !(s.Dropout >= 0 && s.Dropout < 1):
-		return errors.Errorf("dropout must be a rate in [0, 1), got %g", s.Dropout)
-	case s.Dropout > 0 && s.Layers < 2:
-		return errors.Errorf("dropout runs between stacked cells: it needs layers >= 2, got %d", s.Layers)
+	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
+		return err
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
 		return err

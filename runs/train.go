@@ -197,14 +197,6 @@ func (s *TrainSpec) defaults() error {
 	switch {
 	case s.Hidden < 0:
 		return errors.Errorf("hidden must be positive, got %d", s.Hidden)
-	case s.Layers < 0:
-		return errors.Errorf("layers must be positive, got %d", s.Layers)
-	case s.Embed < 0:
-		return errors.Errorf("embed must not be negative, got %d", s.Embed)
-	case !(s.Dropout >= 0 && s.Dropout < 1):
-		return errors.Errorf("dropout must be a rate in [0, 1), got %g", s.Dropout)
-	case s.Dropout > 0 && s.Layers < 2:
-		return errors.Errorf("dropout runs between stacked cells: it needs layers >= 2, got %d", s.Layers)
 	case s.Epochs < 0:
 		return errors.Errorf("epochs must be positive, got %d", s.Epochs)
 	case s.Batch < 0:
@@ -213,6 +205,9 @@ func (s *TrainSpec) defaults() error {
 		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
 	case s.Patience < 0:
 		return errors.Errorf("patience must not be negative, got %d", s.Patience)
+	}
+	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
+		return err
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
 		return err

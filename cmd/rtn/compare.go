@@ -90,16 +90,10 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		if err := checkCellFlags(spec.Model, layers.CellConfig{Activation: spec.Activation, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}); err != nil {
 			return err
 		}
-		switch {
-		case spec.Layers < 1 || spec.Layers > maxLayers:
-			return usagef("-layers must be in [1, %d], got %d", maxLayers, spec.Layers)
-		case !(spec.Dropout >= 0 && spec.Dropout < 1):
-			return usagef("-dropout must be a rate in [0, 1), got %g", spec.Dropout)
-		case spec.Dropout > 0 && spec.Layers < 2:
-			return usagef("-dropout runs between stacked cells: it needs -layers >= 2, got %d", spec.Layers)
-		case spec.Embed < 0 || spec.Embed > maxHidden:
-			return usagef("-embed must be in [0, %d], got %d", maxHidden, spec.Embed)
-		case spec.DType != "" && spec.DType != "float64" && spec.DType != "float32":
+		if err := checkCompositionFlags(spec.Layers, spec.Dropout, spec.Embed); err != nil {
+			return err
+		}
+		if spec.DType != "" && spec.DType != "float64" && spec.DType != "float32" {
 			return usagef("-dtype must be float64 or float32, got %q", spec.DType)
 		}
 		if spec.Hidden >= 0 {

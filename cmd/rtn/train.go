@@ -96,14 +96,6 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 		return usagef("-model must be one of %s, got %q", joinNames(layers.CellNames()), s.Model)
 	case s.Hidden <= 0 || s.Hidden > maxHidden:
 		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
-	case s.Layers <= 0 || s.Layers > maxLayers:
-		return usagef("-layers must be in [1, %d], got %d", maxLayers, s.Layers)
-	case !(s.Dropout >= 0 && s.Dropout < 1):
-		return usagef("-dropout must be a rate in [0, 1), got %g", s.Dropout)
-	case s.Dropout > 0 && s.Layers < 2:
-		return usagef("-dropout runs between stacked cells: it needs -layers >= 2, got %d", s.Layers)
-	case s.Embed < 0 || s.Embed > maxHidden:
-		return usagef("-embed must be in [0, %d], got %d", maxHidden, s.Embed)
 	case s.Epochs <= 0:
 		return usagef("-epochs must be >= 1, got %d", s.Epochs)
 	case s.Batch <= 0:
@@ -119,6 +111,9 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 	case s.DType != "float64" && s.DType != "float32":
 		return usagef("-dtype must be float64 or float32, got %q", s.DType)
 	}
+	if err := checkCompositionFlags(s.Layers, s.Dropout, s.Embed); err != nil {
+		return err
+	}
 	if err := checkCellFlags(s.Model, layers.CellConfig{Activation: s.Activation, Rank: s.Rank, Order: s.Order, Lags: s.Lags}); err != nil {
 		return err
 	}
@@ -132,6 +127,22 @@ func checkTrainFlags(s *runs.TrainSpec) error {
 	}
 	if _, err := optim.New(s.Optimizer, s.Optim); err != nil {
 		return usagef("%v", err)
+	}
+	return nil
+}
+
+// checkCompositionFlags is the usage error of -layers, -dropout and
+// -embed: the command's bounds (at most maxLayers layers, an embedding at
+// most maxHidden wide), then layers.CheckComposition, naming the flag.
+func checkCompositionFlags(depth int, dropout float64, embed int) error {
+	switch {
+	case depth > maxLayers:
+		return usagef("-layers must be in [1, %d], got %d", maxLayers, depth)
+	case embed > maxHidden:
+		return usagef("-embed must be in [0, %d], got %d", maxHidden, embed)
+	}
+	if err := layers.CheckComposition(depth, dropout, embed); err != nil {
+		return usagef("-%v", err)
 	}
 	return nil
 }
