@@ -1,0 +1,90 @@
+package fastmath
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Bounds of ExpNeg4 against math.Exp: relative error in float64 (long),
+// ulps of float32(math.Exp) (short).
+const (
+	expRelTol64 = 4 * 0x1p-52
+	expULPTol32 = 1
+)
+
+// expInputs draws a >= 0 of every scale the read-outs see, with the edges
+// of the reduction and of the clamp.
+func expInputs(n int) []float64 {
+	r := rand.New(rand.NewPCG(3, 5))
+	as := []float64{0, 1e-300, 1e-17, 0.5 * math.Ln2, math.Ln2, 1, 20, 40, 87, 103, 699.9, clamp}
+	for range n {
+		as = append(as, math.Abs(r.NormFloat64())*math.Pow(10, 3*r.Float64()-1))
+	}
+	return as
+}
+
+func TestExpNeg4(t *testing.T) {
+	for _, short := range []bool{false, true} {
+		as := expInputs(40_000)
+		for i := 0; i+4 <= len(as); i += 4 {
+			got := [4]float64{}
+			got[0], got[1], got[2], got[3] = ExpNeg4(as[i], as[i+1], as[i+2], as[i+3], short)
+			for j, e := range got {
+				a := as[i+j]
+				want := math.Exp(-a)
+				if short {
+					g, w := float32(e), float32(want)
+					if d := int64(math.Float32bits(g)) - int64(math.Float32bits(w)); d > expULPTol32 || d < -expULPTol32 {
+						t.Errorf("short exp(-%v) = %v, float32(math.Exp) %v: %d ulps", a, g, w, d)
+					}
+					continue
+				}
+				if math.Abs(e-want) > expRelTol64*want {
+					t.Errorf("exp(-%.17g) = %.17g, math.Exp %.17g", a, e, want)
+				}
+			}
+		}
+	}
+}
+
+func TestEdges(t *testing.T) {
+	nan := math.NaN()
+	for _, short := range []bool{false, true} {
+		if e, _, _, _ := ExpNeg4(nan, 0, 0, 0, short); !math.IsNaN(e) {
+			t.Errorf("short %v: exp(-NaN) = %v, want NaN", short, e)
+		}
+		// the short polynomial's relative error is below 1.5e-8
+		if e, _, _, _ := ExpNeg4(math.Inf(1), 0, 0, 0, short); math.Abs(e-math.Exp(-clamp)) > 2e-8*math.Exp(-clamp) {
+			t.Errorf("short %v: exp(-Inf) = %v, want exp(-%v)", short, e, float64(clamp))
+		}
+		y0, y1, y2, y3 := Tanh4(nan, math.Inf(1), math.Inf(-1), math.Copysign(0, -1), short)
+		if !math.IsNaN(y0) || y1 != 1 || y2 != -1 || y3 != 0 || !math.Signbit(y3) {
+			t.Errorf("short %v: tanh(NaN, +Inf, -Inf, -0) = %v %v %v %v", short, y0, y1, y2, y3)
+		}
+	}
+}
+
+func TestTanh4(t *testing.T) {
+	for _, short := range []bool{false, true} {
+		xs := expInputs(40_000)
+		for i := 0; i+4 <= len(xs); i += 4 {
+			x := [4]float64{xs[i], -xs[i+1], xs[i+2], -xs[i+3]}
+			var y [4]float64
+			y[0], y[1], y[2], y[3] = Tanh4(x[0], x[1], x[2], x[3], short)
+			for j := range y {
+				want := math.Tanh(x[j])
+				if short {
+					g, w := float32(y[j]), float32(want)
+					if d := int64(math.Float32bits(g)) - int64(math.Float32bits(w)); d > 1 || d < -1 {
+						t.Errorf("short tanh(%v) = %v, float32(math.Tanh) %v: %d ulps", x[j], g, w, d)
+					}
+					continue
+				}
+				if math.Abs(y[j]-want) > 2.5*0x1p-52*math.Abs(want) {
+					t.Errorf("tanh(%.17g) = %.17g, math.Tanh %.17g", x[j], y[j], want)
+				}
+			}
+		}
+	}
+}
