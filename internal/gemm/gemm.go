@@ -88,11 +88,24 @@ func putGemmBuf[F Float](b *gemmBuf[F]) {
 // transpose, for row-major matrices with strides lda, ldb, ldc: c is m x
 // n, op(a) m x k, op(b) k x n. It panics when a slice is too short for its
 // shape, and when the kernels do not run here (Available).
+//
+// A product of at least parallelFlops multiply-adds is cut into as many
+// blocks of rows or columns of c as GOMAXPROCS allows (split), computed at
+// once; every entry has the same bits whatever the cut.
 func Gemm[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	if !available {
 		panic("gemm: no assembly kernel on this platform")
 	}
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	if parts := split[F](m, n, k); parts > 1 {
+		parallel(parts, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	serial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// serial is Gemm on the calling goroutine.
+func serial[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	for i := range m {
 		row := c[i*ldc : i*ldc+n]
 		switch beta {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -152,16 +153,57 @@ func testRowsIndependent[F Float](t *testing.T) {
 	}
 }
 
-// TestNoAllocations checks that Gemm allocates nothing once it has run:
-// the step kernels call it at every time step.
+// TestNoAllocations checks that Gemm allocates nothing once it has run,
+// on one goroutine and cut over two: the step kernels call it at every
+// time step.
 func TestNoAllocations(t *testing.T) {
 	needKernels(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	for _, sz := range [][3]int{{37, 130, 300}, {300, 600, 700}} {
 		p := newProduct[float32](rand.New(rand.NewPCG(7, 8)), false, true, sz[0], sz[1], sz[2], 1)
 		run := func() { p.run(1, 1) }
 		run()
 		if n := testing.AllocsPerRun(3, run); n != 0 {
 			t.Errorf("%v: %v allocations per product, want 0", sz, n)
+		}
+	}
+}
+
+// TestSameBitsAnyGOMAXPROCS checks that products large enough to be cut
+// over goroutines have the same bits at GOMAXPROCS 1 to 5, in the four
+// layouts, cut by columns (wide c) and by rows (tall c), with alpha and
+// beta not 1.
+func TestSameBitsAnyGOMAXPROCS(t *testing.T) {
+	needKernels(t)
+	t.Run("float64", testSameBits[float64])
+	t.Run("float32", testSameBits[float32])
+}
+
+func testSameBits[F Float](t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, sz := range [][3]int{{37, 700, 300}, {530, 61, 290}} {
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			p := newProduct[F](rng, tr[0], tr[1], sz[0], sz[1], sz[2], 2)
+			c0 := append([]F(nil), p.c...)
+			var want []F
+			for procs := 1; procs <= 5; procs++ {
+				runtime.GOMAXPROCS(procs)
+				if parts := split[F](p.m, p.n, p.k); procs > 1 && parts < 2 {
+					t.Fatalf("%v at GOMAXPROCS %d: not cut (%d part)", sz, procs, parts)
+				}
+				copy(p.c, c0)
+				p.run(-0.5, 0.3)
+				if want == nil {
+					want = append([]F(nil), p.c...)
+					continue
+				}
+				for i, v := range p.c {
+					if math.Float64bits(float64(v)) != math.Float64bits(float64(want[i])) {
+						t.Fatalf("%v trans %v: entry %d is %.17g at GOMAXPROCS %d, %.17g at 1", sz, tr, i, float64(v), procs, float64(want[i]))
+					}
+				}
+			}
 		}
 	}
 }
