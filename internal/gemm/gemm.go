@@ -97,15 +97,43 @@ func Gemm[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b 
 		panic("gemm: no assembly kernel on this platform")
 	}
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	if parts := split[F](m, n, k); parts > 1 {
-		parallel(parts, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	serial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	run(transA, m, n, k, alpha, a, lda, bSource[F]{transB: transB, b: b, ldb: ldb}, beta, c, ldc)
 }
 
-// serial is Gemm on the calling goroutine.
-func serial[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+// bSource is where a product's op(b) comes from: the matrix b, or the
+// panels of a PackedB from its column col0 on.
+type bSource[F Float] struct {
+	transB bool
+	b      []F
+	ldb    int
+	packed *PackedB[F]
+	col0   int
+}
+
+// cols is the source from its column j on.
+func (s bSource[F]) cols(j int) bSource[F] {
+	switch {
+	case s.packed != nil:
+		s.col0 += j
+	case s.transB:
+		s.b = s.b[j*s.ldb:]
+	default:
+		s.b = s.b[j:]
+	}
+	return s
+}
+
+// run computes the product, cut over the workers when it is large enough.
+func run[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
+	if parts := split[F](m, n, k); parts > 1 {
+		parallel(parts, transA, m, n, k, alpha, a, lda, src, beta, c, ldc)
+		return
+	}
+	serial(transA, m, n, k, alpha, a, lda, src, beta, c, ldc)
+}
+
+// serial is the product on the calling goroutine.
+func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
 	for i := range m {
 		row := c[i*ldc : i*ldc+n]
 		switch beta {
@@ -127,12 +155,13 @@ func serial[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, 
 	// A panel read straight from a or b saves its copy but is read with the
 	// matrix's stride: worth it only when it is used few times.
 	directA := transA && alpha == 1 && n <= directAMaxN*nr // alpha scales op(a) as it is packed
-	directB := !transB && m <= directBMaxM
+	transB, b, ldb, packed := src.transB, src.b, src.ldb, src.packed
+	directB := !transB && m <= directBMaxM && packed == nil
 	for p := 0; p < k; p += gemmKC {
 		kc := min(gemmKC, k-p)
 		for j := 0; j < n; j += gemmNC {
 			nc := min(gemmNC, n-j)
-			for jr := 0; jr < nc; jr += nr {
+			for jr := 0; jr < nc && packed == nil; jr += nr {
 				if !directB || nc-jr < nr {
 					packB(buf.b[jr*kc:(jr+nr)*kc], nr, transB, b, ldb, p, kc, j+jr, min(nr, nc-jr))
 				}
@@ -146,7 +175,10 @@ func serial[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, 
 				}
 				for jr := 0; jr < nc; jr += nr {
 					pb, ldpb := &buf.b[jr*kc], nr
-					if directB && nc-jr >= nr {
+					switch {
+					case packed != nil:
+						pb = &packed.data[packed.panel(p, src.col0+j+jr)]
+					case directB && nc-jr >= nr:
 						pb, ldpb = &b[p*ldb+j+jr], ldb
 					}
 					for ir := 0; ir < mc; ir += gemmMR {
@@ -180,22 +212,24 @@ func checkGemm[F Float](transA, transB bool, m, n, k int, a []F, lda int, b []F,
 	if m < 0 || n < 0 || k < 0 {
 		panic(fmt.Sprintf("gemm: Gemm of negative size %d x %d x %d", m, n, k))
 	}
-	check := func(what string, s []F, rows, cols, ld int) {
-		if ld < max(1, cols) || rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
-			panic(fmt.Sprintf("gemm: Gemm %s of %d values with stride %d cannot hold %d x %d", what, len(s), ld, rows, cols))
-		}
-	}
 	if transA {
-		check("a", a, k, m, lda)
+		checkMatrix("a", a, k, m, lda)
 	} else {
-		check("a", a, m, k, lda)
+		checkMatrix("a", a, m, k, lda)
 	}
 	if transB {
-		check("b", b, n, k, ldb)
+		checkMatrix("b", b, n, k, ldb)
 	} else {
-		check("b", b, k, n, ldb)
+		checkMatrix("b", b, k, n, ldb)
 	}
-	check("c", c, m, n, ldc)
+	checkMatrix("c", c, m, n, ldc)
+}
+
+// checkMatrix panics unless s holds a rows x cols matrix with stride ld.
+func checkMatrix[F Float](what string, s []F, rows, cols, ld int) {
+	if ld < max(1, cols) || rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("gemm: %s of %d values with stride %d cannot hold %d x %d", what, len(s), ld, rows, cols))
+	}
 }
 
 // packA writes the panel of rows i..i+rows of alpha op(a) over terms

@@ -37,7 +37,7 @@ func cut[F Float](m, n int) (byCols bool, panels, unit int) {
 // parallel computes the product in parts blocks, parts - 1 of them on the
 // workers and one on the calling goroutine, and returns when all are done.
 // Blocks are whole panels; the last takes the remainder.
-func parallel[F Float](parts int, transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+func parallel[F Float](parts int, transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
 	byCols, panels, unit := cut[F](m, n)
 	done := getReply()
 	defer putReply(done)
@@ -47,15 +47,11 @@ func parallel[F Float](parts int, transA, transB bool, m, n, k int, alpha F, a [
 		if !byCols {
 			end = min((panels*(p+1)/parts)*unit, m)
 		}
-		t := task[F]{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc, done: done}
+		t := task[F]{transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, src: src, beta: beta, c: c, ldc: ldc, done: done}
 		if byCols {
 			t.n = end - start
 			t.c = c[start:]
-			if transB {
-				t.b = b[start*ldb:]
-			} else {
-				t.b = b[start:]
-			}
+			t.src = src.cols(start)
 		} else {
 			t.m = end - start
 			t.c = c[start*ldc:]
@@ -79,16 +75,17 @@ func parallel[F Float](parts int, transA, transB bool, m, n, k int, alpha F, a [
 
 // task is one block of a product, for a worker.
 type task[F Float] struct {
-	transA, transB bool
-	m, n, k        int
-	alpha, beta    F
-	a, b, c        []F
-	lda, ldb, ldc  int
-	done           chan struct{} // receives one value when the block is done
+	transA      bool
+	m, n, k     int
+	alpha, beta F
+	a, c        []F
+	lda, ldc    int
+	src         bSource[F]
+	done        chan struct{} // receives one value when the block is done
 }
 
 func (t task[F]) run() {
-	serial(t.transA, t.transB, t.m, t.n, t.k, t.alpha, t.a, t.lda, t.b, t.ldb, t.beta, t.c, t.ldc)
+	serial(t.transA, t.m, t.n, t.k, t.alpha, t.a, t.lda, t.src, t.beta, t.c, t.ldc)
 }
 
 // The workers: goroutines started as GOMAXPROCS first calls for them, each

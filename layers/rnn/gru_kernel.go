@@ -31,6 +31,7 @@ type gruKernel[F graph.Float] struct {
 	batch  int
 	w      graph.Weights[F]
 	zx, zh []F // [batch, 3H]: h U (zh) in Forward; the gradients of x W + b and h U in Backward
+	u      graph.PackedWeightOf[F]
 }
 
 func (k *gruKernel[F]) Params() []string {
@@ -49,6 +50,7 @@ func (k *gruKernel[F]) Project(xs, proj []F) {
 }
 
 func (k *gruKernel[F]) InitialState(state [][]F) {
+	k.u.Reset()
 	fillRows(state[0], k.w.Data(k.c.params, k.c.Name("h0")))
 }
 
@@ -58,7 +60,7 @@ func (k *gruKernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 
 func (k *gruKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	c, H := k.c, k.c.hidden
-	graph.GemmOf(false, false, k.batch, 3*H, H, 1, in[0], H, k.w.Data(c.params, c.Name("U")), 3*H, 0, k.zh, 3*H)
+	k.u.Forward(k.w.Data(c.params, c.Name("U")), H, 3*H, k.batch, in[0], 0, k.zh)
 	bh := k.w.Data(c.params, c.Name("bh"))
 	for r := range k.batch {
 		zx, zh, cr := proj[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
@@ -98,5 +100,5 @@ func (k *gruKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gra
 			gbh[j] += v
 		}
 	}
-	graph.GemmOf(false, true, k.batch, H, 3*H, 1, k.zh, 3*H, k.w.Data(c.params, c.Name("U")), 3*H, 1, gin[0], H)
+	k.u.Backward(k.w.Data(c.params, c.Name("U")), H, 3*H, k.batch, k.zh, 1, gin[0])
 }

@@ -27,6 +27,7 @@ type lstmKernel[F graph.Float] struct {
 	batch int
 	w     graph.Weights[F]
 	dz    []F // [batch, 4H], the pre-activation gradient
+	u     graph.PackedWeightOf[F]
 }
 
 func (k *lstmKernel[F]) Params() []string {
@@ -45,6 +46,7 @@ func (k *lstmKernel[F]) Project(xs, proj []F) {
 }
 
 func (k *lstmKernel[F]) InitialState(state [][]F) {
+	k.u.Reset()
 	fillRows(state[0], k.w.Data(k.c.params, k.c.Name("h0")))
 	fillRows(state[1], k.w.Data(k.c.params, k.c.Name("c0")))
 }
@@ -58,7 +60,7 @@ func (k *lstmKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	c, H := k.c, k.c.hidden
 	gates := cache
 	copy(gates, proj)
-	graph.GemmOf(false, false, k.batch, 4*H, H, 1, in[0], H, k.w.Data(c.params, c.Name("U")), 4*H, 1, gates, 4*H)
+	k.u.Forward(k.w.Data(c.params, c.Name("U")), H, 4*H, k.batch, in[0], 1, gates)
 	for r := range k.batch {
 		row := gates[r*4*H : (r+1)*4*H]
 		cPrev, cNext, hNext := in[1][r*H:(r+1)*H], out[1][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
@@ -94,5 +96,5 @@ func (k *lstmKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gr
 	graph.GemmOf(true, false, c.in, 4*H, k.batch, 1, x, c.in, k.dz, 4*H, 1, grads.Data(c.Name("W")), 4*H)
 	graph.GemmOf(true, false, H, 4*H, k.batch, 1, in[0], H, k.dz, 4*H, 1, grads.Data(c.Name("U")), 4*H)
 	addColSums(grads.Data(c.Name("b")), k.dz)
-	graph.GemmOf(false, true, k.batch, H, 4*H, 1, k.dz, 4*H, k.w.Data(c.params, c.Name("U")), 4*H, 0, gin[0], H)
+	k.u.Backward(k.w.Data(c.params, c.Name("U")), H, 4*H, k.batch, k.dz, 0, gin[0])
 }

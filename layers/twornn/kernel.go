@@ -26,6 +26,7 @@ type kernel[F graph.Float] struct {
 	batch int
 	w     graph.Weights[F]
 	z     []F // [batch, d n]: h A forward, its gradient backward
+	a     graph.PackedWeightOf[F]
 }
 
 func (k *kernel[F]) Params() []string { return []string{k.c.Name("A"), k.c.Name("h0")} }
@@ -38,6 +39,7 @@ func (k *kernel[F]) ProjectionSize() int { return 0 }
 func (k *kernel[F]) Project(_, _ []F) {}
 
 func (k *kernel[F]) InitialState(state [][]F) {
+	k.a.Reset()
 	h0 := k.w.Data(k.c.params, k.c.Name("h0"))
 	for r := 0; r < len(state[0]); r += len(h0) {
 		copy(state[0][r:], h0)
@@ -55,7 +57,7 @@ func (k *kernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 
 func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 	c, d, n := k.c, k.c.in, k.c.n
-	graph.GemmOf(false, false, k.batch, d*n, n, 1, in[0], n, k.w.Data(c.params, c.Name("A")), d*n, 0, k.z, d*n)
+	k.a.Forward(k.w.Data(c.params, c.Name("A")), n, d*n, k.batch, in[0], 0, k.z)
 	slope := k.w.Data(c.fixed, c.slopeName)
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
@@ -94,5 +96,5 @@ func (k *kernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads 
 		}
 	}
 	graph.GemmOf(true, false, n, d*n, k.batch, 1, in[0], n, k.z, d*n, 1, grads.Data(c.Name("A")), d*n)
-	graph.GemmOf(false, true, k.batch, n, d*n, 1, k.z, d*n, k.w.Data(c.params, c.Name("A")), d*n, 0, gin[0], n)
+	k.a.Backward(k.w.Data(c.params, c.Name("A")), n, d*n, k.batch, k.z, 0, gin[0])
 }
