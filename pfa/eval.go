@@ -91,10 +91,12 @@ func (p *Probs) NextSymbol(prefix []int) []float64 {
 	return out
 }
 
-// Sample draws a string from the model, refusing to go past maxLen
-// symbols (it returns an error then: a model with tiny stop
-// probabilities).
+// Sample draws a string from the model, cut at maxLen symbols (as
+// spectral.WFA.Sample does). It fails only when maxLen is negative.
 func (p *Probs) Sample(rng *rand.Rand, maxLen int) ([]int, error) {
+	if maxLen < 0 {
+		return nil, errors.Errorf("pfa: sampling with a longest length of %d", maxLen)
+	}
 	n := p.N
 	q := draw(rng, p.Init)
 	var x []int
@@ -104,7 +106,7 @@ func (p *Probs) Sample(rng *rand.Rand, maxLen int) ([]int, error) {
 			return x, nil
 		}
 		if len(x) >= maxLen {
-			return nil, errors.Errorf("pfa: a sampled string passed %d symbols", maxLen)
+			return x, nil
 		}
 		u -= p.Stop[q]
 		a, j := p.D-1, n-1
@@ -137,24 +139,34 @@ func draw(rng *rand.Rand, p []float64) int {
 // Compress returns the distinct strings of seqs in order of first
 // appearance and how often each appears.
 func Compress(seqs [][]int) (uniq [][]int, weights []float64) {
+	uniq, weights, _ = compressIndex(seqs)
+	return uniq, weights
+}
+
+// compressIndex is Compress that also returns the distinct string of each
+// string of seqs.
+func compressIndex(seqs [][]int) (uniq [][]int, weights []float64, of []int) {
+	of = make([]int, len(seqs))
 	index := make(map[string]int)
 	var b strings.Builder
-	for _, x := range seqs {
+	for k, x := range seqs {
 		b.Reset()
 		for _, a := range x {
 			b.WriteString(strconv.Itoa(a))
 			b.WriteByte(',')
 		}
-		k := b.String()
-		if i, ok := index[k]; ok {
+		key := b.String()
+		if i, ok := index[key]; ok {
 			weights[i]++
+			of[k] = i
 			continue
 		}
-		index[k] = len(uniq)
+		index[key] = len(uniq)
+		of[k] = len(uniq)
 		uniq = append(uniq, x)
 		weights = append(weights, 1)
 	}
-	return uniq, weights
+	return uniq, weights, of
 }
 
 // Random returns a model of the kind with logits drawn from a normal

@@ -13,9 +13,10 @@ import (
 )
 
 // Problem is the training problem of a model on strings: the mean
-// negative log-likelihood (nats per string) of the distinct training
-// strings, each weighted by its count, with the validation strings for
-// early stopping. It implements optim.Problem, optim.Evaluator and
+// negative log-likelihood (nats per string) of the training strings, with
+// the validation strings for early stopping. The examples are the
+// training strings; a batch runs the kernel once per distinct string in
+// it, weighted by its count there. It implements optim.Problem, optim.Evaluator and
 // optim.Validator, so any optimizer of the optim registry trains it.
 type Problem struct {
 	m             *Model
@@ -26,6 +27,12 @@ type Problem struct {
 	counts, grads [][]float64
 	train, valid  [][]int
 	tw, vw        []float64
+	// occ maps each training string (an example) to its distinct string;
+	// bw and bidx are a batch's counts per distinct string and its
+	// distinct strings.
+	occ  []int
+	bw   []float64
+	bidx []int
 	best          *Model
 	bestLoss      float64
 }
@@ -56,8 +63,9 @@ func NewProblem(start *Model, train, valid [][]int, jobs int) (*Problem, error) 
 			return nil, err
 		}
 	}
-	p.train, p.tw = Compress(train)
+	p.train, p.tw, p.occ = compressIndex(train)
 	p.valid, p.vw = Compress(valid)
+	p.bw = make([]float64, len(p.train))
 	return p, nil
 }
 
@@ -65,8 +73,40 @@ func NewProblem(start *Model, train, valid [][]int, jobs int) (*Problem, error) 
 // stop, emit, trans for an HMM).
 func (p *Problem) Params() *params.Params { return p.params }
 
-// NumExamples is the number of distinct training strings.
-func (p *Problem) NumExamples() int { return len(p.train) }
+// NumExamples is the number of training strings.
+func (p *Problem) NumExamples() int { return len(p.occ) }
+
+// gather sets p.bidx to the distinct strings of the batch of examples in
+// order of first appearance and p.bw to their counts in it; release
+// clears p.bw after use.
+func (p *Problem) gather(batch []int) {
+	p.bidx = p.bidx[:0]
+	for _, e := range batch {
+		u := p.occ[e]
+		if p.bw[u] == 0 {
+			p.bidx = append(p.bidx, u)
+		}
+		p.bw[u]++
+	}
+}
+
+func (p *Problem) release() {
+	for _, u := range p.bidx {
+		p.bw[u] = 0
+	}
+}
+
+// stats computes the statistics of a batch of examples (all of them when
+// batch is nil).
+func (p *Problem) stats(batch []int, counts bool) {
+	if batch == nil {
+		p.ev.Stats(p.probs, p.train, p.tw, nil, counts, &p.st)
+		return
+	}
+	p.gather(batch)
+	p.ev.Stats(p.probs, p.train, p.bw, p.bidx, counts, &p.st)
+	p.release()
+}
 
 // sync copies the parameters into the model and its probabilities.
 func (p *Problem) sync() {
@@ -79,7 +119,7 @@ func (p *Problem) sync() {
 // LossGrad is the weighted mean loss over the batch and its gradient.
 func (p *Problem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 	p.sync()
-	p.ev.Stats(p.probs, p.train, p.tw, batch, true, &p.st)
+	p.stats(batch, true)
 	if p.st.Impossible > 0 {
 		return math.Inf(1), nil
 	}
@@ -93,7 +133,7 @@ func (p *Problem) LossGrad(batch []int, grads *params.Params) (float64, error) {
 // Loss is the weighted mean loss over the batch.
 func (p *Problem) Loss(batch []int) (float64, error) {
 	p.sync()
-	p.ev.Stats(p.probs, p.train, p.tw, batch, false, &p.st)
+	p.stats(batch, false)
 	if p.st.Impossible > 0 {
 		return math.Inf(1), nil
 	}
@@ -137,7 +177,7 @@ func (p *Problem) Best() (*Model, float64) {
 }
 
 // TrainConfig sets Train and EM. The zero value trains with Adam at rate
-// 0.05 on batches of 256 distinct strings for at most 100 epochs; at each
+// 0.05 on batches of 256 strings for at most 100 epochs; at each
 // epoch without validation improvement the best logits are restored and
 // the rate divided by 10, and the third such epoch ends training.
 type TrainConfig struct {
@@ -150,7 +190,7 @@ type TrainConfig struct {
 	// Epochs is the most epochs (EM: iterations) run. If 0, it will be
 	// defaulted to 100.
 	Epochs int
-	// BatchSize is the number of distinct strings per step. If 0, it
+	// BatchSize is the number of strings per step. If 0, it
 	// will be defaulted to 256.
 	BatchSize int
 	// Patience is the number of epochs without validation improvement
