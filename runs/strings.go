@@ -36,8 +36,11 @@ type StringsFitSpec struct {
 	// Strings, when not nil, are used instead of reading Train (the Go
 	// API's way in).
 	Strings *datasets.Symbols
-	// Families are the candidate families (FamilyPFA, FamilyHMM,
-	// FamilyWFA). If nil, they will be defaulted to pfa and wfa.
+	// Families are the candidate families (FamilyPFA, FamilyHMM, or
+	// FamilyWFA alone: the spectral WFA's floored values are not a
+	// distribution, so its validation figure, wfa.EvalSet.ZLL, is not
+	// comparable with an automaton's likelihood). If nil, they will be
+	// defaulted to pfa.
 	Families []string
 	// States are the candidate numbers of states of the automata. If nil,
 	// they will be defaulted to DefaultStates.
@@ -80,7 +83,7 @@ var DefaultStates = []int{10, 20, 40}
 // WithDefaults fills in the defaults.
 func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.Families == nil {
-		s.Families = []string{FamilyPFA, FamilyWFA}
+		s.Families = []string{FamilyPFA}
 	}
 	if s.States == nil {
 		s.States = slices.Clone(DefaultStates)
@@ -119,6 +122,9 @@ func (s StringsFitSpec) Validate() error {
 	}
 	if len(s.Families) == 0 {
 		return errors.New("strings fit: no families")
+	}
+	if len(s.Families) > 1 && slices.Contains(s.Families, FamilyWFA) {
+		return errors.New("strings fit: family wfa is fitted alone (its floored values are not a distribution, so its validation figure does not compare with an automaton's)")
 	}
 	for _, f := range s.Families {
 		if f != FamilyPFA && f != FamilyHMM && f != FamilyWFA {

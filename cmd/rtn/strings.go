@@ -68,7 +68,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	train := fs.String("train", "", "training strings")
 	format := fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
 	out := fs.String("out", "", "model file to write (JSON)")
-	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, wfa (default pfa,wfa)")
+	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, or wfa alone (the spectral estimate) (default pfa)")
 	states := fs.String("states", "", "candidate numbers of states, comma-separated (default 10,20,40)")
 	fs.StringVar(&spec.Start, "start", "", "start of the automata: spectral or random (default spectral)")
 	fs.StringVar(&spec.Method, "method", "", "refinement: em, gradient or em+gradient (default em+gradient)")
