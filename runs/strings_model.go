@@ -138,6 +138,30 @@ func (m *StringsModel) Probabilities(seqs [][]int, jobs int) ([]float64, error) 
 	return out, nil
 }
 
+// logProbabilities returns the natural log of each string's
+// probability: log P(x) for pfa and hmm, log(max(f(x), wfa.Floor) / Z)
+// for wfa, Z its mass (an error when it has none).
+func (m *StringsModel) logProbabilities(seqs [][]int, jobs int) ([]float64, error) {
+	if m.Family != FamilyWFA {
+		if err := pfa.CheckStrings(seqs, m.PFA.Symbols); err != nil {
+			return nil, err
+		}
+		return m.PFA.LogProbs(seqs, jobs), nil
+	}
+	z := math.NaN()
+	if r, err := m.WFA.WFA.SpectralRadius(); err == nil && r < 1 {
+		z, _ = m.WFA.WFA.Mass()
+	}
+	if !(z > 0) || math.IsInf(z, 0) {
+		return nil, errors.New("strings model: the wfa has no usable mass (spectral radius >= 1 or a mass <= 0)")
+	}
+	out := m.WFA.Predict(seqs)
+	for i, v := range out {
+		out[i] = math.Log(v / z)
+	}
+	return out, nil
+}
+
 // NextSymbol returns the distribution of the symbol after prefix, the end
 // of the string last (d+1 values).
 func (m *StringsModel) NextSymbol(prefix []int) ([]float64, error) {

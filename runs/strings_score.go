@@ -17,7 +17,7 @@ type StringsScore struct {
 	// LogLoss is -sum_x log q(x) / sum_x (|x| + 1) over the test strings,
 	// in nats per symbol (the end of each string counted as a symbol),
 	// q the model's own normalised probabilities (a wfa's floored values
-	// over its mass).
+	// over its mass), +Inf when an automaton gives a string probability 0.
 	LogLoss float64 `json:"log_loss_nats_per_symbol"`
 	// Perplexity is the PAutomaC score against the solution, Optimum the
 	// solution's own (the lowest possible) and Ratio their quotient; all
@@ -25,8 +25,9 @@ type StringsScore struct {
 	Perplexity *float64 `json:"perplexity,omitempty"`
 	Optimum    *float64 `json:"optimum,omitempty"`
 	Ratio      *float64 `json:"ratio,omitempty"`
-	// Floored counts the strings given wfa.Floor or less (0 for exact
-	// families unless a probability underflows).
+	// Floored counts the strings given wfa.Floor or less: a wfa's floored
+	// values, an automaton's exact tiny probabilities (which are not
+	// floored).
 	Floored int `json:"floored"`
 }
 
@@ -39,29 +40,26 @@ func ScoreStrings(m *StringsModel, seqs [][]int, solution []float64, jobs int) (
 	if solution != nil && len(solution) != len(seqs) {
 		return nil, errors.Errorf("strings score: %d solution probabilities for %d test strings", len(solution), len(seqs))
 	}
-	q, err := m.Probabilities(seqs, jobs)
+	res := &StringsScore{Strings: len(seqs)}
+	logq, err := m.logProbabilities(seqs, jobs)
 	if err != nil {
 		return nil, err
 	}
-	res := &StringsScore{Strings: len(seqs)}
-	for i, v := range q {
-		if !(v > wfa.Floor) {
-			res.Floored++
-			q[i] = wfa.Floor
-		}
+	// q is the model's probabilities over their largest: the perplexity
+	// normalises them over the test set, and exact tiny values stay
+	// exact instead of underflowing.
+	top := math.Inf(-1)
+	for _, v := range logq {
+		top = max(top, v)
 	}
-	z := 1.0
-	if m.Family == FamilyWFA {
-		if r, err := m.WFA.WFA.SpectralRadius(); err == nil && r < 1 {
-			z, _ = m.WFA.WFA.Mass()
-		}
-		if !(z > 0) || math.IsInf(z, 0) {
-			return nil, errors.New("strings score: the wfa has no usable mass (spectral radius >= 1 or a mass <= 0)")
-		}
-	}
+	q := make([]float64, len(logq))
 	nats := 0.0
-	for _, v := range q {
-		nats -= math.Log(v / z)
+	for i, v := range logq {
+		if v <= math.Log(wfa.Floor) {
+			res.Floored++
+		}
+		nats -= v
+		q[i] = math.Exp(v - top)
 	}
 	res.LogLoss = nats / symbolsOf(seqs)
 	if solution == nil {
