@@ -30,11 +30,11 @@ type Problem struct {
 	// occ maps each training string (an example) to its distinct string;
 	// bw and bidx are a batch's counts per distinct string and its
 	// distinct strings.
-	occ  []int
-	bw   []float64
-	bidx []int
-	best          *Model
-	bestLoss      float64
+	occ      []int
+	bw       []float64
+	bidx     []int
+	best     *Model
+	bestLoss float64
 }
 
 // NewProblem builds the problem from a start (copied) and the training

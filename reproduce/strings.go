@@ -132,7 +132,7 @@ func stringsProblem(dir string, p int, spec runs.StringsFitSpec) (*stringsResult
 	score := func(s runs.StringsFitSpec) (float64, *runs.StringsModel, float64, error) {
 		s.Strings = &train
 		began := time.Now()
-		m, err := runs.FitStrings(s)
+		m, _, err := runs.FitStrings(s)
 		if err != nil {
 			return 0, nil, 0, err
 		}

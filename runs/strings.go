@@ -166,7 +166,9 @@ type StringsCandidate struct {
 	// EMIterations and Epochs are the EM iterations and gradient epochs run.
 	EMIterations int     `json:"em_iterations"`
 	Epochs       int     `json:"epochs"`
-	Seconds      float64 `json:"seconds"`
+	// Seconds is the wall time (left out of model files, which are the
+	// same bit for bit for a seed).
+	Seconds float64 `json:"seconds,omitempty"`
 	// Skipped says why the candidate was not trained (the budget).
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -180,15 +182,29 @@ type StringsFitSummary struct {
 	Chosen     int                `json:"chosen"`
 	Seed       uint64             `json:"seed"`
 	Strings    int                `json:"strings"`
-	Seconds    float64            `json:"seconds"`
+	// Seconds is the wall time (left out of model files).
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// untimed returns a copy of the summary without its timings: what the
+// model file stores.
+func (s *StringsFitSummary) untimed() *StringsFitSummary {
+	c := *s
+	c.Seconds = 0
+	c.Candidates = slices.Clone(s.Candidates)
+	for i := range c.Candidates {
+		c.Candidates[i].Seconds = 0
+	}
+	return &c
 }
 
 // FitStrings runs the spec and returns the chosen model (written to
-// spec.Out when it is set).
-func FitStrings(spec StringsFitSpec) (*StringsModel, error) {
+// spec.Out when it is set; its Fit is the summary without timings) and
+// the summary with them.
+func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	began := time.Now()
 	deadline := began.Add(spec.Budget)
@@ -198,19 +214,19 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, error) {
 	} else {
 		var err error
 		if data, err = datasets.ReadStringsFile(spec.Train, spec.Format, nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := data.ValidateStrings(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	train, valid, err := pfa.Split(data.Seqs, spec.ValidFraction, spec.Seed)
 	if err != nil {
-		return nil, errors.Wrap(err, "strings fit: split")
+		return nil, nil, errors.Wrap(err, "strings fit: split")
 	}
 	w, _, err := wfa.Fit(datasets.Symbols{Alphabet: data.Alphabet, Seqs: train}, wfa.Config{Seed: spec.Seed})
 	if err != nil {
-		return nil, errors.Wrap(err, "strings fit: spectral estimate")
+		return nil, nil, errors.Wrap(err, "strings fit: spectral estimate")
 	}
 	sum := &StringsFitSummary{Spectral: w.Spec.String(), Seed: spec.Seed, Strings: len(data.Seqs), Chosen: -1}
 	if len(w.Components) > 1 {
@@ -236,7 +252,7 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, error) {
 			}
 			m, err := fitCandidate(&c, w, train, valid, d, spec, deadline)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if spec.Log != nil {
 				fmt.Fprintf(spec.Log, "strings fit: %s states %d start %s %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
@@ -249,18 +265,18 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, error) {
 		}
 	}
 	if best == nil {
-		return nil, errors.New("strings fit: no candidate was trained within the budget")
+		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
 	}
 	best.Alphabet = slices.Clone(data.Alphabet)
 	best.Format = StringsModelFormat
 	sum.Seconds = time.Since(began).Seconds()
-	best.Fit = sum
+	best.Fit = sum.untimed()
 	if spec.Out != "" {
 		if err := best.Save(spec.Out); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return best, nil
+	return best, sum, nil
 }
 
 // fitCandidate starts and refines one candidate, filling in c.

@@ -110,19 +110,19 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer lock.Release()
-	m, err := runs.FitStrings(spec)
+	_, sum, err := runs.FitStrings(spec)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(m.Fit)
+		return json.NewEncoder(stdout).Encode(sum)
 	}
-	c := m.Fit.Candidates[m.Fit.Chosen]
+	c := sum.Candidates[sum.Chosen]
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "family\tstates\tstart\tmethod\tvalid nats/string\tvalid nats/symbol\tseconds\t\n")
-	for i, c := range m.Fit.Candidates {
+	for i, c := range sum.Candidates {
 		mark := ""
-		if i == m.Fit.Chosen {
+		if i == sum.Chosen {
 			mark = "chosen"
 		}
 		if c.Skipped != "" {
@@ -133,7 +133,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d states (spectral estimate %s), %.1fs\n", *out, c.Family, c.States, m.Fit.Spectral, m.Fit.Seconds)
+	fmt.Fprintf(stdout, "wrote %s: %s, %d states (spectral estimate %s), %.1fs\n", *out, c.Family, c.States, sum.Spectral, sum.Seconds)
 	return nil
 }
 
