@@ -164,8 +164,8 @@ type StringsCandidate struct {
 	Valid          float64 `json:"valid"`
 	ValidPerSymbol float64 `json:"valid_nats_per_symbol"`
 	// EMIterations and Epochs are the EM iterations and gradient epochs run.
-	EMIterations int     `json:"em_iterations"`
-	Epochs       int     `json:"epochs"`
+	EMIterations int `json:"em_iterations"`
+	Epochs       int `json:"epochs"`
 	// Seconds is the wall time (left out of model files, which are the
 	// same bit for bit for a seed).
 	Seconds float64 `json:"seconds,omitempty"`
