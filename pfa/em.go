@@ -7,9 +7,9 @@ import (
 
 // EM trains start by Baum-Welch on the strings train (the full set each
 // iteration), stopping after cfg.Patience iterations (default 3) without
-// a better validation loss or after cfg.Epochs iterations, and returns the
-// model of the best validation loss. It reads Epochs, Patience, Jobs and
-// Deadline of cfg.
+// a validation loss better by more than cfg.Tolerance (relative) or after
+// cfg.Epochs iterations, and returns the model of the best validation
+// loss. It reads Epochs, Patience, Tolerance, Jobs and Deadline of cfg.
 func EM(start *Model, train, valid [][]int, cfg TrainConfig) (*Model, *Report, error) {
 	patience := cfg.Patience
 	if patience == 0 {
@@ -38,7 +38,10 @@ func EM(start *Model, train, valid [][]int, cfg TrainConfig) (*Model, *Report, e
 		l, _ := p.ValidationLoss()
 		rep.Epochs = it
 		if l < before {
-			rep.BestEpoch, since = it, 0
+			rep.BestEpoch = it
+		}
+		if l < before-cfg.Tolerance*math.Abs(before) {
+			since = 0
 		} else {
 			since++
 		}

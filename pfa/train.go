@@ -197,6 +197,11 @@ type TrainConfig struct {
 	// before a drop of the rate (EM: before stopping). If 0, it will be
 	// defaulted to 1 (EM: 3).
 	Patience int
+	// Tolerance is EM's relative improvement threshold: an iteration
+	// counts as better only when it lowers the best validation loss by
+	// more than Tolerance times that loss (the best model is kept
+	// whatever the margin). 0 counts any improvement.
+	Tolerance float64
 	// Seed draws the batches. If 0, it will be defaulted to 1.
 	Seed uint64
 	// Jobs is the number of workers; the result is the same for any. If
@@ -233,6 +238,9 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 
 // Validate checks c after WithDefaults.
 func (c TrainConfig) Validate() error {
+	if !(c.Tolerance >= 0 && c.Tolerance < 1) {
+		return errors.Errorf("pfa: tolerance %g, want it in [0, 1)", c.Tolerance)
+	}
 	if c.Epochs < 0 || c.BatchSize < 0 || c.Patience < 0 || c.Jobs < 0 {
 		return errors.Errorf("pfa: epochs %d, batch size %d, patience %d and jobs %d must not be negative", c.Epochs, c.BatchSize, c.Patience, c.Jobs)
 	}

@@ -42,9 +42,16 @@ type StringsFitSpec struct {
 	// comparable with an automaton's likelihood). If nil, they will be
 	// defaulted to pfa.
 	Families []string
-	// States are the candidate numbers of states of the automata. If nil,
-	// they will be defaulted to DefaultStates.
+	// States, when not nil, are the candidate numbers of states of the
+	// automata (a fixed grid). When nil, the number of states grows from
+	// StatesFrom by the factor StatesGrowth (rounded up) while the
+	// validation loss improves on the family's best, up to StatesMax.
 	States []int
+	// StatesFrom, StatesGrowth and StatesMax set the growing grid. If 0,
+	// they will be defaulted to 8, 1.5 and 128.
+	StatesFrom   int
+	StatesGrowth float64
+	StatesMax    int
 	// Start is StartSpectral or StartRandom. If empty, it will be
 	// defaulted to StartSpectral.
 	Start string
@@ -52,10 +59,11 @@ type StringsFitSpec struct {
 	// then the gradient from EM's result). If empty, it will be defaulted
 	// to MethodBoth.
 	Method string
-	// Train holds the gradient's and EM's settings (optimizer, rate,
-	// epochs, batch size, patience); its Seed and Jobs are set from the
-	// fields below. EMIterations caps EM. If 0, it will be defaulted to
-	// 200.
+	// Training holds the gradient's and EM's settings (optimizer, rate,
+	// epochs, batch size, patience, EM's tolerance); its Seed and Jobs are
+	// set from the fields below. If Training.Tolerance is 0, it will be
+	// defaulted to 1e-5. EMIterations caps EM. If 0, it will be defaulted
+	// to 200.
 	Training     pfa.TrainConfig
 	EMIterations int
 	// ValidFraction is the share of the strings held out for selection
@@ -77,16 +85,22 @@ type StringsFitSpec struct {
 	Log io.Writer
 }
 
-// DefaultStates is the default grid of numbers of states.
-var DefaultStates = []int{10, 20, 40}
-
 // WithDefaults fills in the defaults.
 func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.Families == nil {
 		s.Families = []string{FamilyPFA}
 	}
-	if s.States == nil {
-		s.States = slices.Clone(DefaultStates)
+	if s.StatesFrom == 0 {
+		s.StatesFrom = 8
+	}
+	if s.StatesGrowth == 0 {
+		s.StatesGrowth = 1.5
+	}
+	if s.StatesMax == 0 {
+		s.StatesMax = 128
+	}
+	if s.Training.Tolerance == 0 {
+		s.Training.Tolerance = 1e-5
 	}
 	if s.Start == "" {
 		s.Start = StartSpectral
@@ -131,10 +145,19 @@ func (s StringsFitSpec) Validate() error {
 			return errors.Errorf("strings fit: family %q, want %s, %s or %s", f, FamilyPFA, FamilyHMM, FamilyWFA)
 		}
 	}
-	for _, n := range s.States {
+	if s.States != nil && len(s.States) == 0 {
+		return errors.New("strings fit: an empty list of states")
+	}
+	for _, n := range append([]int{s.StatesFrom, s.StatesMax}, s.States...) {
 		if n < 1 || n > pfa.MaxStates {
 			return errors.Errorf("strings fit: %d states, want 1 to %d", n, pfa.MaxStates)
 		}
+	}
+	if s.StatesFrom > s.StatesMax {
+		return errors.Errorf("strings fit: states from %d above the most states %d", s.StatesFrom, s.StatesMax)
+	}
+	if !(s.StatesGrowth > 1) || math.IsInf(s.StatesGrowth, 0) {
+		return errors.Errorf("strings fit: states growth %g, want a finite factor above 1", s.StatesGrowth)
 	}
 	if s.Start != StartSpectral && s.Start != StartRandom {
 		return errors.Errorf("strings fit: start %q, want %s or %s", s.Start, StartSpectral, StartRandom)
@@ -236,11 +259,12 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 	bestLoss := math.Inf(1)
 	d := len(data.Alphabet)
 	for _, fam := range spec.Families {
-		sizes := spec.States
-		if fam == FamilyWFA {
-			sizes = []int{w.WFA.States}
-		}
-		for _, n := range sizes {
+		famBest := math.Inf(1)
+		for i, n := 0, 0; ; i++ {
+			var ok bool
+			if n, ok = spec.candidateStates(fam, w, i, n); !ok {
+				break
+			}
 			c := StringsCandidate{Family: fam, States: n, Start: spec.Start, Method: spec.Method}
 			if fam == FamilyWFA {
 				c.Start, c.Method = StartSpectral, "none"
@@ -248,7 +272,7 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 			if time.Now().After(deadline) {
 				c.Skipped = "budget"
 				sum.Candidates = append(sum.Candidates, c)
-				continue
+				break
 			}
 			m, err := fitCandidate(&c, w, train, valid, d, spec, deadline)
 			if err != nil {
@@ -262,6 +286,10 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 			if c.Valid < bestLoss {
 				bestLoss, best, sum.Chosen = c.Valid, m, len(sum.Candidates)-1
 			}
+			if spec.States == nil && !(c.Valid < famBest) {
+				break
+			}
+			famBest = min(famBest, c.Valid)
 		}
 	}
 	if best == nil {
@@ -277,6 +305,26 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 		}
 	}
 	return best, sum, nil
+}
+
+// candidateStates returns the number of states of the family's i-th
+// candidate (prev: the (i-1)-th) and whether there is one: the WFA's own
+// size once for wfa, the fixed grid when States is set, else the growing
+// grid.
+func (s StringsFitSpec) candidateStates(fam string, w *wfa.Model, i, prev int) (int, bool) {
+	switch {
+	case fam == FamilyWFA:
+		return w.WFA.States, i == 0
+	case s.States != nil:
+		if i >= len(s.States) {
+			return 0, false
+		}
+		return s.States[i], true
+	case i == 0:
+		return s.StatesFrom, true
+	}
+	n := int(math.Ceil(float64(prev) * s.StatesGrowth))
+	return n, n <= s.StatesMax
 }
 
 // fitCandidate starts and refines one candidate, filling in c.
