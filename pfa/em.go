@@ -29,7 +29,7 @@ func EM(start *Model, train, valid [][]int, cfg TrainConfig) (*Model, *Report, e
 	since := 0
 	for it := 1; it <= cfg.Epochs && since < patience; it++ {
 		p.sync()
-		p.ev.Stats(p.probs, p.train, p.tw, nil, true, &p.st)
+		p.stats(nil, true)
 		p.m.emUpdate(&p.st, p.counts)
 		for _, b := range p.m.blocks() {
 			copy(p.params.Data(b.name), *b.data)

@@ -179,6 +179,7 @@ type Evaluator struct {
 	// Jobs is the number of goroutines; below 1 counts as 1.
 	Jobs int
 	wk   [chunks]work
+	tw   [chunks]trieWork
 }
 
 // Stats computes the statistics of the strings seqs[i] for i in idx (all

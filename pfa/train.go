@@ -32,6 +32,9 @@ type Problem struct {
 	// distinct strings.
 	occ      []int
 	bw       []float64
+	// trainTrie and validTrie hold the same strings as prefix trees, for
+	// the passes over a whole set.
+	trainTrie, validTrie *Trie
 	bidx     []int
 	best     *Model
 	bestLoss float64
@@ -66,6 +69,7 @@ func NewProblem(start *Model, train, valid [][]int, jobs int) (*Problem, error) 
 	p.train, p.tw, p.occ = compressIndex(train)
 	p.valid, p.vw = Compress(valid)
 	p.bw = make([]float64, len(p.train))
+	p.trainTrie, p.validTrie = NewTrie(p.train, p.tw), NewTrie(p.valid, p.vw)
 	return p, nil
 }
 
@@ -100,7 +104,7 @@ func (p *Problem) release() {
 // batch is nil).
 func (p *Problem) stats(batch []int, counts bool) {
 	if batch == nil {
-		p.ev.Stats(p.probs, p.train, p.tw, nil, counts, &p.st)
+		p.ev.TrieStats(p.probs, p.trainTrie, counts, &p.st)
 		return
 	}
 	p.gather(batch)
@@ -144,9 +148,17 @@ func (p *Problem) Loss(batch []int) (float64, error) {
 // strings; it records the best model seen. With no validation strings it
 // is the loss on the training strings.
 func (p *Problem) ValidationLoss() (float64, error) {
-	l := p.SetLoss(p.valid, p.vw)
+	var l float64
 	if len(p.valid) == 0 {
 		l, _ = p.Loss(nil)
+	} else {
+		p.sync()
+		var st Stats
+		p.ev.TrieStats(p.probs, p.validTrie, false, &st)
+		l = math.Inf(1)
+		if st.Impossible == 0 {
+			l = -st.LogLik / st.Weight
+		}
 	}
 	if l < p.bestLoss {
 		p.bestLoss, p.best = l, p.m.Clone()
