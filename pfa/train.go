@@ -30,14 +30,14 @@ type Problem struct {
 	// occ maps each training string (an example) to its distinct string;
 	// bw and bidx are a batch's counts per distinct string and its
 	// distinct strings.
-	occ      []int
-	bw       []float64
+	occ []int
+	bw  []float64
 	// trainTrie and validTrie hold the same strings as prefix trees, for
 	// the passes over a whole set.
 	trainTrie, validTrie *Trie
-	bidx     []int
-	best     *Model
-	bestLoss float64
+	bidx                 []int
+	best                 *Model
+	bestLoss             float64
 }
 
 // NewProblem builds the problem from a start (copied) and the training
