@@ -90,6 +90,51 @@ func TestStringsFitSameFileForAnyJobs(t *testing.T) {
 	}
 }
 
+func TestStringsFitGrowsStates(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 400, 5)
+	model := filepath.Join(dir, "m.json")
+	var out, errb bytes.Buffer
+	args := []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "2", "-states-growth", "1.5", "-states-max", "6",
+		"-em-iters", "10", "-epochs", "2", "-json"}
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	var sum struct {
+		Candidates []struct {
+			States int
+			Valid  float64
+		}
+		Chosen int
+	}
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	grid := []int{2, 3, 5}
+	if len(sum.Candidates) == 0 || len(sum.Candidates) > len(grid) {
+		t.Fatalf("%d candidates, want 1 to %d", len(sum.Candidates), len(grid))
+	}
+	best := math.Inf(1)
+	for i, c := range sum.Candidates {
+		if c.States != grid[i] {
+			t.Fatalf("candidate %d has %d states, want %d (from 2 by 1.5, rounded up)", i, c.States, grid[i])
+		}
+		last := i == len(sum.Candidates)-1
+		if !last && !(c.Valid < best) {
+			t.Fatalf("candidate %d (valid %g) did not improve on %g but the grid went on", i, c.Valid, best)
+		}
+		if last && len(sum.Candidates) < len(grid) && c.Valid < best {
+			t.Fatalf("candidate %d improved (valid %g < %g) but the grid stopped", i, c.Valid, best)
+		}
+		if c.Valid < best {
+			best = c.Valid
+		}
+	}
+	if sum.Candidates[sum.Chosen].Valid != best {
+		t.Fatalf("chose candidate %d (valid %g), the best is %g", sum.Chosen, sum.Candidates[sum.Chosen].Valid, best)
+	}
+}
+
 func TestStringsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	train := writeSample(t, dir, "train.txt", 50, 4)
@@ -107,6 +152,8 @@ func TestStringsBadInput(t *testing.T) {
 		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train"},
 		{"mixed wfa", []string{"strings", "fit", "-train", train, "-out", model, "-family", "pfa,wfa"}, 2, "wfa"},
 		{"bad states", []string{"strings", "fit", "-train", train, "-out", model, "-states", "0"}, 2, "states"},
+		{"bad growth", []string{"strings", "fit", "-train", train, "-out", model, "-states-growth", "1"}, 2, "growth"},
+		{"from above max", []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "9", "-states-max", "4"}, 2, "most states"},
 		{"bad method", []string{"strings", "fit", "-train", train, "-out", model, "-method", "sgd"}, 2, "method"},
 		{"no model", []string{"strings", "score", "-test", train}, 2, "-model"},
 		{"bad model", []string{"strings", "score", "-model", bad, "-test", train}, 1, "init"},
