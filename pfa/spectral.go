@@ -23,6 +23,11 @@ type SpectralConfig struct {
 	// Smoothing is the pseudo-count added to every count before the
 	// counts become probabilities. If 0, it will be defaulted to 0.01.
 	Smoothing float64
+	// SuffixLength, when positive, clusters the predictive states by the
+	// distance between the probabilities they give to stopping and to
+	// every string of 1 to SuffixLength symbols coming next, instead of
+	// their Euclidean distance in the WFA's own basis.
+	SuffixLength int
 }
 
 func (c SpectralConfig) withDefaults() SpectralConfig {
@@ -100,6 +105,9 @@ func SpectralStart(w spectral.WFA, seqs [][]int, kind Kind, states int, cfg Spec
 	uniq, weights := Compress(seqs)
 	t := newTrie(uniq, weights)
 	feat := predictiveStates(w, beta, t)
+	if cfg.SuffixLength > 0 {
+		suffixMetric(w, beta, feat, cfg.SuffixLength)
+	}
 	k := w.States
 	var fit []int
 	for u, c := range t.count {

@@ -1,6 +1,7 @@
 package pfa
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -57,6 +58,79 @@ func TestSpectralStartRecoversDeterministicTarget(t *testing.T) {
 			got := startLoss(m, valid, nil, 1)
 			if !(got < truth+tc.share*(uniform-truth)) {
 				t.Fatalf("start's validation loss %g: target %g, uniform %g", got, truth, uniform)
+			}
+		})
+	}
+}
+
+// metricTol is the relative agreement asked of the transformed
+// distances with the distances between predicted probabilities (the
+// ridge of 1e-9 of the trace moves them a little).
+const metricTol = 1e-6
+
+func TestSuffixMetricDistances(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	target := Random(KindPFA, 3, 2, rng)
+	seqs := randomStrings(t, target, 3000, rng)
+	w, err := wfa.FitSpec(seqs, 2, wfa.Spec{Variant: spectral.Classic, Rows: 3, Cols: 3, Rank: 3}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta, err := w.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := w.States
+	// predicted gives the probabilities of stopping and of the next one
+	// or two symbols from the state x.
+	predicted := func(x []float64) []float64 {
+		dot := func(v []float64) float64 {
+			s := 0.0
+			for i := range v {
+				s += x[i] * v[i]
+			}
+			return s
+		}
+		mul := func(a, v []float64) []float64 {
+			u := make([]float64, k)
+			for i := range k {
+				for j := range k {
+					u[i] += a[i*k+j] * v[j]
+				}
+			}
+			return u
+		}
+		out := []float64{dot(w.Omega[:k])}
+		for _, a := range w.Trans {
+			v := mul(a, beta)
+			out = append(out, dot(v))
+			for _, b := range w.Trans {
+				out = append(out, dot(mul(a, mul(b, beta))))
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		x, y []float64
+	}{{"near", []float64{1, 0.2, -0.1}, []float64{0.9, 0.25, -0.05}}, {"far", []float64{1, 0, 0}, []float64{0.3, -0.5, 0.8}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := 0.0
+			px, py := predicted(tc.x), predicted(tc.y)
+			for i := range px {
+				want += (px[i] - py[i]) * (px[i] - py[i])
+			}
+			feat := append(append([]float64(nil), tc.x...), tc.y...)
+			if !suffixMetric(w, beta, feat, 2) {
+				t.Fatal("factorisation failed")
+			}
+			got := 0.0
+			for i := range k {
+				e := feat[i] - feat[k+i]
+				got += e * e
+			}
+			if !(want > 0) || math.Abs(got-want) > metricTol*want {
+				t.Fatalf("distance %g, between the predicted probabilities %g", got, want)
 			}
 		})
 	}

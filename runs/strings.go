@@ -55,6 +55,9 @@ type StringsFitSpec struct {
 	// Start is StartSpectral or StartRandom. If empty, it will be
 	// defaulted to StartSpectral.
 	Start string
+	// Spectral sets the spectral start (k-means iterations, pseudo-count,
+	// metric); its zero value is pfa.SpectralStart's defaults.
+	Spectral pfa.SpectralConfig
 	// Method refines a start: MethodEM, MethodGradient or MethodBoth (EM,
 	// then the gradient from EM's result). If empty, it will be defaulted
 	// to MethodBoth.
@@ -158,6 +161,9 @@ func (s StringsFitSpec) Validate() error {
 	}
 	if !(s.StatesGrowth > 1) || math.IsInf(s.StatesGrowth, 0) {
 		return errors.Errorf("strings fit: states growth %g, want a finite factor above 1", s.StatesGrowth)
+	}
+	if s.Spectral.SuffixLength < 0 || s.Spectral.SuffixLength > 4 {
+		return errors.Errorf("strings fit: start suffix length %d, want 0 to 4", s.Spectral.SuffixLength)
 	}
 	if s.Start != StartSpectral && s.Start != StartRandom {
 		return errors.Errorf("strings fit: start %q, want %s or %s", s.Start, StartSpectral, StartRandom)
@@ -345,7 +351,7 @@ func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int
 		start = pfa.Random(kind, c.States, d, rng)
 	} else {
 		var err error
-		if start, err = pfa.SpectralStart(w.WFA, train, kind, c.States, pfa.SpectralConfig{}, rng); err != nil {
+		if start, err = pfa.SpectralStart(w.WFA, train, kind, c.States, spec.Spectral, rng); err != nil {
 			return nil, err
 		}
 	}
