@@ -23,6 +23,8 @@ const (
 	MethodEM       = "em"
 	MethodGradient = "gradient"
 	MethodBoth     = "em+gradient"
+	// MethodMixture marks the candidate that mixes the trained ones.
+	MethodMixture = "mixture"
 )
 
 // StringsFitSpec configures rtn strings fit: the default string learner.
@@ -75,6 +77,11 @@ type StringsFitSpec struct {
 	// Seed draws the split, the starts and the batches. If 0, it will be
 	// defaulted to 1.
 	Seed uint64
+	// Single keeps the best candidate alone; by default the fit also
+	// tries the mixture of the trained automata, its weights fitted on
+	// the validation split (MixtureCandidates), and keeps it when its
+	// validation loss is lower.
+	Single bool
 	// Jobs is the number of workers; the model is the same for any. If
 	// 0, it will be defaulted to 1.
 	Jobs int
@@ -192,6 +199,8 @@ type StringsCandidate struct {
 	StartValid     float64 `json:"start_valid"`
 	Valid          float64 `json:"valid"`
 	ValidPerSymbol float64 `json:"valid_nats_per_symbol"`
+	// Components is the number of automata of a mixture (0 otherwise).
+	Components int `json:"components,omitempty"`
 	// EMIterations and Epochs are the EM iterations and gradient epochs run.
 	EMIterations int `json:"em_iterations"`
 	Epochs       int `json:"epochs"`
@@ -264,6 +273,7 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 	var best *StringsModel
 	bestLoss := math.Inf(1)
 	d := len(data.Alphabet)
+	var trained []*pfa.Model
 	for _, fam := range spec.Families {
 		famBest := math.Inf(1)
 		for i, n := 0, 0; ; i++ {
@@ -292,6 +302,9 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 			if c.Valid < bestLoss {
 				bestLoss, best, sum.Chosen = c.Valid, m, len(sum.Candidates)-1
 			}
+			if m.PFA != nil && !math.IsInf(c.Valid, 0) {
+				trained = append(trained, m.PFA)
+			}
 			if spec.States == nil && !(c.Valid < famBest) {
 				break
 			}
@@ -300,6 +313,22 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 	}
 	if best == nil {
 		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
+	}
+	if !spec.Single && len(trained) > 1 {
+		m, c, err := mixCandidates(trained, valid, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m != nil {
+			if spec.Log != nil {
+				fmt.Fprintf(spec.Log, "strings fit: mixture of %d automata, %d states: valid %.5f nats/string, %.4f nats/symbol, %.1fs\n",
+					c.Components, c.States, c.Valid, c.ValidPerSymbol, c.Seconds)
+			}
+			sum.Candidates = append(sum.Candidates, *c)
+			if c.Valid < bestLoss {
+				bestLoss, best, sum.Chosen = c.Valid, m, len(sum.Candidates)-1
+			}
+		}
 	}
 	best.Alphabet = slices.Clone(data.Alphabet)
 	best.Format = StringsModelFormat
@@ -384,6 +413,47 @@ func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int
 	c.ValidPerSymbol = c.Valid * float64(len(valid)) / symbolsOf(valid)
 	c.Seconds = time.Since(began).Seconds()
 	return &StringsModel{Family: c.Family, PFA: m}, nil
+}
+
+// mixMinWeight is the smallest weight a component keeps in the mixture
+// of the candidates (lighter ones are dropped, the rest renormalised).
+const mixMinWeight = 1e-3
+
+// mixCandidates returns the mixture of the trained automata with weights
+// fitted by EM on the validation strings (100 iterations), and its
+// candidate line; nil when fewer than two components keep a weight.
+func mixCandidates(trained []*pfa.Model, valid [][]int, spec StringsFitSpec) (*StringsModel, *StringsCandidate, error) {
+	began := time.Now()
+	uniq, counts := pfa.Compress(valid)
+	logp := make([][]float64, len(trained))
+	for i, m := range trained {
+		logp[i] = m.LogProbs(uniq, spec.Jobs)
+	}
+	w := pfa.MixtureWeights(logp, counts, 100)
+	var comps []*pfa.Model
+	var weights []float64
+	for i, v := range w {
+		if v >= mixMinWeight {
+			comps, weights = append(comps, trained[i]), append(weights, v)
+		}
+	}
+	if len(comps) < 2 {
+		return nil, nil, nil
+	}
+	mix, err := pfa.Mixture(comps, weights)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &StringsCandidate{Family: FamilyPFA, States: mix.States, Start: spec.Start, Method: MethodMixture, Components: len(comps)}
+	loss := 0.0
+	for i, lp := range mix.LogProbs(uniq, spec.Jobs) {
+		loss -= counts[i] * lp
+	}
+	c.StartValid = loss / float64(len(valid))
+	c.Valid = c.StartValid
+	c.ValidPerSymbol = c.Valid * float64(len(valid)) / symbolsOf(valid)
+	c.Seconds = time.Since(began).Seconds()
+	return &StringsModel{Family: FamilyPFA, PFA: mix}, c, nil
 }
 
 // symbolsOf counts the symbols of seqs, one end per string.

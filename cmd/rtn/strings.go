@@ -84,6 +84,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM iterations (default 200)")
 	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
 	fs.Uint64Var(&spec.Seed, "seed", 1, "random seed (split, starts, batches)")
+	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")
 	fs.IntVar(&spec.Jobs, "jobs", 1, "workers (the model is the same for any number)")
 	fs.DurationVar(&spec.Budget, "budget", 0, "wall time after which no candidate starts and training stops at the next epoch (default 10m)")
 	asJSON := fs.Bool("json", false, "print the fit summary as one JSON object")
