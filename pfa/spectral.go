@@ -10,8 +10,9 @@ import (
 )
 
 // SpectralConfig sets SpectralStart. The zero value uses 30 k-means
-// iterations, prefixes seen at least twice for the centroids, and a
-// pseudo-count of 0.01 per parameter.
+// iterations, prefixes seen at least twice for the centroids, the
+// distance between the predicted probabilities of stopping and of the
+// next symbol, and a pseudo-count of 0.01 per parameter.
 type SpectralConfig struct {
 	// Iterations is the number of k-means (Lloyd) iterations. If 0, it
 	// will be defaulted to 30.
@@ -25,8 +26,9 @@ type SpectralConfig struct {
 	Smoothing float64
 	// SuffixLength, when positive, clusters the predictive states by the
 	// distance between the probabilities they give to stopping and to
-	// every string of 1 to SuffixLength symbols coming next, instead of
-	// their Euclidean distance in the WFA's own basis.
+	// every string of 1 to SuffixLength symbols coming next; -1 clusters
+	// them by their Euclidean distance in the WFA's own basis. If 0, it
+	// will be defaulted to 1.
 	SuffixLength int
 }
 
@@ -39,6 +41,9 @@ func (c SpectralConfig) withDefaults() SpectralConfig {
 	}
 	if c.Smoothing == 0 {
 		c.Smoothing = 0.01
+	}
+	if c.SuffixLength == 0 {
+		c.SuffixLength = 1
 	}
 	return c
 }

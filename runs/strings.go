@@ -169,8 +169,8 @@ func (s StringsFitSpec) Validate() error {
 	if !(s.StatesGrowth > 1) || math.IsInf(s.StatesGrowth, 0) {
 		return errors.Errorf("strings fit: states growth %g, want a finite factor above 1", s.StatesGrowth)
 	}
-	if s.Spectral.SuffixLength < 0 || s.Spectral.SuffixLength > 4 {
-		return errors.Errorf("strings fit: start suffix length %d, want 0 to 4", s.Spectral.SuffixLength)
+	if s.Spectral.SuffixLength < -1 || s.Spectral.SuffixLength > 4 {
+		return errors.Errorf("strings fit: start suffix length %d, want -1 (the WFA's basis) or 0 to 4", s.Spectral.SuffixLength)
 	}
 	if s.Start != StartSpectral && s.Start != StartRandom {
 		return errors.Errorf("strings fit: start %q, want %s or %s", s.Start, StartSpectral, StartRandom)

@@ -75,7 +75,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.StatesMax, "states-max", 0, "most states of the growing grid (default 128)")
 	fs.Float64Var(&spec.Training.Tolerance, "em-tol", 0, "relative validation improvement an EM iteration needs to count (default 1e-5)")
 	fs.StringVar(&spec.Start, "start", "", "start of the automata: spectral or random (default spectral)")
-	fs.IntVar(&spec.Spectral.SuffixLength, "start-suffixes", 0, "spectral start: cluster the predictive states by the probabilities they give to the next strings of up to this many symbols (0: by the WFA's own basis)")
+	fs.IntVar(&spec.Spectral.SuffixLength, "start-suffixes", 0, "spectral start: cluster the predictive states by the probabilities they give to the next strings of up to this many symbols; -1: by the WFA's own basis (default 1)")
 	fs.StringVar(&spec.Method, "method", "", "refinement: em, gradient or em+gradient (default em+gradient)")
 	fs.StringVar(&spec.Training.Optimizer, "optimizer", "", "optimizer of the gradient refinement (default adam)")
 	fs.Float64Var(&spec.Training.Optim.LR, "lr", 0, "learning rate (default 0.05)")
