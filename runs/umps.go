@@ -350,19 +350,18 @@ func drawFrom(dist []float64, rng *rand.Rand) int {
 }
 
 // FormatSymbols renders symbols over an alphabet: concatenated when every
-// symbol is one character, separated by spaces otherwise (the numbered
-// symbols of PAutomaC files).
+// symbol is one character, each in angle brackets otherwise (the numbered
+// symbols of PAutomaC files: <1><11><3>), the syntax of the u-MPS regexes
+// (umps.CompileRegexSymbols) and of ParseSymbols.
 func FormatSymbols(s []int, alphabet []string) string {
-	sep := ""
-	if !singleRunes(alphabet) {
-		sep = " "
-	}
+	single := singleRunes(alphabet)
 	var b strings.Builder
-	for i, c := range s {
-		if i > 0 {
-			b.WriteString(sep)
+	for _, c := range s {
+		if single {
+			b.WriteString(alphabet[c])
+		} else {
+			b.WriteString("<" + alphabet[c] + ">")
 		}
-		b.WriteString(alphabet[c])
 	}
 	return b.String()
 }
@@ -386,29 +385,18 @@ func singleRunes(alphabet []string) bool {
 	return true
 }
 
-// regexDigits names the symbols of an alphabet that is not made of single
-// characters in a regex: symbol i is the i-th character.
-const regexDigits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-// RegexAlphabet returns the characters that stand for the symbols of
-// alphabet in a regex: the symbols themselves when each is one character,
-// else 0-9, a-z, A-Z by symbol index (so symbol 10 of a PAutomaC problem is
-// "a"). It fails beyond 62 such symbols.
-func RegexAlphabet(alphabet []string) (string, error) {
-	if singleRunes(alphabet) {
-		return strings.Join(alphabet, ""), nil
-	}
-	if len(alphabet) > len(regexDigits) {
-		return "", errors.Errorf("an alphabet of %d multi-character symbols cannot be written in a regex (limit %d)", len(alphabet), len(regexDigits))
-	}
-	return regexDigits[:len(alphabet)], nil
-}
-
 // ParseSymbols reads a string over an alphabet: one symbol per character
 // when every symbol is one character (spaces skipped unless the space is
-// a symbol), else symbols separated by spaces.
+// a symbol), else symbols in angle brackets as FormatSymbols writes them
+// (<1><11>, spaces between them ignored) or separated by spaces (1 11).
 func ParseSymbols(s string, alphabet []string) ([]int, error) {
 	tokens := strings.Fields(s)
+	if !singleRunes(alphabet) && strings.Contains(s, "<") {
+		var err error
+		if tokens, err = bracketTokens(s); err != nil {
+			return nil, err
+		}
+	}
 	if singleRunes(alphabet) {
 		spaced := slices.Contains(alphabet, " ")
 		tokens = tokens[:0]
@@ -429,6 +417,27 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 			return nil, errors.Errorf("symbol %q at position %d is not in the alphabet %q", sym, i, FormatSymbols(symbolIDs(len(alphabet)), alphabet))
 		}
 		out = append(out, k)
+	}
+	return out, nil
+}
+
+// bracketTokens splits "<a> <b><c>" into a, b, c.
+func bracketTokens(s string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == ' ':
+			i++
+		case s[i] == '<':
+			end := strings.IndexByte(s[i:], '>')
+			if end < 0 {
+				return nil, errors.Errorf("'<' at offset %d is not closed by '>'", i)
+			}
+			out = append(out, s[i+1:i+end])
+			i += end + 1
+		default:
+			return nil, errors.Errorf("%q at offset %d is outside angle brackets: write each symbol as <name>, or separate them by spaces", s[i], i)
+		}
 	}
 	return out, nil
 }

@@ -199,14 +199,10 @@ func loadModel(path string) (*umps.MPS, umps.ModelMeta, error) {
 // umpsRegex compiles -regex over the model's alphabet; a flag set to the
 // empty string is the regex of the empty string.
 func umpsRegex(pattern string, meta umps.ModelMeta) (*umps.Regex, error) {
-	alphabet, err := runs.RegexAlphabet(meta.Alphabet)
-	if err != nil {
-		return nil, err
-	}
 	if pattern == "" {
 		pattern = "()"
 	}
-	return umps.CompileRegex(pattern, alphabet)
+	return umps.CompileRegexSymbols(pattern, meta.Alphabet)
 }
 
 // flagSet reports whether the flag name was given on the command line.
