@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 // badCase is one bad command line: its exit status and a substring of
@@ -271,7 +273,7 @@ func TestBadInput(t *testing.T) {
 		"config": {"in": 5, "hidden": 4096}, "layers": 64, "out": 4, "kind": "categorical"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(memoryLimitEnv, "64M")
+	t.Setenv(memlimit.Env, "64M")
 	cases := badCases(model, file, dir)
 	if len(cases) < 150 {
 		t.Errorf("%d cases, want at least 150", len(cases))
@@ -304,21 +306,21 @@ func TestMemoryLimitEnv(t *testing.T) {
 		v    string
 		want float64
 	}{{"1024", 1024}, {"2K", 2048}, {"1.5G", 1.5 * (1 << 30)}, {"3t", 3 * (1 << 40)}} {
-		t.Setenv(memoryLimitEnv, tc.v)
-		got, src, err := memoryLimit()
-		if err != nil || got != tc.want || src != memoryLimitEnv {
-			t.Errorf("%s=%s: %v %q %v, want %v", memoryLimitEnv, tc.v, got, src, err, tc.want)
+		t.Setenv(memlimit.Env, tc.v)
+		got, src, err := memlimit.Limit()
+		if err != nil || got != tc.want || src != memlimit.Env {
+			t.Errorf("%s=%s: %v %q %v, want %v", memlimit.Env, tc.v, got, src, err, tc.want)
 		}
 	}
 	for _, v := range []string{"lots", "-5G", "0", "NaN"} {
-		t.Setenv(memoryLimitEnv, v)
+		t.Setenv(memlimit.Env, v)
 		_, _, code := invoke("spectral", "-states", "3")
 		if code != 2 {
-			t.Errorf("%s=%s: exit status %d, want 2", memoryLimitEnv, v, code)
+			t.Errorf("%s=%s: exit status %d, want 2", memlimit.Env, v, code)
 		}
 	}
-	t.Setenv(memoryLimitEnv, "off")
-	if got, _, err := memoryLimit(); err != nil || got <= 1e300 {
+	t.Setenv(memlimit.Env, "off")
+	if got, _, err := memlimit.Limit(); err != nil || got <= 1e300 {
 		t.Errorf("off: %v %v", got, err)
 	}
 }
@@ -326,7 +328,7 @@ func TestMemoryLimitEnv(t *testing.T) {
 // TestEvalTime checks that umps eval refuses hours of sampling that fit
 // in memory (the -len 1000000 run that used to hang).
 func TestEvalTime(t *testing.T) {
-	t.Setenv(memoryLimitEnv, "off")
+	t.Setenv(memlimit.Env, "off")
 	if err := umpsEvalCheck(1000000, 1000, 20, 2, false); err == nil || !strings.Contains(err.Error(), "hours of sampling at bond 20") {
 		t.Errorf("got %v", err)
 	}

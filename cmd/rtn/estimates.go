@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rtnlab/rtn/bench"
+	"github.com/rtnlab/rtn/internal/memlimit"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/runs"
 )
@@ -170,7 +171,7 @@ func trainDataCheck(path string, progress io.Writer) (symbols int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("-data: %v", err)
 	}
-	return distinct, needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
+	return distinct, needMemory(fmt.Sprintf("-data %s (%s)", path, memlimit.FormatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
 }
 
 // modelDirCheck checks the memory of the model a model directory
@@ -223,7 +224,7 @@ func umpsDataCheck(path string, progress io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-data: %v", err)
 	}
-	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(4*float64(size)))
+	return needMemory(fmt.Sprintf("-data %s (%s)", path, memlimit.FormatBytes(float64(size))), float64s(4*float64(size)))
 }
 
 // reportUMPSClamps says on stderr when the built-in language had fewer

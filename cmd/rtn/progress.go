@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 // progressReader wraps a reader and redraws, at most every
@@ -34,7 +36,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 		if p.total > 0 {
 			pc = 100 * float64(p.done) / float64(p.total)
 		}
-		fmt.Fprintf(p.w, "\r%s %3.0f%% (%s / %s)", p.label, pc, formatBytes(float64(p.done)), formatBytes(float64(p.total)))
+		fmt.Fprintf(p.w, "\r%s %3.0f%% (%s / %s)", p.label, pc, memlimit.FormatBytes(float64(p.done)), memlimit.FormatBytes(float64(p.total)))
 		p.drawn = true
 	}
 	return n, err
