@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/rtnlab/rtn/bench"
-	"github.com/rtnlab/rtn/internal/memlimit"
 	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/runs"
 )
@@ -106,74 +103,6 @@ func umpsSampleCheck(count int) error {
 	return needMemory(fmt.Sprintf("-n %d", count), float64s(float64(count)*(3+16)))
 }
 
-// textFileStats reads a text file once, with a progress bar on progress
-// (nil: none), and returns its size in bytes and the number of distinct
-// characters.
-func textFileStats(path string, progress io.Writer) (int64, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, 0, err
-	}
-	if st.IsDir() {
-		return 0, 0, fmt.Errorf("%s is a directory, want a text file", path)
-	}
-	r := newProgressReader(f, st.Size(), "reading "+path, progress)
-	defer r.finish()
-	var ascii [utf8.RuneSelf]bool
-	other := map[rune]bool{}
-	buf := make([]byte, 1<<20)
-	var carry []byte
-	for {
-		k, err := r.Read(buf)
-		chunk := append(carry, buf[:k]...)
-		carry = carry[:0]
-		for i := 0; i < len(chunk); {
-			c := chunk[i]
-			if c < utf8.RuneSelf {
-				ascii[c] = c != '\n' && c != '\r'
-				i++
-				continue
-			}
-			if !utf8.FullRune(chunk[i:]) && err == nil {
-				carry = append(carry, chunk[i:]...)
-				break
-			}
-			ru, w := utf8.DecodeRune(chunk[i:])
-			other[ru] = true
-			i += w
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, 0, err
-		}
-	}
-	distinct := len(other)
-	for _, b := range ascii {
-		if b {
-			distinct++
-		}
-	}
-	return st.Size(), distinct, nil
-}
-
-// trainDataCheck checks rtn train -data: every character becomes a
-// one-hot input of alphabet+1 values and a target, kept for training,
-// validation and test at once.
-func trainDataCheck(path string, progress io.Writer) (symbols int, err error) {
-	size, distinct, err := textFileStats(path, progress)
-	if err != nil {
-		return 0, fmt.Errorf("-data: %v", err)
-	}
-	return distinct, needMemory(fmt.Sprintf("-data %s (%s)", path, memlimit.FormatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
-}
-
 // modelDirCheck checks the memory of the model a model directory
 // describes (its model.json), before eval, sample or predict load it: its
 // parameters (layers.ModelConfig.Size) three times (the values, the
@@ -191,40 +120,13 @@ func modelDirCheck(dir string) error {
 	return needMemory(fmt.Sprintf("-model %s (%s, %d layers, %.3g parameters)", dir, cfg.Cell, max(cfg.Layers, 1), n), float64s(3*n))
 }
 
-// trainModelCheck checks the model rtn train would build over symbols
-// symbols (sequences of at most maxLen): its parameters (layers.ModelConfig.Size),
-// each held eight times (the values, the gradient, Adam's two moments, the
-// best and last good copies, and the checkpoint's two), and a batch's
-// stored states and step caches, taken as 8 values of -hidden per layer
-// and step. A cell that registered no size is not checked.
-func trainModelCheck(s *runs.TrainSpec, symbols, maxLen int) error {
-	mc := layers.ModelConfig{Cell: s.Model, Config: layers.CellConfig{In: symbols + 1, Hidden: s.Hidden, Rank: s.Rank, Order: s.Order, Lags: s.Lags},
-		Layers: s.Layers, Out: symbols, Embed: s.Embed}
-	n, ok := mc.Size()
-	if !ok {
-		return nil
+// umpsDataCheck checks umps train's memory (runs.UMPSSpec.EstimateMemory).
+func umpsDataCheck(spec runs.UMPSSpec) error {
+	est, err := spec.EstimateMemory()
+	if err == nil {
+		err = runs.CheckMemory(est)
 	}
-	acts := float64(s.Batch) * float64(maxLen) * float64(s.Layers) * 8 * float64(s.Hidden)
-	what := fmt.Sprintf("-model %s -hidden %d -layers %d (%.3g parameters)", s.Model, s.Hidden, s.Layers, n)
-	return needMemory(what, float64s(8*n+acts))
-}
-
-// umpsDataCheck checks umps train -data on a file: each character is an
-// int in the string list and in the length-grouped batches, each string
-// also gets a slice header and its D x D environments are recomputed per
-// batch, not stored.
-func umpsDataCheck(path string, progress io.Writer) error {
-	if _, _, err := runs.Membership(path); err == nil {
-		return nil
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil // not a file: the data name is checked later
-	}
-	size, _, err := textFileStats(path, progress)
-	if err != nil {
-		return fmt.Errorf("-data: %v", err)
-	}
-	return needMemory(fmt.Sprintf("-data %s (%s)", path, memlimit.FormatBytes(float64(size))), float64s(4*float64(size)))
+	return specError(err)
 }
 
 // reportUMPSClamps says on stderr when the built-in language had fewer

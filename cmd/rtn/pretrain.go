@@ -96,8 +96,8 @@ func checkPretrainFlags(s *runs.PretrainSpec, inits []string) error {
 		return usagef("-data must be one of %s, got %q", strings.Join(pretrainData, ", "), s.Data)
 	case s.Data != "synthetic" && s.DataDir == "":
 		return usagef("-data %s needs -data-dir", s.Data)
-	case s.Hidden <= 0 || s.Hidden > maxHidden:
-		return usagef("-hidden must be in [1, %d], got %d", maxHidden, s.Hidden)
+	case s.Hidden <= 0 || s.Hidden > runs.MaxHidden:
+		return usagef("-hidden must be in [1, %d], got %d", runs.MaxHidden, s.Hidden)
 	case s.Epochs < 0:
 		return usagef("-epochs must be >= 0, got %d", s.Epochs)
 	case s.Batch <= 0:

@@ -79,3 +79,13 @@ func needMemory(what string, bytes float64) error {
 
 // float64s is the size in bytes of n float64 (or int) values.
 func float64s(n float64) float64 { return 8 * n }
+
+// zeroIsOff maps the flags whose 0 means "none" to runs.Off, the value
+// that asks for none in a spec field whose zero value takes a default.
+func zeroIsOff[T int | float64](fields ...*T) {
+	for _, f := range fields {
+		if *f == 0 {
+			*f = runs.Off
+		}
+	}
+}

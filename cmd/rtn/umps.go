@@ -159,7 +159,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
-	if err := umpsDataCheck(spec.Data, spec.Progress); err != nil {
+	if err := umpsDataCheck(spec); err != nil {
 		return err
 	}
 	rep, err := runs.TrainUMPS(spec)
