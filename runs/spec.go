@@ -30,8 +30,10 @@ import (
 // and names a field by its flag.
 
 // Off asks for "none" in a field whose zero value takes a default that is
-// not none (UMPSSpec.BalanceEpochs).
-const Off = -1
+// not none (UMPSSpec.BalanceEpochs, SpectralTuneSpec.Patience). It is far
+// from any size, so that a negative value given by mistake is refused
+// rather than read as none.
+const Off = -1 << 31
 
 // FieldError is the error of a spec field whose value Validate refuses.
 // Its message is "Field must be Want, got Value", or "Field: Err" when

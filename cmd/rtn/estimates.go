@@ -120,15 +120,6 @@ func modelDirCheck(dir string) error {
 	return needMemory(fmt.Sprintf("-model %s (%s, %d layers, %.3g parameters)", dir, cfg.Cell, max(cfg.Layers, 1), n), float64s(3*n))
 }
 
-// umpsDataCheck checks umps train's memory (runs.UMPSSpec.EstimateMemory).
-func umpsDataCheck(spec runs.UMPSSpec) error {
-	est, err := spec.EstimateMemory()
-	if err == nil {
-		err = runs.CheckMemory(est)
-	}
-	return specError(err)
-}
-
 // reportUMPSClamps says on stderr when the built-in language had fewer
 // strings than -train or -valid asked for.
 func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport) {
