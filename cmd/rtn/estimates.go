@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 
 	"github.com/rtnlab/rtn/bench"
-	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -101,23 +99,6 @@ func umpsEvalCheck(n, count, bond, symbols int, motzkin bool) error {
 // slice header and typically a few dozen symbols.
 func umpsSampleCheck(count int) error {
 	return needMemory(fmt.Sprintf("-n %d", count), float64s(float64(count)*(3+16)))
-}
-
-// modelDirCheck checks the memory of the model a model directory
-// describes (its model.json), before eval, sample or predict load it: its
-// parameters (layers.ModelConfig.Size) three times (the values, the
-// arrays read from model.npz, and the executor's copies and buffers). A
-// model.json that cannot be read is left to the load's own message.
-func modelDirCheck(dir string) error {
-	cfg, err := layers.ReadModelConfig(filepath.Join(dir, layers.ModelConfigFile))
-	if err != nil {
-		return nil
-	}
-	n, ok := cfg.Size()
-	if !ok {
-		return nil
-	}
-	return needMemory(fmt.Sprintf("-model %s (%s, %d layers, %.3g parameters)", dir, cfg.Cell, max(cfg.Layers, 1), n), float64s(3*n))
 }
 
 // reportUMPSClamps says on stderr when the built-in language had fewer
