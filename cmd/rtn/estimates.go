@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/rtnlab/rtn/bench"
 	"github.com/rtnlab/rtn/runs"
@@ -15,22 +14,6 @@ import (
 // to be right within a small factor: enough to refuse before the process
 // dies out of memory, never to refuse what fits.
 
-// spectralBytes estimates rtn spectral: the target 2-RNN (states^2 d),
-// the training sequences of lengths L, 2L, 2L+1 and their outputs, the
-// dense design matrix and Hankel tensor, and the test set.
-func spectralBytes(s runs.SpectralSpec) (string, float64) {
-	d, p, S := float64(s.D), float64(s.P), float64(s.States)
-	n, L := float64(s.N), float64(s.L)
-	target := S*d*S + S*p + 2*S
-	data := n*(5*L+1)*d + 3*n*p + 1000*(6*d+p)
-	dense := math.Pow(d, 2*L+1)
-	if s.Method == "tt-als" || s.Method == "tt-tiht" {
-		dense = 0
-	}
-	total := float64s(4*target + 2*data + n*dense + 4*dense*p)
-	what := fmt.Sprintf("-states %d -p %d -d %d -n %d", s.States, s.P, s.D, s.N)
-	return what, total
-}
 
 // pcnnBytes estimates rtn pcnn: the training and validation streams
 // (symbols per unit of -size measured on a small sample) with the
@@ -115,40 +98,4 @@ func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport
 	}
 }
 
-// spectralMinN returns the fewest training examples of length 2L+1 that
-// give the method as many equations (N p) as it has unknowns, and what
-// those unknowns are; 0 when the method has no such count (lstm).
-func spectralMinN(s runs.SpectralSpec) (int, string) {
-	d, p := float64(s.D), float64(s.P)
-	R := float64(s.Rank)
-	if s.Task == "addition" {
-		d, p = 3, 2
-		if R == 0 {
-			R = 2
-		}
-	} else if R == 0 {
-		R = float64(s.States)
-	}
-	L := float64(s.L)
-	var unknowns float64
-	var what string
-	switch s.Method {
-	case "ls":
-		unknowns, what = math.Pow(d, 2*L+1)*p, "d^(2L+1) p Hankel entries"
-	case "nuclear", "iht", "tiht", "tiht+sgd":
-		rows, cols := math.Pow(d, L), math.Pow(d, L+1)*p
-		unknowns, what = R*(rows+cols-R), "R (d^L + d^(L+1) p - R) degrees of freedom of the rank-R Hankel matrix"
-	case "tt-als", "tt-tiht":
-		unknowns, what = (2*L+1)*R*R*d+R*p, "(2L+1) R^2 d + R p tensor-train values"
-	default:
-		return 0, ""
-	}
-	return int(math.Ceil(unknowns / p)), what
-}
 
-// warnUnderdetermined says on stderr when -n is below spectralMinN.
-func warnUnderdetermined(stderr io.Writer, s runs.SpectralSpec) {
-	if min, what := spectralMinN(s); s.N < min {
-		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", s.N, min, s.Method, what)
-	}
-}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,18 +19,8 @@ import (
 // runSpectralData is rtn spectral -data FILE; set holds the flags given
 // on the command line.
 func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
-	switch {
-	case !contains(runs.SpectralDataMethods, ds.Method):
-		return usagef("-method must be one of %s with -data, got %q", strings.Join(runs.SpectralDataMethods, ", "), ds.Method)
-	case ds.Rank < 0:
-		return usagef("-rank must be >= 1 (or 0 to choose it from the data), got %d", ds.Rank)
-	case ds.Seed == 0:
-		return usagef("-seed must be >= 1")
-	case ds.Epochs < 1:
-		return usagef("-epochs must be >= 1, got %d", ds.Epochs)
-	}
-	if err := checkFracs(ds.ValidFrac, ds.TestFrac); err != nil {
-		return err
+	if err := ds.Validate(); err != nil {
+		return specError(err)
 	}
 	if err := checkEpochsUse(set, []string{ds.Method}, "to -method", "tiht+sgd"); err != nil {
 		return err
@@ -44,7 +33,7 @@ func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool,
 	}
 	rep, err := runs.RunSpectralData(ds)
 	if err != nil {
-		return rankUsage(err)
+		return specError(err)
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(spectralDataJSON{rep, rep.Data, rep.Basis, rep.NValid, rep.NTest, jsonNum(float64(rep.ValidMSE))})
@@ -144,28 +133,6 @@ func checkOwnSplit(path string, set map[string]bool) error {
 	}
 	if s.Split != nil {
 		return usagef("%s cannot be used with %s: the file has a split of its own (its split column or array)", strings.Join(given, ", "), path)
-	}
-	return nil
-}
-
-// rankUsage turns a rank larger than the data's Hankel matrices allow
-// into a usage error naming -rank.
-func rankUsage(err error) error {
-	var re *spectral.RankError
-	if errors.As(err, &re) {
-		return usagef("-rank %d is larger than the Hankel matrix of the data allows (at most %d, with %v)", re.Rank, re.Max, re.Basis)
-	}
-	return err
-}
-
-func checkFracs(valid, test float64) error {
-	switch {
-	case !(valid >= 0 && valid < 1):
-		return usagef("-valid-frac must be in [0, 1), got %g", valid)
-	case !(test >= 0 && test < 1):
-		return usagef("-test-frac must be in [0, 1), got %g", test)
-	case valid+test >= 1:
-		return usagef("-valid-frac + -test-frac must be below 1, got %g", valid+test)
 	}
 	return nil
 }
