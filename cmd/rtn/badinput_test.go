@@ -106,7 +106,7 @@ func badCases(model, file, dir string) []badCase {
 	c(1, "-data "+file+" (", "train", "-data", file, "-quiet")
 	// pretrain.
 	c(2, "-data must be one of", "pretrain", "-data", "bach")
-	c(2, "-data jsb needs -data-dir", "pretrain", "-data", "jsb")
+	c(2, "-data-dir must be the directory of the MAT-files of -data jsb", "pretrain", "-data", "jsb")
 	c(2, "-hidden must be in [1, 4096]", "pretrain", "-hidden", "0")
 	c(2, "-epochs must be >= 0", "pretrain", "-epochs", "-1")
 	c(2, "-batch must be >= 1", "pretrain", "-batch", "0")
@@ -114,7 +114,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-lr must be a finite number > 0", "pretrain", "-lr", "0")
 	c(2, "-lr must be a finite number > 0", "pretrain", "-lr", "NaN")
 	c(2, "-clip must be a finite number", "pretrain", "-clip", "Inf")
-	c(2, "-momentum applies to sgd and rmsprop", "pretrain", "-momentum", "0.9")
+	c(2, "-momentum must be 0 with -optimizer adam", "pretrain", "-momentum", "0.9")
 	c(2, "-seed must be >= 1", "pretrain", "-seed", "0")
 	c(2, `-init must be autoenc, random or linear`, "pretrain", "-init", "autoenc,xavier")
 	c(2, `-optimizer: unknown optimizer "newton"`, "pretrain", "-optimizer", "newton")

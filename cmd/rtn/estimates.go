@@ -14,7 +14,6 @@ import (
 // to be right within a small factor: enough to refuse before the process
 // dies out of memory, never to refuse what fits.
 
-
 // pcnnBytes estimates rtn pcnn: the training and validation streams
 // (symbols per unit of -size measured on a small sample) with the
 // per-symbol states kept for the gradient, and the -generate output.
@@ -97,5 +96,3 @@ func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport
 		fmt.Fprintf(stderr, "rtn: note: -valid %d reduced to %d (20%% of the %s strings up to the maximum length)\n", spec.NValid, rep.NValid, spec.Data)
 	}
 }
-
-
