@@ -14,28 +14,6 @@ import (
 // to be right within a small factor: enough to refuse before the process
 // dies out of memory, never to refuse what fits.
 
-// pcnnBytes estimates rtn pcnn: the training and validation streams
-// (symbols per unit of -size measured on a small sample) with the
-// per-symbol states kept for the gradient, and the -generate output.
-func pcnnBytes(s runs.PCNNSpec) (string, float64, error) {
-	total := float64s(4 * float64(s.Generate))
-	what := fmt.Sprintf("-generate %d", s.Generate)
-	if s.Size > 0 {
-		const probe = 8
-		train, _, err := runs.PCNNStreams(s.Task, probe, s.Seed)
-		if err != nil {
-			return "", 0, err
-		}
-		symbols := float64(len(train.X)) / probe * float64(s.Size)
-		total += 2 * float64s(symbols*(3+4*float64(s.Units)))
-		what = fmt.Sprintf("-size %d", s.Size)
-		if s.Generate > s.Size {
-			what = fmt.Sprintf("-generate %d", s.Generate)
-		}
-	}
-	return what, total, nil
-}
-
 // benchBytes estimates rtn bench at one sequence length for its largest
 // model, the LSTM: the next-frame data (T+1 frames of batch x in), the
 // stored states (h and c of every step, or of every k-th step and one

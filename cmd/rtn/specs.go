@@ -26,7 +26,14 @@ var flagNames = map[string]string{
 	"BatchSize":     "batch",
 	"BalanceEpochs": "balance",
 	"Count":         "n",
+	"Depth":         "ctw-depth",
+	"Iterations":    "hmm-iterations",
+	"Budget":        "minutes",
 }
+
+// baselineFlagNames are the flags of rtn pcnn -baseline whose field name
+// another command's flag takes.
+var baselineFlagNames = map[string]string{"States": "hmm-states", "Size": "size"}
 
 // flagName is the flag of a spec field ("Optim.WeightDecay": -weight-decay).
 func flagName(field string) string {
@@ -54,7 +61,17 @@ func flagName(field string) string {
 // command's: a refused field is a usage error naming its flag, a memory
 // estimate past the limit a failure naming the flags, a malformed
 // RTN_MEMORY_LIMIT a usage error; others stay as they are.
-func specError(err error) error {
+func specError(err error) error { return specErrorNamed(err, nil) }
+
+// specErrorNamed is specError with the flag names of own before the
+// table's.
+func specErrorNamed(err error, own map[string]string) error {
+	flagName := func(field string) string {
+		if f, ok := own[field]; ok {
+			return "-" + f
+		}
+		return flagName(field)
+	}
 	var fe *runs.FieldError
 	var me *runs.MemoryError
 	var ee *memlimit.EnvError
