@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"pretrain":  {"linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti)", runPretrain},
 	"spectral":  {"learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD); predict, finetune", runSpectral},
 	"wfa":       {"weighted automata from strings: learn, score, finetune, rank, sample, minimize, dot, sweep", runWFA},
+	"strings":   {"the default string learner (PFA or HMM from a spectral start, chosen on validation): fit, score, sample, rank", runStrings},
 }
 
 // run is the whole program: main only calls it and maps its error to an
