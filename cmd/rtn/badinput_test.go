@@ -130,7 +130,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-degree must be full or an integer", "pcnn", "-degree", "99", "-passes", "1")
 	c(2, "-degree must be full or an integer", "pcnn", "-degree", "half", "-passes", "1")
 	c(2, "-size must be >= 0", "pcnn", "-size", "-1", "-passes", "1")
-	c(2, "-minutes must be a finite number", "pcnn", "-minutes", "NaN")
+	c(2, "-minutes must be a number in [0, 527040]", "pcnn", "-minutes", "NaN")
 	c(2, "-passes must be >= 0", "pcnn", "-passes", "-1")
 	c(2, "set -minutes or -passes", "pcnn")
 	c(2, "-restarts must be >= 0", "pcnn", "-restarts", "-1", "-passes", "1")
@@ -159,7 +159,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-seed must be >= 1", "spectral", "-seed", "0")
 	c(2, "apply to -task random2rnn only", "spectral", "-task", "addition", "-d", "4")
 	c(2, "larger than the Hankel matricisation allows", "spectral", "-rank", "10")
-	c(2, "design matrix, too large", "spectral", "-L", "5", "-n", "1000")
+	c(1, "design matrix, too large", "spectral", "-L", "5", "-n", "1000")
 	c(1, "-states 3000 -p 2 -d 3 -n 1000 needs about", "spectral", "-states", "3000")
 	c(1, "-states 5 -p 3000000 -d 3 -n 1000 needs about", "spectral", "-p", "3000000")
 	c(2, "-seeds must be >= 1", "spectral", "-sweep", "-seeds", "0")
@@ -341,6 +341,10 @@ func TestOneLine(t *testing.T) {
 		t.Errorf("oneLine folded to %q", got)
 	}
 	if got := oneLine(long); utf8.RuneCountInString(got) != maxMessage || !strings.HasSuffix(got, "...") {
-		t.Errorf("oneLine kept %d characters", utf8.RuneCountInString(got))
+		t.Errorf("oneLine kept %d characters: %q", utf8.RuneCountInString(got), got)
+	}
+	cause := "rtn: writing out/run1/checkpoint.npz: " + strings.Repeat("params: writing a long file ", 10) + ": write: no space left on device"
+	if got := oneLine(cause); utf8.RuneCountInString(got) > maxMessage || !strings.HasSuffix(got, " ... no space left on device") || !strings.HasPrefix(got, "rtn: writing out/run1") {
+		t.Errorf("a cut message lost its start or its cause: %q", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -151,8 +150,8 @@ func checkPCNNFlags(s *runs.PCNNSpec, degree string, minutes float64) error {
 	switch {
 	case s.Size < 0:
 		return usagef("-size must be >= 0, got %d", s.Size)
-	case !(minutes >= 0) || math.IsInf(minutes, 0):
-		return usagef("-minutes must be a finite number >= 0, got %g", minutes)
+	case !(minutes >= 0) || minutes > maxMinutes:
+		return usagef("-minutes must be a number in [0, %d] (a year), got %g", maxMinutes, minutes)
 	case s.Passes < 0:
 		return usagef("-passes must be >= 0, got %d", s.Passes)
 	case minutes == 0 && s.Passes == 0:

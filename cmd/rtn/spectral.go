@@ -179,7 +179,7 @@ func checkSpectralFlags(s *runs.SpectralSpec) error {
 		return usagef("-rank %d is larger than the Hankel matricisation allows (d^L = %g)", s.Rank, dl)
 	}
 	if dense, big := designTooLarge(*s, d); big {
-		return usagef("the %s method needs an N x d^(2L+1) = %d x %g design matrix, too large: use -method tt-als or a smaller -n", s.Method, s.N, dense)
+		return fmt.Errorf("the %s method needs an N x d^(2L+1) = %d x %g design matrix, too large: use -method tt-als or a smaller -n", s.Method, s.N, dense)
 	}
 	return nil
 }
@@ -199,7 +199,7 @@ func checkSweepSize(base runs.SpectralSpec, sw runs.SweepSpec) error {
 	for _, m := range sw.Methods {
 		s.Method = m
 		if dense, big := designTooLarge(s, max(s.D, 3)); big {
-			return usagef("-ns %d with -methods %s needs an N x d^(2L+1) = %d x %g design matrix, too large: use tt-als or smaller -ns", s.N, m, s.N, dense)
+			return fmt.Errorf("-ns %d with -methods %s needs an N x d^(2L+1) = %d x %g design matrix, too large: use tt-als or smaller -ns", s.N, m, s.N, dense)
 		}
 		if err := needMemory(spectralBytes(s)); err != nil {
 			return err
