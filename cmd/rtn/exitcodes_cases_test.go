@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 // baseArgs is a valid, small command line of each command, to which a
@@ -358,7 +360,7 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	add(2, "-data: datasets: Tomita grammar 9 does not exist", "umps train", "-data", "tomita9")
 	add(2, "-valid-frac applies to a string file", "umps train", "-valid-frac", "1")
 	add(1, "needs about", "train", "-batch", "100000000")
-	add(1, "design matrix, too large", "spectral", "-method", "ls", "-L", "5", "-n", "1000")
+	add(2, "design matrix, too large", "spectral", "-method", "ls", "-L", "5", "-n", "1000")
 	add(2, "unexpected argument", "version", "extra")
 	add(2, "give exactly one of -regex and -string", "umps prob", "-regex", "0", "-string", "0")
 	add(2, "-valid applies with -folds 1", "wfa learn", "-rank", "0", "-folds", "2", "-valid", "0.3")
@@ -374,7 +376,7 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	add(2, "-suffix: symbol", "umps complete", "-suffix", "x")
 	for _, v := range []string{"99999999999999999999T", "12Q", "5GB", "-5G", "1e9", "0", "lots"} {
 		for _, cmd := range []string{"train", "spectral", "wfa learn", "umps sample", "bench"} {
-			c := exitCase{args: append(strings.Fields(cmd), base[cmd]...), env: []string{memoryLimitEnv + "=" + v}, code: 2, msg: memoryLimitEnv}
+			c := exitCase{args: append(strings.Fields(cmd), base[cmd]...), env: []string{memlimit.Env + "=" + v}, code: 2, msg: memlimit.Env}
 			cs = append(cs, c)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 // The exit-code table of docs/robustness.md (2 usage, 1 failure, 130
@@ -127,7 +129,7 @@ func runExitCase(t *testing.T, prlimit string, c exitCase) (int, string, string)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = out
-	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, memoryLimitEnv+"=") }), "RTN_TEST_MAIN=1")
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, memlimit.Env+"=") }), "RTN_TEST_MAIN=1")
 	cmd.Env = append(cmd.Env, c.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

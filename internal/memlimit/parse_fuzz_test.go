@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"math"
@@ -16,7 +16,7 @@ func FuzzParseMemoryLimit(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b, err := parseMemoryLimit(s)
+		b, err := Parse(s)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("%q: a message of several lines: %q", s, err)
