@@ -80,6 +80,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
 		return err
 	}
+	if spec.Format == nil {
+		if err := checkLanguageName(spec.Data); err != nil {
+			return err
+		}
+		if flagSet(fs, "valid-frac") {
+			return usagef("-valid-frac applies to a string file (-format) only: a built-in language is split by -train and -valid")
+		}
+	}
 	// The flags whose 0 means none; with -format, those not given take
 	// the string file's defaults (runs.DefaultUMPSFileSpec).
 	zeroIsOff(&spec.BalanceEpochs)
@@ -370,10 +378,14 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *task == "" {
+	fromModel := *task == ""
+	if fromModel {
 		*task = meta.Data
 	}
 	if _, _, err := runs.Membership(*task); err != nil {
+		if fromModel {
+			return fmt.Errorf("%s was trained on %q, not a built-in language: give -task (%v)", *model, meta.Data, err)
+		}
 		return usagef("-task: %v", err)
 	}
 	if err := runs.CheckAlphabet(*task, meta.Alphabet); err != nil {

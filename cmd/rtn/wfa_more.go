@@ -241,6 +241,9 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if _, err := m.WFA.Stop(); err != nil {
+		return errors.WithMessage(err, *model)
+	}
 	if r, err := m.WFA.SpectralRadius(); err != nil || !(r < 1) {
 		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1): its strings are drawn from next-symbol weights that do not describe a distribution\n", *model)
 	}
