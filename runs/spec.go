@@ -68,7 +68,7 @@ func (e *FieldError) Named(name func(field string) string) string {
 	subject := strings.Join(fields, ", ")
 	var lf *layers.FieldError
 	switch {
-	case e.Want == "" && errors.As(e.Err, &lf) && strings.HasPrefix(lf.Msg, lf.Field+" "):
+	case e.Want == "" && errors.As(e.Err, &lf) && (strings.HasPrefix(lf.Msg, lf.Field+" ") || strings.HasPrefix(lf.Msg, lf.Field+":")):
 		return subject + strings.TrimPrefix(lf.Msg, lf.Field)
 	case e.Want == "":
 		return fmt.Sprintf("%s: %v", subject, e.Err)

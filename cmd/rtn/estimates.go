@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rtnlab/rtn/bench"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -13,21 +12,6 @@ import (
 // training makes (gradients, optimizer moments, batches). They are meant
 // to be right within a small factor: enough to refuse before the process
 // dies out of memory, never to refuse what fits.
-
-// benchBytes estimates rtn bench at one sequence length for its largest
-// model, the LSTM: the next-frame data (T+1 frames of batch x in), the
-// stored states (h and c of every step, or of every k-th step and one
-// segment of k with -checkpoint k), and the weights with their gradients
-// and Adam moments, twice over: the step's garbage lets the Go heap grow to
-// about twice its live size (GOGC 100; a peak of 1.6 GB was measured at T = 10,000
-// where the count above is 0.74 GB).
-func benchBytes(c bench.Config) (string, float64) {
-	b, t, in, h := float64(c.Batch), float64(c.Steps), float64(c.In), float64(c.Hidden)
-	k := float64(max(c.Checkpoint, 1))
-	states := b * 2 * h * (t/k + k + 1)
-	weights := 4*h*(in+h+1) + h*in
-	return fmt.Sprintf("-batch %d -steps %d -in %d -hidden %d", c.Batch, c.Steps, c.In, c.Hidden), 2 * float64s(b*(t+1)*in+states+4*weights)
-}
 
 // maxEvalSeconds bounds the estimated time of umps eval's sampling: a
 // run past it is refused rather than left running without output.
