@@ -124,9 +124,6 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return specError(err)
 	}
 	spec.Progress = progressTo(stderr, quiet)
-	if err := checkOutDir("-out", spec.Out); err != nil {
-		return err
-	}
 	rep, err := runs.TrainUMPS(spec)
 	if err != nil {
 		return specError(err)
