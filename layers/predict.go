@@ -197,7 +197,7 @@ func (p *Predictor) Sample(rng *rand.Rand, cfg SampleConfig) ([]int, error) {
 	if err := p.st.start(); err != nil {
 		return nil, err
 	}
-	out := make([]int, 0, cfg.MaxLen)
+	out := make([]int, 0, min(cfg.MaxLen, 1<<10)) // a sample ends early when it draws a stop
 	p.input(v, codes)
 	for t := range cfg.MaxLen {
 		if _, err := p.st.step(p.x, nil); err != nil {

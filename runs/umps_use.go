@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/pkg/errors"
+
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 )
@@ -308,9 +310,11 @@ func RunUMPSEval(spec UMPSEvalSpec) (*UMPSEval, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec.Task = cmpOr(spec.Task, meta.Data)
-	if _, _, err := Membership(spec.Task); err != nil {
-		return nil, fieldCause("Task", err)
+	if spec.Task == "" {
+		if _, _, err := Membership(meta.Data); err != nil {
+			return nil, errors.Errorf("%s was trained on %q, not a built-in language: give a task (%v)", spec.Model, meta.Data, err)
+		}
+		spec.Task = meta.Data
 	}
 	if err := CheckAlphabet(spec.Task, meta.Alphabet); err != nil {
 		return nil, fieldCause("Task", err)

@@ -165,7 +165,7 @@ func RankWFA(spec WFARankSpec) (*WFARankReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t != nil && len(t) != len(s.Seqs) {
+	if spec.Targets != "" && len(t) != len(s.Seqs) {
 		return nil, errors.Errorf("%s: %d targets for the %d prefixes of %s", spec.Targets, len(t), len(s.Seqs), spec.Prefixes)
 	}
 	ranks, err := wfa.Rank(m, s.Seqs, spec.K)
@@ -173,7 +173,7 @@ func RankWFA(spec WFARankSpec) (*WFARankReport, error) {
 		return nil, err
 	}
 	rep := &WFARankReport{Prefixes: len(ranks)}
-	if t != nil {
+	if spec.Targets != "" {
 		if rep.NDCG5, err = wfa.NDCG5(SpiceRanks(ranks, m.Alphabet), t); err != nil {
 			return nil, err
 		}
@@ -313,6 +313,9 @@ func SampleWFA(spec WFASampleSpec) (mass bool, err error) {
 				return false, fieldCause("Format", errors.Errorf("%s writes symbols as numbers and %s has a symbol named %q (lines writes any name)", spec.Format, spec.Model, a))
 			}
 		}
+	}
+	if _, err := m.WFA.Stop(); err != nil {
+		return false, errors.WithMessage(err, spec.Model)
 	}
 	r, err := m.WFA.SpectralRadius()
 	mass = err == nil && r < 1

@@ -461,7 +461,7 @@ func folds(n int, cfg Config) ([][]int, error) {
 		}
 		return [][]int{va}, nil
 	}
-	if n < 2*cfg.Folds {
+	if cfg.Folds > n/2 {
 		return nil, errors.Errorf("wfa: %d strings are too few for %d folds", n, cfg.Folds)
 	}
 	out := make([][]int, cfg.Folds)

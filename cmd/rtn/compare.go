@@ -268,8 +268,8 @@ func checkCompareFlags(cfg *compare.Config, opts, grid, seeds, shard string, div
 		return usagef("-target must be a finite number >= 0, got %g", cfg.Target)
 	case math.IsNaN(diverge) || math.IsInf(diverge, 0):
 		return usagef("-diverge must be a finite number, got %g", diverge)
-	case cfg.Jobs < 1:
-		return usagef("-jobs must be >= 1, got %d", cfg.Jobs)
+	case cfg.Jobs < 1 || cfg.Jobs > maxJobs:
+		return usagef("-jobs must be in [1, %d], got %d", maxJobs, cfg.Jobs)
 	}
 	if b.Epochs == 0 && b.Steps == 0 && b.Seconds == 0 {
 		b.Epochs = 3

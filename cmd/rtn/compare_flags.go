@@ -45,6 +45,9 @@ func parseOptimizers(s string) ([]compare.Setting, error) {
 				return nil, usagef("-optimizers: %s: %v", item, err)
 			}
 		}
+		if err := st.Validate(); err != nil {
+			return nil, usagef("-optimizers: %s: %v", item, err)
+		}
 		if names[st.Name] {
 			return nil, usagef("-optimizers: %q appears twice: name the variants with as=LABEL", st.Name)
 		}

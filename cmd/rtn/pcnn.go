@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -57,8 +56,8 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	} else if spec.Degree, err = strconv.Atoi(degree); err != nil {
 		return usagef("-degree must be full or an integer in [1, -units=%d], got %q", spec.Units, degree)
 	}
-	if !(minutes >= 0) || math.IsInf(minutes, 0) {
-		return usagef("-minutes must be a finite number >= 0, got %g", minutes)
+	if !(minutes >= 0) || minutes > maxMinutes {
+		return usagef("-minutes must be a number in [0, %d] (a year), got %g", maxMinutes, minutes)
 	}
 	spec.Budget = time.Duration(minutes * float64(time.Minute))
 	// -restarts 0 and the curve's checks take the spec's defaults.

@@ -98,7 +98,7 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
-	return nil
+	return checkIntFlags(fs)
 }
 
 func firstLine(s string) string {

@@ -78,6 +78,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
 		return err
 	}
+	if spec.Format == nil {
+		if err := checkLanguageName(spec.Data); err != nil {
+			return err
+		}
+		if flagSet(fs, "valid-frac") {
+			return usagef("-valid-frac applies to a string file (-format) only: a built-in language is split by -train and -valid")
+		}
+	}
 	// The flags whose 0 means none; with -format, those not given take
 	// the string file's defaults (runs.DefaultUMPSFileSpec).
 	zeroIsOff(&spec.BalanceEpochs)

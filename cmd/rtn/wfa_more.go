@@ -74,6 +74,9 @@ func runWFARank(args []string, stdout, stderr io.Writer) error {
 	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
+	if err := spec.Validate(); err != nil {
+		return wfaError(err)
+	}
 	if *asJSON && spec.Targets == "" {
 		return usagef("-json prints the NDCG@5 score: it needs -targets")
 	}

@@ -297,6 +297,14 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
+// Validate checks the setting as Run does before any run: a known
+// optimizer, a valid name, a schedule that parses and options its
+// optimizer accepts (adam's beta1 in [0, 1), ...).
+func (s Setting) Validate() error {
+	_, err := checkSettings([]Setting{s})
+	return err
+}
+
 // checkSettings validates settings, names them and makes their default
 // learning rates explicit, in a copy.
 func checkSettings(in []Setting) ([]Setting, error) {
