@@ -195,6 +195,25 @@ func (e *MemoryError) Named(name func(field string) string) string {
 		nameFields(e.What, name), memlimit.FormatBytes(e.Bytes), memlimit.FormatBytes(e.Limit), e.Source, memlimit.Env)
 }
 
+// TimeError is the refusal of a spec whose estimated running time passes
+// a bound: the run would go on for hours without output.
+type TimeError struct {
+	// What names the sizes and Work the work ("sampling at bond 20"),
+	// fields written as {Name}; Lower names the fields to lower.
+	What, Work, Lower string
+	// Seconds is the estimate and Limit the bound.
+	Seconds, Limit float64
+}
+
+// Error writes the message with the fields' Go names.
+func (e *TimeError) Error() string { return e.Named(func(f string) string { return f }) }
+
+// Named writes the message with each field named by name.
+func (e *TimeError) Named(name func(field string) string) string {
+	return fmt.Sprintf("%s needs about %.2g hours of %s (limit %g minutes): lower %s",
+		nameFields(e.What, name), e.Seconds/3600, nameFields(e.Work, name), e.Limit/60, nameFields(e.Lower, name))
+}
+
 // CheckMemory returns a *MemoryError when the estimate passes the memory
 // the process may use, a *memlimit.EnvError for a malformed
 // RTN_MEMORY_LIMIT, nil otherwise.

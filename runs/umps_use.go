@@ -284,7 +284,7 @@ func (s UMPSEvalSpec) Validate() error {
 // the memory of Samples strings of length Len (the ints grown by append),
 // the Len right environments of D x D, and for motzkin the counting
 // table of big integers (Len^2/2 of them) used by the completions; and a
-// *FieldError when the sampling would take more than MaxEvalSeconds, from
+// *TimeError when the sampling would take more than MaxEvalSeconds, from
 // costs measured on this code (about 4e-6 D^2 s per position to set up,
 // 3e-8 D^2 A s per drawn symbol).
 func (s UMPSEvalSpec) evalCost(bond, symbols int, motzkin bool) (MemoryEstimate, error) {
@@ -294,8 +294,7 @@ func (s UMPSEvalSpec) evalCost(bond, symbols int, motzkin bool) (MemoryEstimate,
 		est.Bytes += 48 * N * N / 2
 	}
 	if secs := 4e-6*N*D*D + 3e-8*C*N*D*D*A; secs > MaxEvalSeconds {
-		return est, fieldErr("Len, Samples", nil, "smaller: %d strings of length %d need about %.2g hours of sampling at bond %d (limit %d minutes)",
-			s.Samples, s.Len, secs/3600, bond, MaxEvalSeconds/60)
+		return est, &TimeError{What: est.What, Work: fmt.Sprintf("sampling at bond %d", bond), Lower: "{Len} or {Samples}", Seconds: secs, Limit: MaxEvalSeconds}
 	}
 	return est, nil
 }

@@ -11,9 +11,9 @@ import (
 func TestUMPSEvalCost(t *testing.T) {
 	long := UMPSEvalSpec{Model: "m", Len: 1000000}.WithDefaults()
 	_, err := long.evalCost(20, 2, false)
-	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Field != "Len, Samples" || !strings.Contains(err.Error(), "hours of sampling at bond 20") {
-		t.Errorf("-len 1000000: got %v, want a *FieldError of Len, Samples", err)
+	var te *TimeError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "hours of sampling at bond 20") || !strings.Contains(err.Error(), "lower Len or Samples") {
+		t.Errorf("-len 1000000: got %v, want a *TimeError naming Len and Samples", err)
 	}
 	if _, err := (UMPSEvalSpec{Model: "m"}.WithDefaults()).evalCost(20, 2, true); err != nil {
 		t.Errorf("the default eval is refused: %v", err)

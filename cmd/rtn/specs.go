@@ -59,7 +59,7 @@ func flagName(field string) string {
 
 // specError turns the error of a spec's checks or driver into the
 // command's: a refused field is a usage error naming its flag, a memory
-// estimate past the limit a failure naming the flags, a malformed
+// or time estimate past the limit a failure naming the flags, a malformed
 // RTN_MEMORY_LIMIT a usage error, a refused output a usage error when it
 // conflicts with other flags and a failure otherwise; others stay as
 // they are.
@@ -78,6 +78,7 @@ func specErrorNamed(err error, own map[string]string) error {
 	var me *runs.MemoryError
 	var ee *memlimit.EnvError
 	var pe *runs.PathError
+	var te *runs.TimeError
 	switch {
 	case err == nil:
 		return nil
@@ -85,6 +86,8 @@ func specErrorNamed(err error, own map[string]string) error {
 		return usagef("%s", fe.Named(flagName))
 	case errors.As(err, &me):
 		return errors.New(me.Named(flagName))
+	case errors.As(err, &te):
+		return errors.New(te.Named(flagName))
 	case errors.As(err, &ee):
 		return usagef("%v", ee)
 	case errors.As(err, &pe) && pe.Usage:
