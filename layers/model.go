@@ -72,12 +72,11 @@ type ModelConfig struct {
 	// cells read Embed-wide rows of a table [Config.In, Embed]. 0: the
 	// cells read the one-hot inputs.
 	Embed int `json:"embed,omitempty"`
-	// DType, Executor and Generic are those of the ProblemConfig the model
-	// was trained and evaluated with; EvalBatch its evaluation batch size
-	// (0: the default), which sets the order evaluation adds losses in.
+	// DType and Executor are those of the ProblemConfig the model was
+	// trained and evaluated with; EvalBatch its evaluation batch size (0:
+	// the default), which sets the order evaluation adds losses in.
 	DType     string `json:"dtype,omitempty"`
 	Executor  string `json:"executor,omitempty"`
-	Generic   bool   `json:"generic,omitempty"`
 	EvalBatch int    `json:"eval_batch,omitempty"`
 }
 
@@ -179,7 +178,7 @@ type DataSource struct {
 
 // ProblemConfig is the part of a ProblemConfig the model records.
 func (c ModelConfig) ProblemConfig() ProblemConfig {
-	return ProblemConfig{DType: c.DType, Executor: c.Executor, Generic: c.Generic, EvalBatch: c.EvalBatch}
+	return ProblemConfig{DType: c.DType, Executor: c.Executor, EvalBatch: c.EvalBatch}
 }
 
 // ParseKind reads a target kind's name (datasets.TargetKind.String).

@@ -31,7 +31,7 @@ type Predictor struct {
 }
 
 // NewPredictor sets up a Predictor for seq; cfg chooses the executor and
-// float type as for NewProblem (Executor, Generic, DType; the other
+// float type as for NewProblem (Executor, DType; the other
 // fields are not used).
 func NewPredictor(seq *Sequence, cfg ProblemConfig) (*Predictor, error) {
 	st, exec, err := seq.newStepper(cfg)

@@ -168,6 +168,9 @@ func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
+	}
 	if err := checkEstimate(spec.EstimateMemory()); err != nil {
 		return nil, err
 	}

@@ -209,6 +209,9 @@ func RunPretrain(spec PretrainSpec) (*PretrainReport, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
+	}
 	if spec.Optim.ClipNorm == Off {
 		spec.Optim.ClipNorm = 0
 	}

@@ -68,7 +68,7 @@ func (e *FieldError) Named(name func(field string) string) string {
 	subject := strings.Join(fields, ", ")
 	var lf *layers.FieldError
 	switch {
-	case e.Want == "" && errors.As(e.Err, &lf) && strings.HasPrefix(lf.Msg, lf.Field+" "):
+	case e.Want == "" && errors.As(e.Err, &lf) && (strings.HasPrefix(lf.Msg, lf.Field+" ") || strings.HasPrefix(lf.Msg, lf.Field+":")):
 		return subject + strings.TrimPrefix(lf.Msg, lf.Field)
 	case e.Want == "":
 		return fmt.Sprintf("%s: %v", subject, e.Err)
@@ -193,6 +193,25 @@ func (e *MemoryError) Error() string { return e.Named(func(f string) string { re
 func (e *MemoryError) Named(name func(field string) string) string {
 	return fmt.Sprintf("%s needs about %s of memory, above the limit of %s (%s; set %s to change it)",
 		nameFields(e.What, name), memlimit.FormatBytes(e.Bytes), memlimit.FormatBytes(e.Limit), e.Source, memlimit.Env)
+}
+
+// TimeError is the refusal of a spec whose estimated running time passes
+// a bound: the run would go on for hours without output.
+type TimeError struct {
+	// What names the sizes and Work the work ("sampling at bond 20"),
+	// fields written as {Name}; Lower names the fields to lower.
+	What, Work, Lower string
+	// Seconds is the estimate and Limit the bound.
+	Seconds, Limit float64
+}
+
+// Error writes the message with the fields' Go names.
+func (e *TimeError) Error() string { return e.Named(func(f string) string { return f }) }
+
+// Named writes the message with each field named by name.
+func (e *TimeError) Named(name func(field string) string) string {
+	return fmt.Sprintf("%s needs about %.2g hours of %s (limit %g minutes): lower %s",
+		nameFields(e.What, name), e.Seconds/3600, nameFields(e.Work, name), e.Limit/60, nameFields(e.Lower, name))
 }
 
 // CheckMemory returns a *MemoryError when the estimate passes the memory

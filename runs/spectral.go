@@ -8,7 +8,6 @@ import (
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/internal/report"
-	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/baseline"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
@@ -187,47 +186,31 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	}, nil
 }
 
-// fineTune trains the linear 2-RNN of res on the training sets with
-// Adam (lr 0.001, the paper's setting), batch 100, the learning rate
-// divided by 10 after 5 epochs without a lower training loss and training
-// ended at the third such plateau (without the drops, Adam's steps at
-// 0.001 are coarser than the spectral estimate's error at large N and the
-// fine-tuning never improves on it), then keeps the result only if its
-// training MSE (by judge) is not above the spectral estimate's.
+// fineTune is the fine-tuning step of the tiht+sgd method: the linear
+// 2-RNN of res trained on the training sets (ascending lengths) by
+// TuneRNN with SpectralTuneSpec's defaults (Adam at 0.001, the
+// paper's setting, batch 100, the rate divided by 10 after 5 epochs
+// without a lower training loss and training ended at the third such
+// plateau: without the drops, Adam's steps at 0.001 are coarser than the
+// spectral estimate's error at large N and the fine-tuning never improves
+// on it), for epochs with seed. It keeps the result only if its training
+// MSE (by judge) is not above the spectral estimate's, and the estimate
+// when training diverges.
 func fineTune(res spectral.Result, train []datasets.TwoRNNData, judge func(spectral.RNN) (float64, error), epochs int, seed uint64) (spectral.Result, int, error) {
 	if res.ZeroFallback {
 		return res, 0, nil // the zero 2-RNN has zero gradients
 	}
-	r := res.Model
-	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, activation.Identity)
+	data, err := datasets.IODataFrom(train, nil)
 	if err != nil {
 		return res, 0, err
 	}
-	if err := m.SetFromRNN(r); err != nil {
-		return res, 0, err
-	}
-	reg, err := twornn.NewRegression(m, train)
-	if err != nil {
-		return res, 0, err
-	}
-	opt, err := optim.New("adam", optim.Config{LR: 0.001})
-	if err != nil {
-		return res, 0, err
-	}
-	tr, err := optim.NewTrainer(reg, opt, optim.TrainConfig{
-		Epochs: epochs, BatchSize: 100, Seed: seed, Patience: 5, MaxDrops: 3,
-	})
-	if err != nil {
-		return res, 0, err
-	}
-	out, err := tr.Run()
+	tuned, out, err := TuneRNN(res.Model, data, datasets.IOData{}, SpectralTuneSpec{Epochs: epochs, Seed: seed})
 	if optim.IsDiverged(err) {
 		return res, 0, nil // keep the spectral estimate
 	}
 	if err != nil {
 		return res, 0, err
 	}
-	tuned := m.RNN()
 	mse, err := judge(tuned)
 	if err != nil {
 		return res, 0, err

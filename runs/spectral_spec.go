@@ -72,13 +72,17 @@ func (s SpectralTuneSpec) Validate() error {
 	case s.Data == "":
 		return fieldErr("Data", nil, "a sequence-data file")
 	}
+	return firstErr(s.validateTraining(), checkFracs(s.ValidFrac, s.TestFrac))
+}
+
+// validateTraining checks the fields TuneRNN reads.
+func (s SpectralTuneSpec) validateTraining() error {
 	return firstErr(
 		checkOptimizer(s.Optimizer, s.Optim, s.Schedule),
 		checkMin("Epochs", s.Epochs, 1),
 		checkMin("Batch", s.Batch, 1),
 		checkPatience("Patience", s.Patience),
 		checkSeed("Seed", s.Seed),
-		checkFracs(s.ValidFrac, s.TestFrac),
 	)
 }
 

@@ -219,6 +219,9 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
+	}
 	if err := checkEstimate(spec.EstimateMemory()); err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
+	}
 	if err := checkEstimate(spec.EstimateMemory()); err != nil {
 		return nil, err
 	}

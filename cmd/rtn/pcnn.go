@@ -68,9 +68,6 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	if err := checkOutDir("-out", spec.Out); err != nil {
-		return err
-	}
 	if !quiet {
 		spec.Log = stderr
 	}

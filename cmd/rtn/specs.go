@@ -59,15 +59,17 @@ func flagName(field string) string {
 
 // specError turns the error of a spec's checks or driver into the
 // command's: a refused field is a usage error naming its flag, a memory
-// estimate past the limit a failure naming the flags, a malformed
-// RTN_MEMORY_LIMIT a usage error; others stay as they are.
+// or time estimate past the limit a failure naming the flags, a malformed
+// RTN_MEMORY_LIMIT a usage error, a refused output a usage error when it
+// conflicts with other flags and a failure otherwise; others stay as
+// they are.
 func specError(err error) error { return specErrorNamed(err, nil) }
 
 // specErrorNamed is specError with the flag names of own before the
 // table's.
 func specErrorNamed(err error, own map[string]string) error {
 	flagName := func(field string) string {
-		if f, ok := own[field]; ok {
+		if f, ok := own[field[strings.LastIndexByte(field, '.')+1:]]; ok {
 			return "-" + f
 		}
 		return flagName(field)
@@ -75,6 +77,8 @@ func specErrorNamed(err error, own map[string]string) error {
 	var fe *runs.FieldError
 	var me *runs.MemoryError
 	var ee *memlimit.EnvError
+	var pe *runs.PathError
+	var te *runs.TimeError
 	switch {
 	case err == nil:
 		return nil
@@ -82,8 +86,14 @@ func specErrorNamed(err error, own map[string]string) error {
 		return usagef("%s", fe.Named(flagName))
 	case errors.As(err, &me):
 		return errors.New(me.Named(flagName))
+	case errors.As(err, &te):
+		return errors.New(te.Named(flagName))
 	case errors.As(err, &ee):
 		return usagef("%v", ee)
+	case errors.As(err, &pe) && pe.Usage:
+		return usagef("%s", pe.Named(flagName))
+	case errors.As(err, &pe):
+		return errors.New(pe.Named(flagName))
 	}
 	return err
 }

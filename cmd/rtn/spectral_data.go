@@ -88,26 +88,6 @@ func checkModelOut(flag, out string, inputs ...string) error {
 	return nil
 }
 
-// fileExts are the extensions of the files rtn writes; an output
-// directory named with one is most likely meant as a file.
-var fileExts = []string{".npz", ".json", ".jsonl", ".csv", ".png"}
-
-// checkDirOut checks, before any work, an output directory: one that
-// does not exist yet may not be named like a file (run.npz), and it must
-// be writable (checkOutDir).
-func checkDirOut(flag, dir string) error {
-	if dir == "" {
-		return nil
-	}
-	if dir == "-" {
-		return usagef("%s -: this output is a directory, name one", flag)
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) && contains(fileExts, strings.ToLower(filepath.Ext(dir))) {
-		return usagef("%s must name a directory, got the file name %q", flag, dir)
-	}
-	return checkOutDir(flag, dir)
-}
-
 // isDir reports whether path is an existing directory.
 func isDir(path string) bool {
 	st, err := os.Stat(path)

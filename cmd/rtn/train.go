@@ -51,9 +51,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	spec.Progress = progressTo(stderr, quiet)
 	spec.Log = stderr
-	if err := checkOutDir("-out", spec.Out); err != nil {
-		return err
-	}
 	rep, err := runs.Train(spec)
 	if err != nil {
 		return specError(err)

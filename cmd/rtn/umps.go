@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/runs"
@@ -134,9 +132,6 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		return specError(err)
 	}
 	spec.Progress = progressTo(stderr, quiet)
-	if err := checkOutDir("-out", spec.Out); err != nil {
-		return err
-	}
 	rep, err := runs.TrainUMPS(spec)
 	if err != nil {
 		return specError(err)
@@ -171,23 +166,6 @@ func autoOrInt(v string, auto int) (int, error) {
 	return strconv.Atoi(v)
 }
 
-// loadModel reads -model and reports a missing flag as a usage error.
-func loadModel(path string) (*umps.MPS, umps.ModelMeta, error) {
-	if path == "" {
-		return nil, umps.ModelMeta{}, usagef("-model is required")
-	}
-	return umps.LoadModel(path)
-}
-
-// umpsRegex compiles -regex over the model's alphabet; a flag set to the
-// empty string is the regex of the empty string.
-func umpsRegex(pattern string, meta umps.ModelMeta) (*umps.Regex, error) {
-	if pattern == "" {
-		pattern = "()"
-	}
-	return umps.CompileRegexSymbols(pattern, meta.Alphabet)
-}
-
 // flagSet reports whether the flag name was given on the command line.
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
@@ -195,57 +173,47 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// givenString is the value of the string flag name, or nil when it was
+// not given on the command line (a spec's "not given", where "" is a
+// value).
+func givenString(fs *flag.FlagSet, name string, v *string) *string {
+	if !flagSet(fs, name) {
+		return nil
+	}
+	return v
+}
+
 func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps sample")
-	model := fs.String("model", "", "model file or run directory")
+	var spec runs.UMPSSampleSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
 	regex := fs.String("regex", "", "regular expression over the model's alphabet (required; '' is the empty string)")
-	count := fs.Int("n", 10, "number of strings")
-	method := fs.String("method", "auto", "auto (Algorithm 1 for an unambiguous regex on a P_* model, else exact), alg1 or exact (DFA sampler, any regex)")
+	fs.IntVar(&spec.Count, "n", d.Count, "number of strings")
+	fs.StringVar(&spec.Method, "method", d.Method, "auto (Algorithm 1 for an unambiguous regex on a P_* model, else exact), alg1 or exact (DFA sampler, any regex)")
 	exact := fs.Bool("exact", false, "same as -method exact")
-	seed := fs.Uint64("seed", 1, "random seed")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object (method, length model, samples)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if !flagSet(fs, "regex") {
-		return usagef("-regex is required")
-	}
-	if *count < 0 {
-		return usagef("-n must be >= 0, got %d", *count)
-	}
-	if err := umpsSampleCheck(*count); err != nil {
-		return err
-	}
-	meth, err := umps.ParseSampleMethod(*method)
-	if err != nil {
-		return usagef("-method must be auto, alg1 or exact, got %q", *method)
-	}
+	spec.Regex = givenString(fs, "regex", regex)
 	if *exact {
-		meth = umps.SampleExact
+		spec.Method = umps.SampleExact.String()
 	}
-	m, meta, err := loadModel(*model)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
+	res, err := runs.RunUMPSSample(spec)
 	if err != nil {
-		return err
-	}
-	r, err := umpsRegex(*regex, meta)
-	if err != nil {
-		return flagError("-regex", err)
-	}
-	rng := rand.New(rand.NewPCG(*seed, 0x73616d70))
-	out, used, err := meta.Distribution(m).Sample(r, *count, meth, rng)
-	if err != nil {
-		return err
-	}
-	strs := make([]string, len(out))
-	for i, s := range out {
-		strs[i] = runs.FormatSymbols(s, meta.Alphabet)
+		return specError(err)
 	}
 	if *asJSON {
-		return writeJSONLine(stdout, map[string]any{"regex": *regex, "method": used.String(),
-			"length_model": meta.LengthModelName(), "samples": strs})
+		return writeJSONLine(stdout, map[string]any{"regex": *regex, "method": res.Method,
+			"length_model": res.LengthModel, "samples": res.Samples})
 	}
-	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", used, meta.LengthModelName())
-	for _, s := range strs {
+	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", res.Method, res.LengthModel)
+	for _, s := range res.Samples {
 		fmt.Fprintln(stdout, s)
 	}
 	return nil
@@ -253,54 +221,28 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 
 func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps prob")
-	model := fs.String("model", "", "model file or run directory")
+	var spec runs.UMPSProbSpec
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
 	regex := fs.String("regex", "", "regular expression: print log P(s in R) ('' is the empty string)")
 	str := fs.String("string", "", "a string: print log P(s), log P_n(s) and log P_*(s)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if flagSet(fs, "regex") == flagSet(fs, "string") {
-		return usagef("give exactly one of -regex and -string")
-	}
-	m, meta, err := loadModel(*model)
+	spec.Regex, spec.String = givenString(fs, "regex", regex), givenString(fs, "string", str)
+	p, err := runs.RunUMPSProb(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
-	t, err := umps.NewTransfer(m)
-	if err != nil {
-		return err
-	}
-	dist := meta.Distribution(m)
-	res := map[string]any{"length_model": meta.LengthModelName()}
-	if flagSet(fs, "regex") {
-		r, err := umpsRegex(*regex, meta)
-		if err != nil {
-			return flagError("-regex", err)
-		}
-		lp, err := dist.LogProbRegex(r)
-		if err != nil {
-			return err
-		}
-		res["regex"], res["log_prob"], res["ambiguous"] = *regex, lp, r.Ambiguous()
+	res := map[string]any{"length_model": p.LengthModel, "log_prob": p.LogProb}
+	if spec.Regex != nil {
+		res["regex"], res["ambiguous"] = *regex, p.Ambiguous
 	} else {
-		s, err := runs.ParseSymbols(*str, meta.Alphabet)
-		if err != nil {
-			return flagError("-string", err)
-		}
-		lp, err := dist.LogProbs([][]int{s})
-		if err != nil {
-			return err
-		}
-		ln, err := m.LogProbN(s)
-		if err != nil {
-			return err
-		}
-		res["string"], res["log_prob"], res["log_prob_n"] = *str, lp[0], ln
-		if ls, err := t.LogProbStar(s); err == nil {
-			res["log_prob_star"] = ls
+		res["string"], res["log_prob_n"] = *str, p.LogProbN
+		if p.StarError == "" {
+			res["log_prob_star"] = p.LogProbStar
 		} else {
-			res["log_prob_star_error"] = err.Error()
+			res["log_prob_star_error"] = p.StarError
 		}
 	}
 	if *asJSON {
@@ -317,89 +259,54 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 
 func runUMPSComplete(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps complete")
-	model := fs.String("model", "", "model file or run directory")
-	prefix := fs.String("prefix", "", "the symbols before the missing one")
-	suffix := fs.String("suffix", "", "the symbols after the missing one")
+	var spec runs.UMPSCompleteSpec
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
+	fs.StringVar(&spec.Prefix, "prefix", "", "the symbols before the missing one")
+	fs.StringVar(&spec.Suffix, "suffix", "", "the symbols after the missing one")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	m, meta, err := loadModel(*model)
+	c, err := runs.RunUMPSComplete(spec)
 	if err != nil {
-		return err
-	}
-	p, err := runs.ParseSymbols(*prefix, meta.Alphabet)
-	if err != nil {
-		return usagef("-prefix: %v", err)
-	}
-	s, err := runs.ParseSymbols(*suffix, meta.Alphabet)
-	if err != nil {
-		return usagef("-suffix: %v", err)
-	}
-	t, err := umps.NewTransfer(m)
-	if err != nil {
-		return err
-	}
-	dist, err := t.Complete(p, s)
-	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		d := map[string]float64{}
-		for c, v := range dist {
-			d[meta.Alphabet[c]] = v
+		for i, v := range c.Probs {
+			d[c.Symbols[i]] = v
 		}
-		return writeJSONLine(stdout, map[string]any{"prefix": *prefix, "suffix": *suffix, "distribution": d,
-			"length_model": meta.LengthModelName()})
+		return writeJSONLine(stdout, map[string]any{"prefix": spec.Prefix, "suffix": spec.Suffix, "distribution": d,
+			"length_model": c.LengthModel})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "symbol\tprobability")
-	for c, v := range dist {
-		fmt.Fprintf(tw, "%s\t%.6f\n", meta.Alphabet[c], v)
+	for i, v := range c.Probs {
+		fmt.Fprintf(tw, "%s\t%.6f\n", c.Symbols[i], v)
 	}
 	return tw.Flush()
 }
 
 func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps eval")
-	model := fs.String("model", "", "model file or run directory")
-	task := fs.String("task", "", "language: tomita1..tomita7, tomita3-adjacent or motzkin (default: the model's training data)")
-	n := fs.Int("len", 16, "string length")
-	count := fs.Int("samples", 1000, "number of samples (and of completions for motzkin)")
-	seed := fs.Uint64("seed", 1, "random seed")
+	var spec runs.UMPSEvalSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
+	fs.StringVar(&spec.Task, "task", "", "language: tomita1..tomita7, tomita3-adjacent or motzkin (default: the model's training data)")
+	fs.IntVar(&spec.Len, "len", d.Len, "string length")
+	fs.IntVar(&spec.Samples, "samples", d.Samples, "number of samples (and of completions for motzkin)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *n < 0 || *count < 1 {
-		return usagef("-len must be >= 0 and -samples >= 1")
+	if err := spec.Validate(); err != nil {
+		return specError(err)
 	}
-	m, meta, err := loadModel(*model)
+	ev, err := runs.RunUMPSEval(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
-	fromModel := *task == ""
-	if fromModel {
-		*task = meta.Data
-	}
-	if _, _, err := runs.Membership(*task); err != nil {
-		if fromModel {
-			return fmt.Errorf("%s was trained on %q, not a built-in language: give -task (%v)", *model, meta.Data, err)
-		}
-		return usagef("-task: %v", err)
-	}
-	if err := runs.CheckAlphabet(*task, meta.Alphabet); err != nil {
-		return flagError("-task", err)
-	}
-	if err := umpsEvalCheck(*n, *count, m.Bond, m.Symbols, *task == "motzkin"); err != nil {
-		return err
-	}
-	start := time.Now()
-	ev, err := runs.EvalUMPS(m, *task, *n, *count, rand.New(rand.NewPCG(*seed, 0x6576616c)))
-	if err != nil {
-		return err
-	}
-	ev.Seconds = time.Since(start).Seconds()
 	if *asJSON {
 		return writeJSONLine(stdout, ev)
 	}
@@ -409,4 +316,18 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "completion %%\t%.2f\n", *ev.CompletionPercent)
 	}
 	return tw.Flush()
+}
+
+// reportUMPSClamps says on stderr when the built-in language had fewer
+// strings than -train or -valid asked for.
+func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport) {
+	if _, _, err := runs.Membership(spec.Data); err != nil {
+		return // a file: split 80/20, -train and -valid do not apply
+	}
+	if rep.NTrain < spec.NTrain {
+		fmt.Fprintf(stderr, "rtn: note: -train %d reduced to %d (80%% of the %s strings up to the maximum length)\n", spec.NTrain, rep.NTrain, spec.Data)
+	}
+	if rep.NValid < spec.NValid {
+		fmt.Fprintf(stderr, "rtn: note: -valid %d reduced to %d (20%% of the %s strings up to the maximum length)\n", spec.NValid, rep.NValid, spec.Data)
+	}
 }

@@ -28,28 +28,23 @@ func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
 
 func runUMPSScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps score")
-	model := fs.String("model", "", "model file or run directory")
-	test := fs.String("test", "", "test strings (required)")
+	var spec runs.UMPSScoreSpec
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
+	fs.StringVar(&spec.Test, "test", "", "test strings (required)")
 	format := fs.String("format", "pautomac", "format of -test: pautomac, spice or lines")
-	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings): report the perplexity")
+	fs.StringVar(&spec.Solution, "solution", "", "PAutomaC solution file (true probabilities of the test strings): report the perplexity")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
-	}
-	if *test == "" {
-		return usagef("-test is required")
 	}
 	f, err := datasets.ParseStringFormat(*format)
 	if err != nil {
 		return usagef("-format must be lines, pautomac or spice, got %q", *format)
 	}
-	m, meta, err := loadModel(*model)
+	spec.Format = f
+	sc, err := runs.RunUMPSScore(spec)
 	if err != nil {
-		return err
-	}
-	sc, err := runs.ScoreUMPS(m, meta, *test, f, *solution)
-	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		return writeJSONLine(stdout, sc)
