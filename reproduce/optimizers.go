@@ -96,7 +96,7 @@ func runOptimizersPlan(ctx *Context, pl optimizersPlan) ([]Row, error) {
 		if err := sum.WriteFiles(dir); err != nil {
 			return nil, err
 		}
-		if err := runs.ComparePlots(dir, sum); err != nil {
+		if err := runs.ComparePlots(dir, sum, ""); err != nil {
 			return nil, err
 		}
 	}

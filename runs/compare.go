@@ -2,7 +2,9 @@ package runs
 
 import (
 	"io"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -21,22 +23,69 @@ import (
 )
 
 // compareOwnModels are the models of CompareProblem that are not a
-// registered cell on a sequence task, each with its default task and
-// hidden size (0: none).
+// registered cell on a sequence task, each with its default task, hidden
+// size (0: none), learning-rate grid and whether it reads -data.
 var compareOwnModels = []struct {
 	name, task string
 	hidden     int
+	grid       []float64
+	data       bool
 }{
-	{"2rnn", "random2rnn", 0}, {"2rnn-spectral", "random2rnn", 0}, {"umps", "tomita3", 8},
-	{"pcnn", "alphabet", 16}, {"pcnn-rnn", "alphabet", 16}, {"pcnn-cnn", "alphabet", 16}, {"wfa", "pautomac", 0},
+	{"2rnn", "random2rnn", 0, decades(-4, -1), false},
+	// Fine-tuning a spectral start wants small rates (the spectral
+	// paper's Adamax uses 1e-3; SGD diverges above 1e-5).
+	{"2rnn-spectral", "random2rnn", 0, decades(-6, -2), false},
+	{"umps", "tomita3", 8, decades(-3, 0), true},
+	{"pcnn", "alphabet", 16, decades(-3, -1), false},
+	{"pcnn-rnn", "alphabet", 16, decades(-3, -1), false},
+	{"pcnn-cnn", "alphabet", 16, decades(-3, -1), false},
+	// wfa finetune's SGD needs about 1e-5 (docs/wfa.md).
+	{"wfa", "pautomac", 0, decades(-7, -3), true},
 }
 
-// Defaults of a registered cell in a comparison: its task, and its
-// width when CompareSpec.Hidden is 0 (CompareCellHidden).
+// decades is the grid 10^lo, 10^(lo+1), ..., 10^hi.
+func decades(lo, hi int) []float64 {
+	var g []float64
+	for k := lo; k <= hi; k++ {
+		g = append(g, math.Pow10(k))
+	}
+	return g
+}
+
+// Defaults of a registered cell in a comparison: its task, its width
+// when CompareSpec.Hidden is 0 (CompareCellHidden) and its grid.
 const (
 	compareCellTask   = "pfa"
 	CompareCellHidden = 32
 )
+
+var compareCellGrid = decades(-3, 0)
+
+// CompareGrid is the default learning-rate grid of a model (CompareSpec
+// uses it when LRGrid is nil): 1e-3..1 for the cells and umps, 1e-4..0.1
+// for 2rnn, 1e-6..0.01 for 2rnn-spectral, 1e-3..0.1 for the PCNNs,
+// 1e-7..1e-3 for wfa, one rate per decade; nil for an unknown model.
+func CompareGrid(model string) []float64 {
+	for _, o := range compareOwnModels {
+		if o.name == model {
+			return slices.Clone(o.grid)
+		}
+	}
+	if CompareCell(model) {
+		return slices.Clone(compareCellGrid)
+	}
+	return nil
+}
+
+// compareReadsData says whether model reads CompareSpec.DataFile.
+func compareReadsData(model string) bool {
+	for _, o := range compareOwnModels {
+		if o.name == model {
+			return o.data
+		}
+	}
+	return true
+}
 
 // CompareModels lists the models CompareProblem builds: every registered
 // cell (layers.CellNames) but 2rnn, as a sequence model, then 2rnn,
@@ -69,11 +118,16 @@ func isOwnModel(model string) bool {
 // on a sequence task (2rnn is the spectral paper's regression there).
 func CompareCell(model string) bool { return !isOwnModel(model) && layers.HasCell(model) }
 
-// CompareSpec describes the problem of an optimizer comparison (rtn
-// compare): a model and its data. The data are drawn once from DataSeed;
-// each run's seed draws the initial parameters (and the Trainer's batch
-// order), so that the seeds measure the spread due to the start and the
-// batches on fixed data. Each field's comment gives its default.
+// CompareSpec describes an optimizer comparison (rtn compare): a model
+// and its data (the problem), the optimizers, the learning-rate grid, the
+// seeds, the budget of each run and the protocol; or a suite of problems
+// compared with the same optimizers (Suite). The data are drawn once from
+// DataSeed; each run's seed draws the initial parameters (and the
+// Trainer's batch order), so that the seeds measure the spread due to the
+// start and the batches on fixed data. WithDefaults fills in the defaults
+// each field's comment gives; Validate checks every field (the error is a
+// *CompareError naming it). The problem's fields are the comparison's
+// identity (compare.Config.Meta, in JSON); the others are compare.Config's.
 type CompareSpec struct {
 	// Model is one of CompareModels: a registered cell (rnn, lstm, gru,
 	// cp2rnn, hotrnn, mirnn, mpscell, a user's) on a sequence task (as rtn
@@ -84,16 +138,19 @@ type CompareSpec struct {
 	// stream; the only models the riemann optimizer trains); wfa (the
 	// spectral WFA of a string file as a linear 2-RNN trained on the
 	// strings' likelihood, as rtn wfa finetune: the start is wfa.Fit's,
-	// the same for every seed). Default lstm.
+	// the same for every seed). Default lstm (none with a Suite).
 	Model string `json:"model"`
-	// Task is the data: for a cell a train task ("pfa") unless DataFile
-	// is set; for 2rnn "random2rnn" or "addition"; for umps a u-MPS data
-	// set (tomita1..7, motzkin); for pcnn "alphabet", "music", "xor" or
+	// Task is the data: for a cell a train task ("pfa") or a piano-roll
+	// set of the polyphonic data directory ("jsb", "nottingham", "muse",
+	// "piano") unless DataFile is set; for 2rnn "random2rnn" or
+	// "addition"; for umps a u-MPS data set (tomita1..7, motzkin) or,
+	// with DataFile, its format; for pcnn "alphabet", "music", "xor" or
 	// "anbn"; for wfa the format of DataFile ("pautomac", "spice" or
 	// "lines"). Default: the first of each list.
 	Task string `json:"task"`
-	// DataFile is a text file, one sequence per line (a cell),
-	// or the string file (wfa, required).
+	// DataFile is a text file, one sequence per line (a cell), or a
+	// string file (umps; wfa, required). The other models (2rnn,
+	// 2rnn-spectral, the PCNNs) draw their data and refuse it.
 	DataFile string `json:"data_file,omitempty"`
 	// DataSHA256 is the SHA-256 of DataFile's contents, set by
 	// CompareProblem, so that a resumed comparison whose file changed is
@@ -105,8 +162,9 @@ type CompareSpec struct {
 	// dimension (umps: 8) or the number of units (pcnn: 16).
 	Hidden int `json:"hidden,omitempty"`
 	// Size is the data size: training examples per length (2rnn: 640),
-	// training strings (umps: 500), the task's size (pcnn: 100 lines, bars
-	// or blocks); unused for rnn, lstm and gru.
+	// training strings (umps: 500, also of a DataFile; wfa: the first
+	// Size strings of DataFile, 0: all), the task's size (pcnn: 100
+	// lines, bars or blocks); unused for the cells.
 	Size int `json:"size,omitempty"`
 	// Noise is the 2-RNN regression's output noise (standard deviation).
 	Noise float64 `json:"noise,omitempty"`
@@ -129,10 +187,68 @@ type CompareSpec struct {
 	Chunk int `json:"chunk,omitempty"`
 	// DataSeed seeds the data. Default 1.
 	DataSeed uint64 `json:"data_seed"`
+	// TargetFrom says where the comparison's Target came from (set by
+	// RunCompare under ProtocolAlgoPerf: the reference run), so that the
+	// target is stored with the comparison.
+	TargetFrom string `json:"target_from,omitempty"`
+
+	// Settings are the optimizers compared (ParseCompareOptimizers reads
+	// rtn compare's syntax). Default: sgd, momentum, adam, rmsprop,
+	// adagrad.
+	Settings []compare.Setting `json:"-"`
+	// LRGrid is the learning-rate grid. If LRGrid is nil, it will be
+	// defaulted to the model's grid (CompareGrid), unless OwnRates is
+	// set: then each optimizer runs at its own rate.
+	LRGrid   []float64 `json:"-"`
+	OwnRates bool      `json:"-"`
+	// Seeds are the seeds of the runs (the tuning seeds). Default 1, 2, 3
+	// (1 under ProtocolDeepOBS, which reruns the tuned rate).
+	Seeds []uint64 `json:"-"`
+	// Budget bounds each run. Default 3 epochs (a suite: each problem's).
+	Budget compare.Budget `json:"-"`
+	// Batch is the minibatch size; FullBatch trains every step on the
+	// whole training set. Default 32 (a suite: each problem's).
+	Batch int `json:"-"`
+	// EvalEvery adds a curve point every EvalEvery steps (0: per epoch;
+	// a suite: each problem's).
+	EvalEvery int `json:"-"`
+	// Target is a validation loss to reach (0: none; under
+	// ProtocolAlgoPerf, 0 takes it from a reference run).
+	Target float64 `json:"-"`
+	// DivergeFactor is compare.Config.DivergeFactor. Default 10; a
+	// negative value keeps only the NaN/Inf tests.
+	DivergeFactor float64 `json:"-"`
+	// Protocol is "" (the grid and its tuning), ProtocolDeepOBS or
+	// ProtocolAlgoPerf.
+	Protocol string `json:"-"`
+	// ExtendGrid is compare.Config.ExtendGrid: up to this many rates
+	// beyond the grid for a setting tuned at its edge (0: none).
+	ExtendGrid int `json:"-"`
+	// Rerun is compare.Config.Rerun: the tuned rate run again with this
+	// many seeds in all. Default 10 under ProtocolDeepOBS, else 0.
+	Rerun int `json:"-"`
+	// Suite names a suite of problems (CompareSuites) compared with the
+	// same Settings, Seeds and Protocol, each in its own subdirectory of
+	// Out; the problem's fields must then be zero.
+	Suite string `json:"-"`
+	// Jobs is the number of runs trained at once. Default: the number of
+	// CPUs. Results do not depend on it.
+	Jobs int `json:"-"`
+	// Shard selects the runs of this process (zero: all).
+	Shard compare.Shard `json:"-"`
+	// Out is the output directory: runs (to resume), tables, CSV, JSON,
+	// figures. If Out is empty, nothing is written.
+	Out string `json:"-"`
+	// Progress receives one line per finished run (nil: none).
+	Progress io.Writer `json:"-"`
+
 	// Executor is set by CompareProblem: what runs the model's steps, for
 	// compare.Config.Executor (the executor layers.Problem chooses for a
 	// cell; the models' own kernels or graphs otherwise).
 	Executor compare.Executor `json:"-"`
+	// References are set by CompareProblem: the losses the problem knows
+	// (its optimum, a trivial predictor's), for compare.Config.References.
+	References []compare.Reference `json:"-"`
 	// Log receives warnings, each once per comparison: that the model's
 	// steps fall back to gorgonia's compiled graphs
 	// (layers.ProblemConfig.Log). If Log is nil, they go to the standard
@@ -152,6 +268,8 @@ var modelExecutors = map[string]compare.Executor{
 	"wfa":           {Kind: layers.ExecFused, DType: graph.Float64},
 }
 
+// defaults checks and completes the problem's fields; the error is a
+// *CompareError.
 func (s *CompareSpec) defaults() error {
 	if s.Model == "" {
 		s.Model = "lstm"
@@ -168,28 +286,73 @@ func (s *CompareSpec) defaults() error {
 				task, hidden = o.task, o.hidden
 			}
 		}
-		if s.Rank != 0 || s.Order != 0 || s.Lags != 0 {
-			return errors.Errorf("model %s has no rank, order or lags to set (the registered cells have)", s.Model)
-		}
-		if s.Activation != "" || s.Layers != 0 || s.Dropout != 0 || s.Embed != 0 || s.DType != "" {
-			return errors.Errorf("model %s has no activation, layers, dropout, embedding or dtype to set (the registered cells have)", s.Model)
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"rank", s.Rank != 0}, {"order", s.Order != 0}, {"lags", s.Lags != 0}, {"activation", s.Activation != ""},
+			{"layers", s.Layers != 0}, {"dropout", s.Dropout != 0}, {"embed", s.Embed != 0}, {"dtype", s.DType != ""}} {
+			if f.set {
+				return fieldErr(f.name, "applies to the registered cells only, not model %s", s.Model)
+			}
 		}
 	default:
-		return errors.Errorf("unknown model %q (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
+		return fieldErr("model", "%q is unknown (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
+	}
+	if s.DataFile != "" && !compareReadsData(s.Model) {
+		return fieldErr("data", "model %s draws its data from the task and reads no file (models that do: the cells, umps, wfa)", s.Model)
+	}
+	if s.Model == "wfa" && s.DataFile == "" {
+		return fieldErr("data", "model wfa needs a string file")
 	}
 	if s.Task == "" {
 		s.Task = task
 	}
-	if s.Hidden < 0 || s.Size < 0 || s.Chunk < 0 || !(s.Noise >= 0) {
-		return errors.Errorf("hidden, size, chunk and noise must not be negative, got %d, %d, %d, %v", s.Hidden, s.Size, s.Chunk, s.Noise)
+	switch {
+	case s.Hidden < 0:
+		return fieldErr("hidden", "must be >= 0, got %d", s.Hidden)
+	case s.Size < 0:
+		return fieldErr("size", "must be >= 0, got %d", s.Size)
+	case s.Chunk < 0:
+		return fieldErr("chunk", "must be >= 0, got %d", s.Chunk)
+	case !(s.Noise >= 0) || math.IsInf(s.Noise, 0):
+		return fieldErr("noise", "must be a finite number >= 0, got %v", s.Noise)
 	}
 	if s.Hidden == 0 {
 		s.Hidden = hidden
+	}
+	if err := s.taskCheck(); err != nil {
+		return err
 	}
 	if CompareCell(s.Model) {
 		return s.cellDefaults()
 	}
 	return nil
+}
+
+// taskCheck refuses a task the model does not know and the fields the
+// model does not use.
+func (s *CompareSpec) taskCheck() error {
+	stringFile := s.Model == "wfa" || (s.Model == "umps" && s.DataFile != "")
+	if stringFile {
+		if _, err := datasets.ParseStringFormat(s.Task); err != nil {
+			return fieldErr("task", "names the format of -data for model %s: %v", s.Model, err)
+		}
+	}
+	refuse := func(name string, set bool) error {
+		if set {
+			return fieldErr(name, "has no effect with model %s", s.Model)
+		}
+		return nil
+	}
+	switch {
+	case s.Model == "wfa":
+		return firstErr(refuse("chunk", s.Chunk != 0), refuse("noise", s.Noise != 0))
+	case CompareCell(s.Model):
+		return firstErr(refuse("size", s.Size != 0), refuse("noise", s.Noise != 0))
+	case strings.HasPrefix(s.Model, "2rnn"):
+		return refuse("chunk", s.Chunk != 0)
+	}
+	return firstErr(refuse("chunk", s.Chunk != 0), refuse("noise", s.Noise != 0))
 }
 
 // cellDefaults checks and completes the fields of a cell model.
@@ -198,15 +361,33 @@ func (s *CompareSpec) cellDefaults() error {
 		s.Layers = 1
 	}
 	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
+		var fe *layers.FieldError
+		if errors.As(err, &fe) {
+			return fieldErr(fe.Field, "%s", strings.TrimSpace(strings.TrimPrefix(fe.Msg, fe.Field)))
+		}
 		return err
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
-		return err
+		return fieldErr("dtype", "%v", err)
 	}
 	if s.DType == graph.Float64 {
 		s.DType = ""
 	}
-	return layers.CheckCellConfig(s.Model, s.cellConfig())
+	for _, f := range []struct {
+		name string
+		cfg  layers.CellConfig
+	}{
+		{"activation", layers.CellConfig{Activation: s.Activation}},
+		{"rank", layers.CellConfig{Rank: s.Rank}},
+		{"order", layers.CellConfig{Order: s.Order}},
+		{"lags", layers.CellConfig{Lags: s.Lags}},
+		{"rank", s.cellConfig()},
+	} {
+		if err := layers.CheckCellConfig(s.Model, f.cfg); err != nil {
+			return fieldErr(f.name, "%v", err)
+		}
+	}
+	return nil
 }
 
 // cellConfig is the configuration of a cell model (its input width is
@@ -237,11 +418,11 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	case "2rnn", "2rnn-spectral":
 		f, err = twoRNNFactory(&spec)
 	case "umps":
-		f, err = umpsFactory(spec)
+		f, err = umpsFactory(&spec)
 	case "wfa":
 		f, err = wfaFactory(spec)
 	case "pcnn", "pcnn-rnn", "pcnn-cnn":
-		f, err = pcnnFactory(spec)
+		f, err = pcnnFactory(&spec)
 	default:
 		f, err = sequenceFactory(&spec)
 	}
@@ -258,9 +439,15 @@ func initRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x696e
 // spec.Executor from a problem built here, whose warnings go to spec.Log:
 // the runs' problems, on the same executor, keep theirs quiet.
 func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
-	task, err := LoadTask(spec.Task, spec.DataFile, spec.DataSeed)
+	task, err := compareTask(spec.Task, spec.DataFile, spec.DataSeed)
 	if err != nil {
 		return nil, err
+	}
+	if !math.IsNaN(task.OptimalLoss) {
+		spec.References = append(spec.References, compare.Reference{Kind: compare.Optimum, Label: "optimum", Loss: task.OptimalLoss})
+	}
+	if task.Kind == datasets.Categorical {
+		spec.References = append(spec.References, compare.Reference{Kind: compare.Trivial, Label: "uniform", Loss: math.Log(float64(task.Out))})
 	}
 	mcfg, chunk := modelConfig(spec.Model, spec.cellConfig(), spec.Layers, task), spec.Chunk
 	mcfg.Embed, mcfg.Dropout, mcfg.DType = spec.Embed, spec.Dropout, spec.DType
@@ -288,6 +475,32 @@ func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
 	}
 	spec.Executor = compare.Executor(p.Executor())
 	return func(seed uint64) (optim.Problem, error) { return build(seed, io.Discard) }, nil
+}
+
+// comparePianoSets are the cell tasks read from the polyphonic data
+// directory (datasets.PianoDataSets).
+var comparePianoSets = []string{"jsb", "nottingham", "muse", "piano"}
+
+// compareTask is LoadTask's task, or a piano-roll set of the polyphonic
+// data directory (the next-frame task of the pre-training paper, with the
+// set's own split).
+func compareTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
+	if dataFile != "" || !slices.Contains(comparePianoSets, name) {
+		t, err := LoadTask(name, dataFile, seed)
+		if err != nil && dataFile == "" {
+			return nil, fieldErr("task", "%v (or a piano-roll set: %s)", err, strings.Join(comparePianoSets, ", "))
+		}
+		return t, err
+	}
+	dir := datasets.PolyphonicDir()
+	if dir == "" {
+		return nil, errors.Errorf("task %s: no polyphonic data directory (set RTN_POLYPHONIC_DIR)", name)
+	}
+	p, err := datasets.LoadPiano(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return p.Task(name)
 }
 
 // twoRNNProblem is the 2-RNN regression with a validation set (the
@@ -327,6 +540,9 @@ func twoRNNFactory(spec *CompareSpec) (compare.Factory, error) {
 		return nil, err
 	}
 	in, out := sp.Train[0].In, sp.Train[0].Out
+	if err := twoRNNReferences(spec, target.Target, vs.Train[2]); err != nil {
+		return nil, err
+	}
 	var start *spectral.RNN
 	if spec.Model == "2rnn-spectral" {
 		res, err := spectral.Learn(sp.Train, spectral.Config{Rank: spec.Hidden, Method: spectral.MethodTIHT, NuclearHoldout: spec.Noise > 0})
@@ -356,12 +572,48 @@ func twoRNNFactory(spec *CompareSpec) (compare.Factory, error) {
 	}, nil
 }
 
-func umpsFactory(spec CompareSpec) (compare.Factory, error) {
+// twoRNNReferences sets the references of the 2-RNN regression: the
+// target 2-RNN's validation MSE (the optimum) and the zero output's.
+func twoRNNReferences(spec *CompareSpec, target spectral.RNN, valid datasets.TwoRNNData) error {
+	m, err := twornn.NewModel("ref", target.In, target.States, target.Out, activation.Identity)
+	if err != nil {
+		return err
+	}
+	zero, err := m.MSE(valid)
+	if err != nil {
+		return err
+	}
+	if err := m.SetFromRNN(target); err != nil {
+		return err
+	}
+	opt, err := m.MSE(valid)
+	if err != nil {
+		return err
+	}
+	spec.References = append(spec.References, compare.Reference{Kind: compare.Optimum, Label: "target 2-RNN", Loss: opt},
+		compare.Reference{Kind: compare.Trivial, Label: "zero output", Loss: zero})
+	return nil
+}
+
+// umpsFactory returns the u-MPS problems of a data set or, with
+// spec.DataFile, of a string file in the format spec.Task: Size training
+// strings and Size/5 validation strings drawn from it.
+func umpsFactory(spec *CompareSpec) (compare.Factory, error) {
 	size := spec.Size
 	if size == 0 {
 		size = 500
 	}
-	train, valid, alphabet, err := UMPSData(spec.Task, size, max(size/5, 1), rand.New(rand.NewPCG(spec.DataSeed, 0x756d7073)))
+	rng := rand.New(rand.NewPCG(spec.DataSeed, 0x756d7073))
+	var (
+		train, valid [][]int
+		alphabet     []string
+		err          error
+	)
+	if spec.DataFile != "" {
+		train, valid, alphabet, err = umpsFileData(spec.DataFile, spec.Task, size, rng)
+	} else {
+		train, valid, alphabet, err = UMPSData(spec.Task, size, max(size/5, 1), rng)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +626,7 @@ func umpsFactory(spec CompareSpec) (compare.Factory, error) {
 	}, nil
 }
 
-func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
+func pcnnFactory(spec *CompareSpec) (compare.Factory, error) {
 	size := spec.Size
 	if size == 0 {
 		size = 100
@@ -382,6 +634,11 @@ func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
 	train, valid, err := PCNNStreams(spec.Task, size, spec.DataSeed)
 	if err != nil {
 		return nil, err
+	}
+	if n := pcnnPredicted(valid); n > 0 {
+		spec.References = append(spec.References,
+			compare.Reference{Kind: compare.Optimum, Label: "true process", Loss: -valid.LogLik / float64(n)},
+			compare.Reference{Kind: compare.Trivial, Label: "uniform", Loss: math.Log(float64(len(valid.Alphabet)))})
 	}
 	ps := PCNNSpec{Model: "pcnn", Activation: "tanh", Units: spec.Hidden}
 	method := pcnn.Method{Writing: pcnn.QDH, Transition: pcnn.RBPM}
@@ -419,6 +676,9 @@ func wfaFactory(spec CompareSpec) (compare.Factory, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.Size > 0 && spec.Size < len(s.Seqs) {
+		s.Seqs = s.Seqs[:spec.Size]
+	}
 	train, valid, err := wfa.FinetuneSplit(s.Seqs, wfa.FinetuneValidFraction, spec.DataSeed)
 	if err != nil {
 		return nil, errors.Wrap(err, spec.DataFile)
@@ -434,4 +694,46 @@ func wfaFactory(spec CompareSpec) (compare.Factory, error) {
 	return func(uint64) (optim.Problem, error) {
 		return wfa.NewLikelihood(m.WFA, train, valid)
 	}, nil
+}
+
+// umpsFileData reads a string file in format and draws size training
+// strings and size/5 validation strings from it (an 80/20 split of a
+// smaller file).
+func umpsFileData(path, format string, size int, rng *rand.Rand) (train, valid [][]int, alphabet []string, err error) {
+	f, err := datasets.ParseStringFormat(format)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seqs, alphabet, err := ReadUMPSStrings(path, f, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	perm := rng.Perm(len(seqs))
+	nt, nv := size, max(size/5, 1)
+	if nt+nv > len(seqs) {
+		nv = len(seqs) / 5
+		nt = len(seqs) - nv
+	}
+	if nt < 1 || nv < 1 {
+		return nil, nil, nil, errors.Errorf("%s: %d strings, too few for training and validation", path, len(seqs))
+	}
+	for i, k := range perm[:nt+nv] {
+		if i < nt {
+			train = append(train, seqs[k])
+		} else {
+			valid = append(valid, seqs[k])
+		}
+	}
+	return train, valid, alphabet, nil
+}
+
+// pcnnPredicted is the number of predicted symbols of a stream.
+func pcnnPredicted(s datasets.Stream) int {
+	n := 0
+	for t := range s.X {
+		if s.Mask == nil || s.Mask[t] {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,170 @@
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/internal/report"
+	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/params"
+)
+
+// CompareReport is what RunCompare or MergeCompare did.
+type CompareReport struct {
+	// Spec is the comparison with its defaults (and, for one problem,
+	// its executor, references and target).
+	Spec CompareSpec
+	// Results are the runs of one problem (nil for a suite).
+	Results *compare.Results
+	// Summary is their table (nil for a suite, or for a shard).
+	Summary *compare.Summary
+	// Suite is the suite's table and profile (nil for one problem).
+	Suite *SuiteReport
+}
+
+// RunCompare runs the comparison spec describes (one problem, or each
+// problem of spec.Suite) and, with spec.Out, writes its outputs there:
+// the runs (resumable), table.txt, table.tex, runs.csv, grid.csv,
+// summary.json and the figures (ComparePlots); under ProtocolAlgoPerf
+// without a Target, the reference run (Out/reference) and target.json
+// first. A shard writes its runs only (MergeCompare writes the rest).
+func RunCompare(spec CompareSpec) (*CompareReport, error) {
+	s, err := spec.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if s.Suite != "" {
+		return runSuite(s)
+	}
+	f, s, err := CompareProblem(s)
+	if err != nil {
+		return nil, err
+	}
+	if s.Protocol == ProtocolAlgoPerf && s.Target == 0 {
+		if s.Target, s.TargetFrom, err = algoPerfTarget(s, f); err != nil {
+			return nil, err
+		}
+	}
+	res, err := compare.Run(s.compareConfig(f))
+	if err != nil {
+		return nil, err
+	}
+	rep := &CompareReport{Spec: s, Results: res}
+	if s.Shard.Count > 0 || res.Waiting > 0 {
+		return rep, nil
+	}
+	rep.Summary = res.Summary()
+	if s.Out != "" {
+		if err := writeCompareOutputs(s.Out, rep.Summary, s); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// algoPerfTarget runs the reference of an AlgoPerf comparison, Adam
+// tuned on the grid with the first seed and the comparison's budget (in
+// Out/reference when there is an Out, so that it resumes), and returns
+// its best validation loss (its final training loss without a validation
+// set) as the target, with its description.
+func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
+	ref := s
+	ref.Settings, ref.Seeds, ref.Rerun, ref.ExtendGrid, ref.Target = []compare.Setting{{Optimizer: "adam"}}, s.Seeds[:1], 0, 0, 0
+	ref.Shard, ref.Out = compare.Shard{}, ""
+	if len(ref.LRGrid) == 0 {
+		ref.LRGrid = CompareGrid(s.Model)
+	}
+	if s.Out != "" {
+		ref.Out = filepath.Join(s.Out, "reference")
+	}
+	res, err := compare.Run(ref.compareConfig(f))
+	if err != nil {
+		return 0, "", errors.Wrap(err, "the AlgoPerf reference run")
+	}
+	row := res.Summary().Rows[0]
+	target, what := row.ValidMean, "best validation loss"
+	if math.IsNaN(target) {
+		target, what = row.TrainMean, "final training loss"
+	}
+	if !(target > 0) || math.IsInf(target, 0) {
+		return 0, "", errors.Errorf("the AlgoPerf reference run (adam, seed %d) reached no finite loss (%d/%d runs diverged): give a target", ref.Seeds[0], row.GridDiverged, row.GridRuns)
+	}
+	from := fmt.Sprintf("adam tuned on the grid (lr %g of %d), seed %d, %s", row.LR, row.Grid, ref.Seeds[0], what)
+	if s.Out != "" {
+		tf := struct {
+			Target float64 `json:"target"`
+			From   string  `json:"from"`
+			Dir    string  `json:"reference_dir"`
+		}{target, from, "reference"}
+		if err := report.WriteJSON(filepath.Join(s.Out, "target.json"), tf); err != nil {
+			return 0, "", err
+		}
+	}
+	return target, from, nil
+}
+
+// MergeCompare joins the directories of a sharded comparison
+// (compare.Merge) and writes its outputs into out.
+func MergeCompare(out string, dirs ...string) (*CompareReport, error) {
+	res, err := compare.Merge(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	s, err := CompareMeta(res.Config)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CompareReport{Spec: s, Results: res, Summary: res.Summary()}
+	return rep, writeCompareOutputs(out, rep.Summary, s)
+}
+
+// CompareMeta reads back the problem of a comparison from its Meta (after
+// compare.Merge, Meta is the JSON's generic form).
+func CompareMeta(c compare.Config) (CompareSpec, error) {
+	var s CompareSpec
+	b, err := json.Marshal(c.Meta)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, errors.Wrap(err, "the comparison's problem")
+	}
+	return s, nil
+}
+
+// title names a comparison's task and model in figures.
+func (s CompareSpec) title() string {
+	if s.Model == "" {
+		return ""
+	}
+	task := s.Task
+	if s.DataFile != "" {
+		task = filepath.Base(s.DataFile)
+	}
+	return fmt.Sprintf("%s on %s", s.Model, task)
+}
+
+// writeCompareOutputs writes a comparison's table (table.txt), LaTeX
+// table (table.tex), CSV, JSON and figures into dir.
+func writeCompareOutputs(dir string, sum *compare.Summary, s CompareSpec) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := sum.WriteFiles(dir); err != nil {
+		return err
+	}
+	if err := ComparePlots(dir, sum, s.title()); err != nil {
+		return err
+	}
+	err := params.WriteFileAtomic(filepath.Join(dir, "table.txt"), func(w io.Writer) error { return sum.WriteTable(w) })
+	if err != nil {
+		return err
+	}
+	return params.WriteFileAtomic(filepath.Join(dir, "table.tex"), func(w io.Writer) error { return sum.WriteLaTeX(w) })
+}

@@ -1,0 +1,226 @@
+package runs
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/rtnlab/rtn/optim/compare"
+)
+
+// The protocols of CompareSpec.Protocol.
+const (
+	// ProtocolDeepOBS tunes the rate on the grid with the tuning seeds
+	// (default 1), by compare.Results.Summary's criterion (the lowest
+	// mean best validation loss among the points with the fewest
+	// divergences), then reruns each setting's tuned rate with Rerun
+	// seeds (default 10) and reports their mean, sd and range (Schneider
+	// et al., 2019).
+	ProtocolDeepOBS = "deepobs"
+	// ProtocolAlgoPerf scores each setting by the steps and seconds its
+	// fastest grid point took to reach a per-problem target (median over
+	// the seeds), the target being the best validation loss of a
+	// reference run (Adam tuned on the grid, first seed, same budget)
+	// unless Target is given; over a suite, the settings are compared by
+	// a performance profile (Dahl et al., 2023).
+	ProtocolAlgoPerf = "algoperf"
+)
+
+// FullBatch is CompareSpec.Batch for full-batch steps.
+const FullBatch = -1
+
+// compareDefaultOptimizers are the optimizers of a CompareSpec without
+// Settings.
+const compareDefaultOptimizers = "sgd,momentum,adam,rmsprop,adagrad"
+
+// CompareError is an error about one field of a CompareSpec; Field is its
+// name as rtn compare's flag ("lr-grid", "seeds") and the message starts
+// with it ("lr-grid: must be ...").
+type CompareError struct {
+	Field string
+	Msg   string
+}
+
+func (e *CompareError) Error() string { return e.Msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &CompareError{Field: field, Msg: field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// firstErr is the first non-nil error of errs.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WithDefaults returns s checked (Validate) with every default filled in.
+func (s CompareSpec) WithDefaults() (CompareSpec, error) {
+	if err := s.comparisonDefaults(); err != nil {
+		return s, err
+	}
+	if s.Suite != "" {
+		return s, s.suiteCheck()
+	}
+	if err := s.defaults(); err != nil {
+		return s, err
+	}
+	if s.LRGrid == nil && !s.OwnRates {
+		s.LRGrid = CompareGrid(s.Model)
+	}
+	return s, s.gridCheck()
+}
+
+// Validate checks every field of s (after its defaults); the error is a
+// *CompareError naming the field.
+func (s CompareSpec) Validate() error {
+	_, err := s.WithDefaults()
+	return err
+}
+
+// comparisonDefaults checks and completes the fields shared by a
+// problem and a suite.
+func (s *CompareSpec) comparisonDefaults() error {
+	var err error
+	if s.Settings == nil {
+		if s.Settings, err = ParseCompareOptimizers(compareDefaultOptimizers); err != nil {
+			return err
+		}
+	}
+	if len(s.Settings) == 0 {
+		return fieldErr("optimizers", "is empty")
+	}
+	for _, st := range s.Settings {
+		if !slices.Contains(compare.Names(), st.Optimizer) {
+			return fieldErr("optimizers", "names an unknown optimizer %q (known: %s)", st.Optimizer, knownOptimizers())
+		}
+		if st.Optimizer == compare.Riemann && s.Suite == "" && !strings.HasPrefix(s.Model, "pcnn") {
+			return fieldErr("optimizers", "riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", cmpOr(s.Model, "lstm"))
+		}
+	}
+	switch s.Protocol {
+	case "", ProtocolDeepOBS, ProtocolAlgoPerf:
+	default:
+		return fieldErr("protocol", "must be %s or %s, got %q", ProtocolDeepOBS, ProtocolAlgoPerf, s.Protocol)
+	}
+	if s.Seeds == nil {
+		s.Seeds = []uint64{1, 2, 3}
+		if s.Protocol == ProtocolDeepOBS {
+			s.Seeds = []uint64{1}
+		}
+	}
+	seen := map[uint64]bool{}
+	for _, seed := range s.Seeds {
+		if seed == 0 || seen[seed] {
+			return fieldErr("seeds", "must be distinct seeds >= 1, got %v", s.Seeds)
+		}
+		seen[seed] = true
+	}
+	if len(s.Seeds) == 0 {
+		return fieldErr("seeds", "is empty")
+	}
+	if s.Rerun == 0 && s.Protocol == ProtocolDeepOBS {
+		s.Rerun = 10
+	}
+	b := &s.Budget
+	switch {
+	case b.Epochs < 0:
+		return fieldErr("epochs", "must be >= 0, got %d", b.Epochs)
+	case b.Steps < 0:
+		return fieldErr("steps", "must be >= 0, got %d", b.Steps)
+	case !(b.Seconds >= 0) || math.IsInf(b.Seconds, 0):
+		return fieldErr("seconds", "must be a finite number >= 0, got %g", b.Seconds)
+	case s.Batch < FullBatch:
+		return fieldErr("batch", "must be >= 1 (or FullBatch), got %d", s.Batch)
+	case s.EvalEvery < 0:
+		return fieldErr("eval-every", "must be >= 0, got %d", s.EvalEvery)
+	case !(s.Target >= 0) || math.IsInf(s.Target, 0):
+		return fieldErr("target", "must be a finite number >= 0, got %g", s.Target)
+	case math.IsNaN(s.DivergeFactor) || math.IsInf(s.DivergeFactor, 0):
+		return fieldErr("diverge", "must be a finite number, got %g", s.DivergeFactor)
+	case s.ExtendGrid < 0:
+		return fieldErr("extend-grid", "must be >= 0, got %d", s.ExtendGrid)
+	case s.Rerun < 0:
+		return fieldErr("rerun", "must be >= 0, got %d", s.Rerun)
+	case s.Jobs < 0:
+		return fieldErr("jobs", "must be >= 1, got %d", s.Jobs)
+	case s.Shard.Count < 0 || (s.Shard.Count > 0 && (s.Shard.Index < 1 || s.Shard.Index > s.Shard.Count)):
+		return fieldErr("shard", "must be i/n with 1 <= i <= n, got %s", s.Shard)
+	}
+	if s.Suite == "" && *b == (compare.Budget{}) {
+		b.Epochs = 3
+	}
+	if s.Suite == "" && s.Batch == 0 {
+		s.Batch = 32
+	}
+	if s.DivergeFactor == 0 {
+		s.DivergeFactor = 10
+	}
+	if s.Jobs == 0 {
+		s.Jobs = runtime.NumCPU()
+	}
+	return nil
+}
+
+// gridCheck checks the grid against OwnRates and ExtendGrid.
+func (s *CompareSpec) gridCheck() error {
+	switch {
+	case s.OwnRates && len(s.LRGrid) > 0:
+		return fieldErr("lr-grid", "is set while each optimizer runs at its own rate (OwnRates)")
+	case s.ExtendGrid > 0 && len(s.LRGrid) < 2:
+		return fieldErr("extend-grid", "needs a grid of at least 2 rates, got %d", len(s.LRGrid))
+	}
+	for _, lr := range s.LRGrid {
+		if !(lr > 0) || math.IsInf(lr, 0) {
+			return fieldErr("lr-grid", "holds %v: rates must be positive and finite", lr)
+		}
+	}
+	return nil
+}
+
+// suiteCheck refuses the problem's fields with a suite, and an unknown
+// suite.
+func (s *CompareSpec) suiteCheck() error {
+	if _, ok := compareSuites[s.Suite]; !ok {
+		return fieldErr("suite", "%q is unknown (known: %s)", s.Suite, strings.Join(CompareSuites(), ", "))
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"model", s.Model != ""}, {"task", s.Task != ""}, {"data", s.DataFile != ""}, {"hidden", s.Hidden != 0}, {"size", s.Size != 0},
+		{"noise", s.Noise != 0}, {"rank", s.Rank != 0}, {"order", s.Order != 0}, {"lags", s.Lags != 0}, {"activation", s.Activation != ""},
+		{"layers", s.Layers != 0}, {"dropout", s.Dropout != 0}, {"embed", s.Embed != 0}, {"dtype", s.DType != ""}, {"chunk", s.Chunk != 0},
+		{"target", s.Target != 0}, {"own-rates", s.OwnRates}} {
+		if f.set {
+			return fieldErr(f.name, "cannot be set with a suite: its problems set their own")
+		}
+	}
+	if s.Shard.Count > 0 {
+		return fieldErr("shard", "cannot be used with a suite yet: shard each problem's comparison (-model ...) instead")
+	}
+	return nil
+}
+
+// compareConfig is the comparison of the problem s (with its defaults,
+// after CompareProblem) on factory f.
+func (s CompareSpec) compareConfig(f compare.Factory) compare.Config {
+	batch := s.Batch
+	if batch == FullBatch {
+		batch = 0
+	}
+	return compare.Config{Problem: f, Settings: s.Settings, Seeds: s.Seeds, LRGrid: s.LRGrid, Budget: s.Budget, BatchSize: batch,
+		EvalEvery: s.EvalEvery, DivergeFactor: s.DivergeFactor, References: s.References, Target: s.Target, ExtendGrid: s.ExtendGrid,
+		Rerun: s.Rerun, Meta: s, Executor: s.Executor, Jobs: s.Jobs, Shard: s.Shard, Dir: s.Out, Log: s.Progress}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
