@@ -67,7 +67,11 @@ func ComparePlots(dir string, s *compare.Summary, title string) error {
 func compareRefs(s *compare.Summary) []report.HLine {
 	var refs []report.HLine
 	for _, r := range s.References {
-		refs = append(refs, report.HLine{Name: r.Label + " (" + r.Kind + ")", Y: r.Loss})
+		name := r.Kind + ": " + r.Label
+		if r.Label == r.Kind {
+			name = r.Label
+		}
+		refs = append(refs, report.HLine{Name: name, Y: r.Loss})
 	}
 	return refs
 }
@@ -77,7 +81,7 @@ func compareRefs(s *compare.Summary) []report.HLine {
 func lrFigure(s *compare.Summary, prefix string, refs []report.HLine) (report.Figure, bool) {
 	f := report.Figure{Title: prefix + "final loss against learning rate", XLabel: "learning rate",
 		YLabel: "final validation loss (mean ± sd over OK seeds)", LogX: true, Points: true, Refs: refs,
-		MarkLabel: "a seed diverged"}
+		MarkLabel: "a seed diverged", LegendLeft: true}
 	for _, r := range s.Rows {
 		if r.Grid < 2 {
 			continue

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/pkg/errors"
@@ -51,12 +52,16 @@ type Figure struct {
 	MarkLabel string
 	// Refs are dashed horizontal lines (an optimum, a trivial loss).
 	Refs []HLine
+	// LegendLeft puts the legend at the top left (default top right).
+	LegendLeft bool
 	// LogX draws x on a log scale; IntegerX puts ticks on integers only.
 	LogX, IntegerX bool
 	// LinearY keeps y linear even when the values span more than a decade.
 	LinearY bool
 	// YMin and YMax fix the y range when YMax > YMin.
 	YMin, YMax float64
+
+	clip float64 // the top of a clipped linear y axis (0: none)
 }
 
 // Save writes the figure to base.png, base.svg and base.pdf, atomically.
@@ -79,7 +84,7 @@ func (f Figure) plot() (*plot.Plot, bool, error) {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, f.LegendLeft
 	p.Add(plotter.NewGrid())
 	ys, xs := f.values()
 	if len(ys) == 0 {
@@ -90,16 +95,18 @@ func (f Figure) plot() (*plot.Plot, bool, error) {
 	if f.YMax > f.YMin {
 		ylo, yhi = f.YMin, f.YMax
 		logY = logY && ylo > 0
+	} else if c := clipLevel(ys); !logY && !f.LinearY && c < yhi {
+		yhi, f.clip = c, c
 	}
 	if logY {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks125{}
-		p.Y.Min, p.Y.Max = ylo/1.3, yhi*2.5 // room for the legend
+		p.Y.Min, p.Y.Max = ylo/1.3, yhi*4 // room for the legend
 	} else {
 		pad := 0.05 * (yhi - ylo)
 		if pad == 0 {
 			pad = 0.05*math.Abs(yhi) + 1e-12
 		}
-		p.Y.Min, p.Y.Max = ylo-pad, yhi+pad+0.3*(yhi-ylo+2*pad)
+		p.Y.Min, p.Y.Max = ylo-pad, yhi+pad+0.45*(yhi-ylo+2*pad)
 		p.Y.Tick.Marker = NiceTicks{N: 6}
 	}
 	xlo, xhi := span(xs)
@@ -117,10 +124,24 @@ func (f Figure) plot() (*plot.Plot, bool, error) {
 		return nil, false, err
 	}
 	f.addRefs(p)
-	if err := f.addMarks(p); err != nil {
+	if err := f.addMarks(p, yhi); err != nil {
 		return nil, false, err
 	}
 	return p, true, nil
+}
+
+// clipLevel is the top of a linear y axis that keeps the bulk of ys
+// readable: the median plus 1.5 times its distance to the smallest value
+// (+Inf when that would not cut anything or the values are flat). Values
+// above it are drawn at the axis's top as triangles.
+func clipLevel(ys []float64) float64 {
+	v := slices.Clone(ys)
+	slices.Sort(v)
+	lo, med := v[0], v[len(v)/2]
+	if !(med > lo) {
+		return math.Inf(1)
+	}
+	return med + 1.5*(med-lo)
 }
 
 // values returns the finite y values (lines, bands, references) and x
@@ -174,7 +195,7 @@ func (f Figure) addSeries(p *plot.Plot) error {
 		var line, poly plotter.XYs
 		for j := range s.X {
 			if finite(s.X[j]) && finite(s.Y[j]) && f.inY(p, s.Y[j]) {
-				line = append(line, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				line = append(line, plotter.XY{X: s.X[j], Y: f.clipped(s.Y[j])})
 			}
 		}
 		for j := range s.X {
@@ -205,7 +226,7 @@ func (f Figure) addSeries(p *plot.Plot) error {
 		var pts plotter.XYs
 		for j := range s.X {
 			if finite(s.X[j]) && finite(s.Y[j]) && (!f.LogX || s.X[j] > 0) {
-				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				pts = append(pts, plotter.XY{X: s.X[j], Y: f.clipped(s.Y[j])})
 			}
 		}
 		if err := f.addLine(p, len(f.Bands)+k, s.Name, pts, f.Points); err != nil {
@@ -213,6 +234,14 @@ func (f Figure) addSeries(p *plot.Plot) error {
 		}
 	}
 	return nil
+}
+
+// clipped is y, or the clip level when y is above it.
+func (f Figure) clipped(y float64) float64 {
+	if f.clip > 0 && y > f.clip {
+		return f.clip
+	}
+	return y
 }
 
 // inY reports whether y can be drawn on p's y axis (positive on a log
@@ -225,7 +254,11 @@ func (f Figure) inY(p *plot.Plot, y float64) bool {
 // clampY keeps a band's edge inside p's y range (a band below zero on a
 // log axis is cut at the axis).
 func (f Figure) clampY(p *plot.Plot, y float64) float64 {
-	return math.Min(math.Max(y, p.Y.Min), p.Y.Max)
+	top := p.Y.Max
+	if f.clip > 0 {
+		top = f.clip
+	}
+	return math.Min(math.Max(y, p.Y.Min), top)
 }
 
 func (f Figure) addLine(p *plot.Plot, i int, name string, pts plotter.XYs, points bool) error {
@@ -270,31 +303,64 @@ func (f Figure) addRefs(p *plot.Plot) {
 	}
 }
 
-// addMarks draws the crosses, those without a value on the top edge.
-func (f Figure) addMarks(p *plot.Plot) error {
-	for k, m := range f.Marks {
-		y := m.Y
-		if !finite(y) {
-			y = p.Y.Max
-			if _, isLog := p.Y.Scale.(plot.LogScale); isLog {
-				y = p.Y.Max / 1.15
-			} else {
-				y = p.Y.Max - 0.03*(p.Y.Max-p.Y.Min)
-			}
+// addMarks draws the crosses, those without a value in a row per series
+// just above the data (yhi), and a triangle at the clip level for each
+// point clipped.
+func (f Figure) addMarks(p *plot.Plot, yhi float64) error {
+	_, isLog := p.Y.Scale.(plot.LogScale)
+	rowY := func(series int) float64 {
+		if isLog {
+			return yhi * math.Pow(1.12, float64(1+series%6))
 		}
-		sc, err := plotter.NewScatter(plotter.XYs{{X: m.X, Y: y}})
+		return yhi + (0.04+0.035*float64(series%6))*(p.Y.Max-p.Y.Min)
+	}
+	add := func(x, y float64, series int, shape draw.GlyphDrawer, label string, first bool) error {
+		sc, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
 		if err != nil {
 			return err
 		}
-		sc.Color, sc.Radius, sc.Shape = palette[m.Series%len(palette)], vg.Points(4), draw.CrossGlyph{}
+		sc.Color, sc.Radius, sc.Shape = palette[series%len(palette)], vg.Points(4), shape
 		p.Add(sc)
-		if k == 0 && f.MarkLabel != "" {
+		if first && label != "" {
 			leg := *sc
 			leg.Color = color.Black
-			p.Legend.Add(f.MarkLabel, &leg)
+			p.Legend.Add(label, &leg)
+		}
+		return nil
+	}
+	for k, m := range f.Marks {
+		y := m.Y
+		if !finite(y) {
+			y = rowY(m.Series)
+		}
+		if err := add(m.X, y, m.Series, draw.CrossGlyph{}, f.MarkLabel, k == 0); err != nil {
+			return err
+		}
+	}
+	if f.clip == 0 {
+		return nil
+	}
+	first := true
+	for i, s := range f.allSeries() {
+		for j := range s.X {
+			if finite(s.X[j]) && finite(s.Y[j]) && s.Y[j] > f.clip {
+				if err := add(s.X[j], f.clip, i, draw.TriangleGlyph{}, "above the axis (clipped)", first); err != nil {
+					return err
+				}
+				first = false
+			}
 		}
 	}
 	return nil
+}
+
+// allSeries lists the bands' lines then the lines, in palette order.
+func (f Figure) allSeries() []Series {
+	var out []Series
+	for _, b := range f.Bands {
+		out = append(out, Series{Name: b.Name, X: b.X, Y: b.Y})
+	}
+	return append(out, f.Lines...)
 }
 
 // writeCanvas renders p 6 x 4 inches in format ext (png at 200 dpi, svg,
