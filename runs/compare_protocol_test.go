@@ -1,0 +1,140 @@
+package runs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rtnlab/rtn/optim/compare"
+)
+
+// tinyCompare is a comparison of two optimizers on a small PFA LSTM
+// with a one-epoch budget.
+func tinyCompare(dir string) CompareSpec {
+	return CompareSpec{Model: "rnn", Hidden: 4, Settings: []compare.Setting{{Optimizer: "sgd"}, {Optimizer: "adam"}},
+		LRGrid: []float64{0.01, 0.1}, Seeds: []uint64{1, 2}, Budget: compare.Budget{Steps: 6}, Batch: 64, Jobs: 2, Out: dir}
+}
+
+// TestCompareSpecErrors checks that every refusal names its field.
+func TestCompareSpecErrors(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "mine.csv")
+	if err := os.WriteFile(data, []byte("1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec  CompareSpec
+		field string
+	}{
+		{CompareSpec{Model: "2rnn-spectral", DataFile: data}, "data"},
+		{CompareSpec{Model: "pcnn", DataFile: data}, "data"},
+		{CompareSpec{Model: "wfa"}, "data"},
+		{CompareSpec{Model: "lstm", Size: 10}, "size"},
+		{CompareSpec{Model: "lstm", Protocol: "mlcommons"}, "protocol"},
+		{CompareSpec{Model: "lstm", Seeds: []uint64{1, 1}}, "seeds"},
+		{CompareSpec{Model: "lstm", LRGrid: []float64{0.1}, ExtendGrid: 2}, "extend-grid"},
+		{CompareSpec{Model: "lstm", LRGrid: []float64{0.1}, OwnRates: true}, "lr-grid"},
+		{CompareSpec{Model: "lstm", Settings: []compare.Setting{{Optimizer: "riemann"}}}, "optimizers"},
+		{CompareSpec{Suite: "small", Model: "lstm"}, "model"},
+		{CompareSpec{Suite: "huge"}, "suite"},
+		{CompareSpec{Model: "nope"}, "model"},
+		{CompareSpec{Model: "umps", Layers: 2}, "layers"},
+	} {
+		err := c.spec.Validate()
+		var ce *CompareError
+		if !errors.As(err, &ce) || ce.Field != c.field || !strings.HasPrefix(err.Error(), c.field+": ") {
+			t.Errorf("%+v: error %v, want a CompareError of field %s", c.spec, err, c.field)
+		}
+	}
+	s, err := CompareSpec{Model: "2rnn-spectral"}.WithDefaults()
+	if err != nil || len(s.LRGrid) != 5 || s.LRGrid[0] != 1e-6 || s.Budget.Epochs != 3 || s.Batch != 32 || len(s.Seeds) != 3 {
+		t.Errorf("2rnn-spectral defaults: grid %v, budget %+v, batch %d, seeds %v, %v", s.LRGrid, s.Budget, s.Batch, s.Seeds, err)
+	}
+	if s, err := (CompareSpec{Protocol: ProtocolDeepOBS}).WithDefaults(); err != nil || s.Rerun != 10 || len(s.Seeds) != 1 {
+		t.Errorf("deepobs defaults: rerun %d, seeds %v, %v", s.Rerun, s.Seeds, err)
+	}
+}
+
+// TestCompareDeepOBS tunes on one seed and reruns the tuned rate with
+// 3 seeds in all; the table reports the range.
+func TestCompareDeepOBS(t *testing.T) {
+	spec := tinyCompare(t.TempDir())
+	spec.Protocol, spec.Seeds, spec.Rerun = ProtocolDeepOBS, nil, 3
+	rep, err := RunCompare(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Summary.Rows {
+		if r.Runs != 3 || r.Grid != 2 {
+			t.Errorf("%s: %d seeds at the tuned rate of %d, want 3 of 2", r.Setting, r.Runs, r.Grid)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(spec.Out, "table.txt"))
+	if err != nil || !strings.Contains(string(b), "best valid range") {
+		t.Errorf("table.txt lacks the range: %s %v", b, err)
+	}
+}
+
+// TestCompareAlgoPerf takes the target from the reference run, stores it
+// with the comparison, and reports the fastest point to it.
+func TestCompareAlgoPerf(t *testing.T) {
+	spec := tinyCompare(t.TempDir())
+	spec.Protocol, spec.EvalEvery, spec.Seeds = ProtocolAlgoPerf, 2, []uint64{1}
+	rep, err := RunCompare(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Target <= 0 || !strings.HasPrefix(rep.Spec.TargetFrom, "adam tuned on the grid") {
+		t.Fatalf("target %v from %q", rep.Summary.Target, rep.Spec.TargetFrom)
+	}
+	adam := rep.Summary.Rows[1]
+	if adam.Setting != "adam" || adam.FastestSteps > 6 || !(adam.FastestSteps > 0) {
+		t.Errorf("adam, whose tuned reference set the target with seed 1: fastest %v steps at lr %v", adam.FastestSteps, adam.FastestLR)
+	}
+	for _, f := range []string{"target.json", "reference/plan.json", "table.tex", "loss_vs_epoch.svg", "loss_vs_lr.pdf"} {
+		if _, err := os.Stat(filepath.Join(spec.Out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	plan, err := os.ReadFile(filepath.Join(spec.Out, "plan.json"))
+	if err != nil || !strings.Contains(string(plan), `"target_from"`) || !strings.Contains(string(plan), `"target"`) {
+		t.Errorf("plan.json does not store the target: %.300s %v", plan, err)
+	}
+}
+
+// TestCompareSuite runs a two-problem suite and checks its table, time
+// to target and profile files.
+func TestCompareSuite(t *testing.T) {
+	compareSuites["test-tiny"] = []suiteProblem{
+		{name: "rnn-pfa", spec: CompareSpec{Model: "rnn", Task: "pfa", Hidden: 4, Budget: compare.Budget{Steps: 4}, Batch: 64, EvalEvery: 2,
+			LRGrid: []float64{0.01, 0.1}}},
+		{name: "2rnn", spec: CompareSpec{Model: "2rnn", Size: 20, Budget: compare.Budget{Epochs: 1}, Batch: 10, LRGrid: []float64{1e-3, 1e-2}}},
+		{name: "needs-data", spec: CompareSpec{Model: "wfa"}, pautomac: "no-such-file.train"},
+	}
+	defer delete(compareSuites, "test-tiny")
+	dir := t.TempDir()
+	rep, err := RunCompare(CompareSpec{Suite: "test-tiny", Protocol: ProtocolAlgoPerf, Settings: []compare.Setting{{Optimizer: "sgd"}, {Optimizer: "adam"}},
+		Seeds: []uint64{1}, Jobs: 2, Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Suite
+	if len(s.Problems) != 3 || s.Problems[2].Skipped == "" || len(s.Steps.Problems) != 2 || len(s.Steps.Settings) != 2 {
+		t.Fatalf("suite: %d problems (3rd skipped: %q), profile over %v and %v", len(s.Problems), s.Problems[2].Skipped, s.Steps.Problems, s.Steps.Settings)
+	}
+	for _, f := range []string{"table.txt", "table.tex", "time_to_target.txt", "time_to_target.csv", "suite.json", "profile_steps.png",
+		"profile_steps.svg", "profile_steps.pdf", "profile_seconds.pdf", "rnn-pfa/table.txt", "2rnn/loss_vs_lr.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "table.txt"))
+	if !strings.Contains(string(b), "performance profile scores") || !strings.Contains(string(b), "skipped needs-data") {
+		t.Errorf("suite table:\n%s", b)
+	}
+	j, _ := os.ReadFile(filepath.Join(dir, "suite.json"))
+	if strings.Contains(string(j), "NaN") || !strings.Contains(string(j), `"profile_steps"`) {
+		t.Errorf("suite.json: %.300s", j)
+	}
+}
