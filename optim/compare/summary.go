@@ -215,13 +215,14 @@ func (r *Results) gridPoint(setting string, lr float64, runs []*Outcome) GridPoi
 }
 
 // timeToTarget returns the steps and seconds of the first curve point of
-// o whose validation loss (training loss without a validation set)
-// reached the Target, +Inf for a run that did not (or did not end OK).
+// o after the start whose validation loss (training loss without a
+// validation set) reached the Target, +Inf for a run that did not (or did
+// not end OK).
 func (r *Results) timeToTarget(o *Outcome) (float64, float64) {
-	if o.Status != OK || r.Config.Target <= 0 {
+	if o.Status != OK || r.Config.Target <= 0 || len(o.Curve) == 0 {
 		return math.Inf(1), math.Inf(1)
 	}
-	for _, p := range o.Curve {
+	for _, p := range o.Curve[1:] {
 		v := p.ValidLoss
 		if math.IsNaN(v) {
 			v = p.TrainLoss
