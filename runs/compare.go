@@ -423,4 +423,3 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	}
 	return f, spec, err
 }
-

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // TestMain lets a test run the program in a separate process: the test
@@ -207,4 +206,3 @@ func TestCompareWFAInputs(t *testing.T) {
 		t.Errorf("resume after the data changed: exit %d, %q", code, stderr)
 	}
 }
-
