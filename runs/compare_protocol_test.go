@@ -85,12 +85,12 @@ func TestCompareAlgoPerf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Summary.Target <= 0 || !strings.Contains(rep.Spec.TargetFrom, "adam tuned on the grid") {
+	if rep.Summary.Target <= 0 || !strings.Contains(rep.Spec.TargetFrom, "adam on the grid") {
 		t.Fatalf("target %v from %q", rep.Summary.Target, rep.Spec.TargetFrom)
 	}
 	adam := rep.Summary.Rows[1]
 	if adam.Setting != "adam" || adam.FastestSteps > 6 || !(adam.FastestSteps > 0) {
-		t.Errorf("adam, whose tuned reference set the target with seed 1: fastest %v steps at lr %v", adam.FastestSteps, adam.FastestLR)
+		t.Errorf("adam, whose run with seed 1 is the reference: fastest %v steps at lr %v", adam.FastestSteps, adam.FastestLR)
 	}
 	for _, f := range []string{"target.json", "reference/plan.json", "table.tex", "loss_vs_epoch.svg", "loss_vs_lr.pdf"} {
 		if _, err := os.Stat(filepath.Join(spec.Out, f)); err != nil {

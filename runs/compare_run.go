@@ -84,15 +84,16 @@ type NoProgressError struct {
 }
 
 func (e *NoProgressError) Error() string {
-	return fmt.Sprintf("the AlgoPerf reference run (adam tuned on the grid) did not lower the loss below its start (%.6g, best %.6g): give a target", e.Start, e.Best)
+	return fmt.Sprintf("the AlgoPerf reference run (adam on the grid) did not lower the loss below its start (%.6g, best %.6g): give a target", e.Start, e.Best)
 }
 
-// algoPerfTarget runs the reference of an AlgoPerf comparison, Adam
-// tuned on the grid with the first seed and the comparison's budget (in
+// algoPerfTarget runs the reference of an AlgoPerf comparison, Adam on
+// the grid with the first seed and the comparison's budget (in
 // Out/reference when there is an Out, so that it resumes), and returns
-// the target AlgoPerfProgress of the way from its start's validation loss
-// (training loss without a validation set) to the lowest on its curve,
-// with its description.
+// the target AlgoPerfProgress of the way from the start's validation loss
+// (training loss without a validation set) to the lowest on the curves of
+// its runs (its best rate's, the tuning of the curves), with its
+// description.
 func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 	ref := s
 	ref.Settings, ref.Seeds, ref.Rerun, ref.ExtendGrid, ref.Target = []compare.Setting{{Optimizer: "adam"}}, s.Seeds[:1], 0, 0, 0
@@ -107,10 +108,9 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 	if err != nil {
 		return 0, "", errors.Wrap(err, "the AlgoPerf reference run")
 	}
-	row := res.Summary().Rows[0]
-	start, best := math.NaN(), math.Inf(1)
+	start, best, bestLR := math.NaN(), math.Inf(1), math.NaN()
 	for _, o := range res.Runs {
-		if o.LR != row.LR || o.Status != compare.OK {
+		if o.Status != compare.OK {
 			continue
 		}
 		for k, p := range o.Curve {
@@ -119,10 +119,10 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 				v = p.TrainLoss
 			}
 			if k == 0 || (k == 1 && math.IsNaN(start)) {
-				start = v
+				start = v // the same start at every rate
 			}
 			if v < best {
-				best = v
+				best, bestLR = v, o.LR
 			}
 		}
 	}
@@ -130,8 +130,8 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 		return 0, "", &NoProgressError{Start: start, Best: best}
 	}
 	target := start - AlgoPerfProgress*(start-best)
-	from := fmt.Sprintf("%g%% of the way from %.6g to %.6g, the start and the lowest loss of adam tuned on the grid (lr %g of %d), seed %d",
-		100*AlgoPerfProgress, start, best, row.LR, row.Grid, ref.Seeds[0])
+	from := fmt.Sprintf("%g%% of the way from %.6g to %.6g, the start and the lowest loss of adam on the grid (at lr %g), seed %d",
+		100*AlgoPerfProgress, start, best, bestLR, ref.Seeds[0])
 	if s.Out != "" {
 		tf := struct {
 			Target float64 `json:"target"`
