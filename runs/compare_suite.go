@@ -222,7 +222,7 @@ func (r *SuiteReport) write(dir string) error {
 		p          compare.Profile
 	}{{"profile_steps", "steps", r.Steps}, {"profile_seconds", "seconds", r.Seconds}} {
 		f := report.Figure{Title: fmt.Sprintf("suite %s: performance profile (%s to target)", r.Suite, pr.unit),
-			XLabel: "ratio τ to the fastest setting", YLabel: "fraction of problems within τ", Steps: true, LinearY: true, YMin: 0, YMax: 1.3}
+			XLabel: "ratio τ to the fastest setting", YLabel: "fraction of problems within τ", Steps: true, LinearY: true, YMin: 0, YMax: 1.45}
 		for i, name := range pr.p.Settings {
 			tau, rho := pr.p.Curve(i, compare.ProfileTauMax)
 			f.Lines = append(f.Lines, report.Series{Name: fmt.Sprintf("%s (score %.3f)", name, pr.p.Scores[i]), X: tau, Y: rho})

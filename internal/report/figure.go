@@ -64,6 +64,16 @@ type Figure struct {
 	clip float64 // the top of a clipped linear y axis (0: none)
 }
 
+// stepDashes are the dash patterns of step curves, by series.
+var stepDashes = [][]vg.Length{
+	nil,
+	{vg.Points(6), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(4), vg.Points(4)},
+	{vg.Points(1), vg.Points(3)},
+}
+
 // Save writes the figure to base.png, base.svg and base.pdf, atomically.
 // Nothing is written when there is no finite point.
 func (f Figure) Save(base string) error {
@@ -98,10 +108,17 @@ func (f Figure) plot() (*plot.Plot, bool, error) {
 	} else if c := clipLevel(ys); !logY && !f.LinearY && c < yhi {
 		yhi, f.clip = c, c
 	}
-	if logY {
+	switch {
+	case f.YMax > f.YMin:
+		p.Y.Min, p.Y.Max = f.YMin, f.YMax
+		p.Y.Tick.Marker = NiceTicks{N: 6}
+		if logY {
+			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks125{}
+		}
+	case logY:
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks125{}
 		p.Y.Min, p.Y.Max = ylo/1.3, yhi*4 // room for the legend
-	} else {
+	default:
 		pad := 0.05 * (yhi - ylo)
 		if pad == 0 {
 			pad = 0.05*math.Abs(yhi) + 1e-12
@@ -272,7 +289,10 @@ func (f Figure) addLine(p *plot.Plot, i int, name string, pts plotter.XYs, point
 	}
 	l.Color, l.Width = c, vg.Points(1.5)
 	if f.Steps {
+		// Step curves often run on top of each other: a dash pattern per
+		// series keeps each visible.
 		l.StepStyle = plotter.PostStep
+		l.Dashes = stepDashes[i%len(stepDashes)]
 	}
 	if !points {
 		p.Add(l)
