@@ -88,15 +88,14 @@ func (e *NoProgressError) Error() string {
 }
 
 // algoPerfTarget runs the reference of an AlgoPerf comparison, Adam on
-// the grid with the first seed and the comparison's budget (in
-// Out/reference when there is an Out, so that it resumes), and returns
-// the target AlgoPerfProgress of the way from the start's validation loss
+// the grid with the comparison's seeds and budget (in Out/reference when
+// there is an Out, so that it resumes), and returns the target
+// AlgoPerfProgress of the way from the first seed's start validation loss
 // (training loss without a validation set) to the lowest on the curves of
-// its runs (its best rate's, the tuning of the curves), with its
-// description.
+// its runs, with its description.
 func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 	ref := s
-	ref.Settings, ref.Seeds, ref.Rerun, ref.ExtendGrid, ref.Target = []compare.Setting{{Optimizer: "adam"}}, s.Seeds[:1], 0, 0, 0
+	ref.Settings, ref.Rerun, ref.ExtendGrid, ref.Target = []compare.Setting{{Optimizer: "adam"}}, 0, 0, 0
 	ref.Shard, ref.Out = compare.Shard{}, ""
 	if len(ref.LRGrid) == 0 {
 		ref.LRGrid = CompareGrid(s.Model)
@@ -108,7 +107,7 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 	if err != nil {
 		return 0, "", errors.Wrap(err, "the AlgoPerf reference run")
 	}
-	start, best, bestLR := math.NaN(), math.Inf(1), math.NaN()
+	start, best, bestLR, bestSeed := math.NaN(), math.Inf(1), math.NaN(), uint64(0)
 	for _, o := range res.Runs {
 		if o.Status != compare.OK {
 			continue
@@ -118,11 +117,11 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 			if math.IsNaN(v) {
 				v = p.TrainLoss
 			}
-			if k == 0 || (k == 1 && math.IsNaN(start)) {
-				start = v // the same start at every rate
+			if o.Seed == ref.Seeds[0] && (k == 0 || (k == 1 && math.IsNaN(start))) {
+				start = v // the first seed's start, the same at every rate
 			}
 			if v < best {
-				best, bestLR = v, o.LR
+				best, bestLR, bestSeed = v, o.LR, o.Seed
 			}
 		}
 	}
@@ -130,8 +129,8 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 		return 0, "", &NoProgressError{Start: start, Best: best}
 	}
 	target := start - AlgoPerfProgress*(start-best)
-	from := fmt.Sprintf("%g%% of the way from %.6g to %.6g, the start and the lowest loss of adam on the grid (at lr %g), seed %d",
-		100*AlgoPerfProgress, start, best, bestLR, ref.Seeds[0])
+	from := fmt.Sprintf("%g%% of the way from %.6g to %.6g, the start of seed %d and the lowest loss of adam on the grid (lr %g, seed %d)",
+		100*AlgoPerfProgress, start, best, ref.Seeds[0], bestLR, bestSeed)
 	if s.Out != "" {
 		tf := struct {
 			Target float64 `json:"target"`
