@@ -110,6 +110,9 @@ type Result struct {
 	// Steps is the sequence length T and Batch the batch size.
 	Steps int `json:"steps"`
 	Batch int `json:"batch"`
+	// Hidden is Config.Hidden, for the benchmarks it sizes (0 for the
+	// others: mpscell, the u-MPS and WFA steps).
+	Hidden int `json:"hidden"`
 	// Setup is the one-off cost (model construction and compilation), in
 	// seconds.
 	Setup float64 `json:"setup_seconds"`
@@ -180,9 +183,10 @@ func (p *Prepared) Close() error {
 
 // benchmark is one entry of rtn bench.
 type benchmark struct {
-	name  string
-	setup func(cfg Config) (*Prepared, error)
-	f64   bool // runs float64 only
+	name   string
+	setup  func(cfg Config) (*Prepared, error)
+	f64    bool // runs float64 only
+	hidden bool // sized by Config.Hidden
 }
 
 // benchmarks lists rtn bench's benchmarks in the order Run runs them:
@@ -190,13 +194,13 @@ type benchmark struct {
 var benchmarks = func() []benchmark {
 	var bs []benchmark
 	for _, m := range seqModels {
-		bs = append(bs, benchmark{m.name + "-step", func(c Config) (*Prepared, error) { return sequenceStep(m, c) }, false})
+		bs = append(bs, benchmark{m.name + "-step", func(c Config) (*Prepared, error) { return sequenceStep(m, c) }, false, m.name != "mpscell"})
 	}
 	for _, d := range []int{20, 50} {
-		bs = append(bs, benchmark{fmt.Sprintf("umps-d%d-step", d), func(c Config) (*Prepared, error) { return umpsStep(d, c) }, true})
+		bs = append(bs, benchmark{fmt.Sprintf("umps-d%d-step", d), func(c Config) (*Prepared, error) { return umpsStep(d, c) }, true, false})
 	}
 	for _, n := range []int{50, 150} {
-		bs = append(bs, benchmark{fmt.Sprintf("wfa-n%d-step", n), func(c Config) (*Prepared, error) { return wfaStep(n, c) }, true})
+		bs = append(bs, benchmark{fmt.Sprintf("wfa-n%d-step", n), func(c Config) (*Prepared, error) { return wfaStep(n, c) }, true, false})
 	}
 	return bs
 }()
@@ -244,6 +248,13 @@ func Setup(name string, cfg Config) (*Prepared, error) {
 // (cfg.Steps when steps is empty), benchmark by benchmark, and returns one
 // Result per benchmark and length.
 func Run(cfg Config, only []string, steps []int) ([]Result, error) {
+	return RunSizes(cfg, only, steps, nil, nil)
+}
+
+// RunSizes is Run at each batch size of batches and, within it, each
+// hidden size of hiddens (cfg's when a list is empty); a benchmark that
+// Config.Hidden does not size runs once per batch size.
+func RunSizes(cfg Config, only []string, steps, hiddens, batches []int) ([]Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -255,24 +266,39 @@ func Run(cfg Config, only []string, steps []int) ([]Result, error) {
 	if len(steps) == 0 {
 		steps = []int{cfg.Steps}
 	}
-	for _, t := range steps {
-		if t < 1 {
-			return nil, errors.Errorf("bench: sequence length %d, want >= 1", t)
+	if len(hiddens) == 0 {
+		hiddens = []int{cfg.Hidden}
+	}
+	if len(batches) == 0 {
+		batches = []int{cfg.Batch}
+	}
+	for _, l := range []struct {
+		name string
+		v    []int
+	}{{"sequence length", steps}, {"hidden size", hiddens}, {"batch size", batches}} {
+		for _, v := range l.v {
+			if v < 1 {
+				return nil, errors.Errorf("bench: %s %d, want >= 1", l.name, v)
+			}
 		}
 	}
 	var out []Result
-	for _, b := range benchmarks {
-		if len(only) > 0 && !slices.Contains(only, b.name) || len(only) == 0 && b.f64 && cfg.DType != graph.Float64 {
-			continue
-		}
-		for _, t := range steps {
-			c := cfg
-			c.Steps = t
-			r, err := runOne(b, c)
-			if err != nil {
-				return nil, errors.Wrapf(err, "benchmark %s, %d steps", b.name, t)
+	for _, batch := range batches {
+		for i, hidden := range hiddens {
+			for _, b := range benchmarks {
+				if len(only) > 0 && !slices.Contains(only, b.name) || len(only) == 0 && b.f64 && cfg.DType != graph.Float64 || i > 0 && !b.hidden {
+					continue
+				}
+				for _, t := range steps {
+					c := cfg
+					c.Steps, c.Hidden, c.Batch = t, hidden, batch
+					r, err := runOne(b, c)
+					if err != nil {
+						return nil, errors.Wrapf(err, "benchmark %s, %d steps, batch %d, hidden %d", b.name, t, batch, hidden)
+					}
+					out = append(out, r)
+				}
 			}
-			out = append(out, r)
 		}
 	}
 	return out, nil
@@ -292,12 +318,20 @@ func runOne(b benchmark, cfg Config) (Result, error) {
 	}
 	ms := float64(tm.PerStep.Nanoseconds()) / 1e6
 	return Result{
-		Name: b.name, Model: p.Model, Steps: cfg.Steps, Batch: cfg.Batch,
+		Name: b.name, Model: p.Model, Steps: cfg.Steps, Batch: cfg.Batch, Hidden: hiddenOf(b, cfg),
 		Setup: p.Setup.Seconds(), PerStep: ms, PerTimeStep: ms / float64(cfg.Steps),
 		CPUPerStep: float64(tm.CPUPerStep.Nanoseconds()) / 1e6,
 		Allocs:     tm.Allocs, Bytes: tm.Bytes, Reps: cfg.Reps,
 		Backend: graph.BLASBackend(), DType: cfg.DType, Note: p.Note,
 	}, nil
+}
+
+// hiddenOf is Result.Hidden: cfg.Hidden when it sizes b, else 0.
+func hiddenOf(b benchmark, cfg Config) int {
+	if b.hidden {
+		return cfg.Hidden
+	}
+	return 0
 }
 
 // Timing is the mean cost of one run of a step.
@@ -364,17 +398,21 @@ func ParseSteps(s string) ([]int, error) {
 // WriteTable prints results as an aligned table.
 func WriteTable(w io.Writer, rs []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "benchmark\tdtype\tT\tsetup (s)\tms/step\tms/time step\tCPU ms/step\tallocs/step\tMB/step\t")
+	fmt.Fprintln(tw, "benchmark\tdtype\tbatch\thidden\tT\tsetup (s)\tms/step\tms/time step\tCPU ms/step\tallocs/step\tMB/step\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.1f\t%.3f\t%.1f\t%d\t%.1f\t\n", r.Name, r.DType, r.Steps, r.Setup, r.PerStep, r.PerTimeStep, r.CPUPerStep, r.Allocs, float64(r.Bytes)/1e6)
+		hidden := "-"
+		if r.Hidden > 0 {
+			hidden = strconv.Itoa(r.Hidden)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%.2f\t%.1f\t%.3f\t%.1f\t%d\t%.1f\t\n", r.Name, r.DType, r.Batch, hidden, r.Steps, r.Setup, r.PerStep, r.PerTimeStep, r.CPUPerStep, r.Allocs, float64(r.Bytes)/1e6)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
 	for _, r := range rs {
-		if !seen[r.Name] {
-			seen[r.Name] = true
+		if k := r.Name + ": " + r.Note; !seen[k] {
+			seen[k] = true
 			if _, err := fmt.Fprintf(w, "%s: %s\n", r.Name, r.Note); err != nil {
 				return err
 			}

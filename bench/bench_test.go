@@ -211,7 +211,7 @@ func TestReportJSON(t *testing.T) {
 	if err := json.Unmarshal(top["results"], &rs); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"name", "model", "steps", "batch", "setup_seconds", "ms_per_step", "ms_per_time_step", "cpu_ms_per_step",
+	want := []string{"name", "model", "steps", "batch", "hidden", "setup_seconds", "ms_per_step", "ms_per_time_step", "cpu_ms_per_step",
 		"allocs_per_step", "bytes_per_step", "reps", "backend", "dtype", "note"}
 	var got []string
 	for k := range rs[0] {
@@ -266,5 +266,29 @@ func TestCPUTimeAdvances(t *testing.T) {
 	}
 	if cpuTime() <= c0 {
 		t.Errorf("CPU time did not advance in 5 s of work (%g)", x)
+	}
+}
+
+// TestRunSizes runs two benchmarks at two batch and two hidden sizes: the
+// one Config.Hidden sizes at each pair, the other once per batch size.
+func TestRunSizes(t *testing.T) {
+	rs, err := RunSizes(Config{In: 2, Reps: 1}, []string{"rnn-step", "mpscell-step"}, []int{3}, []int{3, 4}, []int{2, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type size struct {
+		name          string
+		batch, hidden int
+	}
+	var got []size
+	for _, r := range rs {
+		got = append(got, size{r.Name, r.Batch, r.Hidden})
+	}
+	want := []size{{"rnn-step", 2, 3}, {"mpscell-step", 2, 0}, {"rnn-step", 2, 4}, {"rnn-step", 5, 3}, {"mpscell-step", 5, 0}, {"rnn-step", 5, 4}}
+	if !slices.Equal(got, want) {
+		t.Errorf("ran %v, want %v", got, want)
+	}
+	if _, err := RunSizes(Config{Reps: 1}, []string{"rnn-step"}, []int{3}, []int{0}, nil); err == nil {
+		t.Error("hidden size 0 accepted")
 	}
 }

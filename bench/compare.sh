@@ -7,10 +7,14 @@
 # float64 ones.
 #
 #   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES -dtypes float64,float32]
+#   bench/compare.sh -steps 100 -hidden 100,256,512,1024 -batch 32,128 -only rnn-step,lstm-step
+#   RTN_THREADS=2 bench/compare.sh ...   # GOMAXPROCS 2 against PyTorch on 2 threads
 #   bench/compare.sh -readme README.md -doc docs/speed.md
 #   RTN_TAGS=openblas bench/compare.sh -doc docs/speed.md   # rtn on the system OpenBLAS
 #   bench/compare.sh -steps 100 -only cp2rnn-step,mirnn-step -marker speed-tensor -doc docs/speed.md
 #
+# -hidden and -batch take lists: every model -hidden sizes runs at each
+# hidden size and batch size, the others at each batch size.
 # -doc writes the full table, -readme a short one (the ratios per model and
 # length), each between the lines <!-- speed:begin --> and
 # <!-- speed:end --> of its file (<!-- speed-openblas:begin --> ... with
@@ -51,6 +55,7 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+threads=${RTN_THREADS:-1}
 go build ${RTN_TAGS:+-tags "$RTN_TAGS"} -o "$tmp/rtn" ./cmd/rtn
 sizes=(-batch "$batch" -in "$in" -hidden "$hidden" -steps "$steps" -reps "$reps")
 names=${only:-$("$tmp/rtn" bench -h 2>&1 | sed -n 's/.*(known: \(.*\)).*/\1/p' | tr -d ' ')}
@@ -69,18 +74,24 @@ for n in ${names//,/ }; do
 		if [ "$d" != float64 ] && [[ ",$f64only," == *",$n,"* ]]; then
 			continue
 		fi
-		GOMAXPROCS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		GOMAXPROCS=$threads OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 			"$tmp/rtn" bench "${sizes[@]}" -only "$n" -dtype "$d" -json >"$tmp/rtn-$n-$d.json"
 		if [ "$torch" = yes ]; then
-			OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-				"$py" bench/torch_step.py --batch "$batch" --in "$in" --hidden "$hidden" \
-				--steps "$steps" --reps "$reps" --only "$n" --dtype "$d" >"$tmp/torch-$n-$d.json"
-			[ -s "$tmp/torch-$n-$d.json" ] || torch=no
+			: >"$tmp/torch-$n-$d.jsonl"
+			for b in ${batch//,/ }; do
+				for h in ${hidden//,/ }; do
+					OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads \
+						"$py" bench/torch_step.py --batch "$b" --in "$in" --hidden "$h" --threads "$threads" \
+						--steps "$steps" --reps "$reps" --only "$n" --dtype "$d" >>"$tmp/torch-$n-$d.jsonl" || { torch=no; break 2; }
+				done
+			done
+			[ -s "$tmp/torch-$n-$d.jsonl" ] || torch=no
 		fi
 	done
 done
 cmd="${RTN_TAGS:+RTN_TAGS=$RTN_TAGS }bench/compare.sh -steps $steps -reps $reps"
 [ "$batch/$in/$hidden" = 32/88/100 ] || cmd="$cmd -batch $batch -in $in -hidden $hidden"
+[ "$threads" = 1 ] || cmd="RTN_THREADS=$threads $cmd"
 [ "$dtypes" = float64,float32 ] || cmd="$cmd -dtypes $dtypes"
 [ -z "$only" ] || cmd="$cmd -only $only"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
@@ -95,26 +106,32 @@ for n in names:
             continue  # a benchmark that runs in float64 only
         rep = json.load(open(path))
         rows += rep["results"]
-        notes.append("%s, %s: %s" % (n, d, rep["results"][0]["note"]))
+        for r in rep["results"]:
+            note = "%s, %s: %s" % (n, d, r["note"])
+            if note not in notes:
+                notes.append(note)
         if have_torch:
-            t = json.load(open(os.path.join(tmp, "torch-%s-%s.json" % (n, d))))
-            info = t
-            for r in t["results"]:
-                ref[(r["name"], r["steps"], t["dtype"])] = r
+            for line in open(os.path.join(tmp, "torch-%s-%s.jsonl" % (n, d))):
+                t = json.loads(line)
+                info = t
+                for r in t["results"]:
+                    ref[(r["name"], r["steps"], t["dtype"], r["batch"], r["hidden"])] = r
 b = rows[0]
 print("`%s` on %s: one training step (forward, full BPTT, Adam), %s, rtn BLAS %s, GOMAXPROCS %d; PyTorch %s."
       % (cmd, machine, " and ".join(dtypes), b["backend"], rep["gomaxprocs"],
-         "%s, %d thread" % (info["torch"], info["threads"]) if info else "not installed"))
+         "%s, %d thread%s" % (info["torch"], info["threads"], "s" if info["threads"] > 1 else "") if info else "not installed"))
 print()
-print("| model | T | dtype | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
-print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| model | batch | hidden | T | dtype | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
+print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+def key(r):
+    return (r["name"], r["steps"], r["dtype"], r["batch"], r["hidden"])
 def ratio(a, b):
     return "%.2f" % (a / b) if a > 0 and b > 0 else "-"
-rows.sort(key=lambda r: (names.index(r["name"]), r["steps"], dtypes.index(r["dtype"])))
+rows.sort(key=lambda r: (names.index(r["name"]), r["batch"], r["hidden"], r["steps"], dtypes.index(r["dtype"])))
 for r in rows:
-    t = ref.get((r["name"], r["steps"], r["dtype"]))
-    print("| %s | %d | %s | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
-        r["model"], r["steps"], r["dtype"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
+    t = ref.get(key(r))
+    print("| %s | %d | %s | %d | %s | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
+        r["model"], r["batch"], r["hidden"] or "-", r["steps"], r["dtype"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
         ratio(r["ms_per_step"], t["ms_per_step"]) if t else "-",
         ratio(r["cpu_ms_per_step"], t["cpu_ms_per_step"]) if t else "-", r["ms_per_time_step"],
         r["setup_seconds"], r["allocs_per_step"], r["bytes_per_step"] / 1e6))
@@ -128,18 +145,22 @@ for n in notes:
 if have_torch:
     steps = sorted({r["steps"] for r in rows})
     with open(os.path.join(tmp, "short.md"), "w") as f:
-        f.write("`%s`: rtn / PyTorch time per training step, wall clock (CPU time), one thread, rtn BLAS %s.\n\n"
-                % (cmd, b["backend"]))
+        f.write("`%s`: rtn / PyTorch time per training step, wall clock (CPU time), %s, rtn BLAS %s.\n\n"
+                % (cmd, "one thread" if info["threads"] == 1 else "%d threads" % info["threads"], b["backend"]))
         f.write("| model | " + " | ".join("T = %d, %s" % (t, d) for t in steps for d in dtypes) + " |\n")
         f.write("|---|" + "---:|" * (len(steps) * len(dtypes)) + "\n")
-        for m in dict.fromkeys(r["model"] for r in rows):
+        sized = len({(r["batch"], r["hidden"]) for r in rows}) > 1
+        for m, bt, h in dict.fromkeys((r["model"], r["batch"], r["hidden"]) for r in rows):
             cells = []
             for t in steps:
                 for d in dtypes:
-                    r = next((r for r in rows if r["model"] == m and r["steps"] == t and r["dtype"] == d), None)
-                    p = ref.get((r["name"], t, d)) if r else None
+                    r = next((r for r in rows if (r["model"], r["batch"], r["hidden"], r["steps"], r["dtype"]) == (m, bt, h, t, d)), None)
+                    p = ref.get(key(r)) if r else None
                     cells.append("%s (%s)" % (ratio(r["ms_per_step"], p["ms_per_step"]), ratio(r["cpu_ms_per_step"], p["cpu_ms_per_step"])) if p else "-")
-            f.write("| %s | %s |\n" % (m, " | ".join(cells)))
+            label = m
+            if sized:
+                label = "%s, batch %d" % (m, bt) + (", hidden %d" % h if h else "")
+            f.write("| %s | %s |\n" % (label, " | ".join(cells)))
 PY
 cat "$tmp/table.md"
 # put FILE TABLE: replaces the lines between the markers of FILE by TABLE.

@@ -15,7 +15,7 @@
 //     tape executor (graph.CompileTape): its time beside gru-step's is the
 //     cost of a cell without a kernel;
 //   - 2rnn-step: the bilinear second-order RNN cell of layers/twornn
-//     (tanh, 50 states, 10 Gaussian inputs) with a linear read-out of 10
+//     (tanh, Config.Hidden/2 states: 50 by default, 10 Gaussian inputs) with a linear read-out of 10
 //     real outputs, squared-error loss;
 //   - cp2rnn-step, hotrnn-step, hotrnn3-step, mirnn-step, mpscell-step:
 //     the tensor cells of layers/tensorcell, built by layers.NewCell and

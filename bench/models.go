@@ -23,8 +23,7 @@ import (
 
 // Sizes of the benchmarks that Config does not set.
 const (
-	twoRNNIn     = 10 // 2rnn input and output width
-	twoRNNStates = 50 // 2rnn states
+	twoRNNIn = 10 // 2rnn input and output width
 	// mpscell reads one-hot symbols: Kron(h, x) is bond x symbols wide, so
 	// it runs at the 2-RNN's sizes (a u-MPS over 10 symbols with bond 50),
 	// not over 88 notes with bond 100 (an 8800-wide Kron, a core of 880,000
@@ -90,13 +89,18 @@ var seqModels = []seqModel{
 	{"lstm", "lstm", hidden, binaryFrames},
 	{"gru", "gru", hidden, binaryFrames},
 	{"ugru", "ugru", hidden, binaryFrames},
-	{"2rnn", "2rnn", func(Config) layers.CellConfig { return layers.CellConfig{In: twoRNNIn, Hidden: twoRNNStates} }, gaussianFrames},
+	{"2rnn", "2rnn", func(c Config) layers.CellConfig { return layers.CellConfig{In: twoRNNIn, Hidden: twoRNNStates(c)} }, gaussianFrames},
 	{"cp2rnn", "cp2rnn", func(c Config) layers.CellConfig { return layers.CellConfig{In: c.In, Hidden: c.Hidden, Rank: c.Hidden} }, binaryFrames},
 	{"hotrnn", "hotrnn", hotSize(2), binaryFrames},
 	{"hotrnn3", "hotrnn", hotSize(3), binaryFrames},
 	{"mirnn", "mirnn", hidden, binaryFrames},
 	{"mpscell", "mpscell", func(Config) layers.CellConfig { return layers.CellConfig{In: mpsSymbols, Hidden: mpsBond} }, symbolFrames},
 }
+
+// twoRNNStates is the 2-RNN's number of states: Config.Hidden / 2 (50 at
+// the default 100), so that its step costs about what the rnn's does as
+// Config.Hidden grows.
+func twoRNNStates(c Config) int { return max(1, c.Hidden/2) }
 
 // hidden sizes a cell of Config.In inputs and Config.Hidden units.
 func hidden(c Config) layers.CellConfig { return layers.CellConfig{In: c.In, Hidden: c.Hidden} }

@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-# One thread: torch.set_num_threads(1) alone leaves an OpenBLAS-backed
+# One thread: torch.set_num_threads(a.threads) alone leaves an OpenBLAS-backed
 # build's own threads running, so pin them before torch loads.
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
@@ -29,13 +29,16 @@ except ImportError:
           "(apt-get install python3-torch libopenblas0-pthread)", file=sys.stderr)
     sys.exit(0)
 
-TWO_RNN_IN, TWO_RNN_STATES = 10, 50  # bench/models.go
+TWO_RNN_IN = 10  # bench/models.go; its states are --hidden // 2 (twoRNNStates)
 UMPS_SYMBOLS = 2
 WFA_SYMBOLS, WFA_RATE = 10, 1e-5  # bench/models.go
 COND_FLOOR = 1e-12  # condFloor of wfa/finetune.go
 MPS_SYMBOLS, MPS_BOND = 10, 50  # bench/models.go
 HOT_LAGS, HOT_RANK = 2, 4  # bench/models.go (tensorcell's defaults)
 MPS_EPS = 1e-12  # mpsEps of layers/tensorcell/mpscell.go
+# the benchmarks --hidden sizes (bench.RunSizes: Result.Hidden)
+HIDDEN_SIZED = {"rnn-step", "lstm-step", "gru-step", "ugru-step", "2rnn-step", "cp2rnn-step", "hotrnn-step",
+                "hotrnn3-step", "mirnn-step"}
 NAMES = ["rnn-step", "lstm-step", "gru-step", "ugru-step", "2rnn-step", "cp2rnn-step", "hotrnn-step",
          "hotrnn3-step", "mirnn-step", "mpscell-step", "umps-d20-step", "umps-d50-step", "wfa-n50-step",
          "wfa-n150-step"]
@@ -287,7 +290,7 @@ def setup(kind, a, T, dtype, g):
     if kind == "2rnn-step":
         data = torch.randn(T + 1, a.batch, TWO_RNN_IN, generator=g, dtype=dtype)
         x, y = data[:-1], data[1:]
-        model = TwoRNN(TWO_RNN_IN, TWO_RNN_STATES).to(dtype)
+        model = TwoRNN(TWO_RNN_IN, max(1, a.hidden // 2)).to(dtype)
         # mean over steps and sequences of the squared error averaged over outputs
         return model, lambda: ((model(x) - y) ** 2).mean(-1).sum() / (T * a.batch)
     if kind.startswith("wfa-n"):
@@ -342,8 +345,8 @@ def bench(kind, a, T, dtype):
         step()
     per = (time.perf_counter() - t1) / a.reps * 1000
     cpu = (time.process_time() - c1) / a.reps * 1000
-    return {"name": kind, "steps": T, "ms_per_step": per, "ms_per_time_step": per / T,
-            "cpu_ms_per_step": cpu, "setup_seconds": setup_s}
+    return {"name": kind, "steps": T, "batch": a.batch, "hidden": a.hidden if kind in HIDDEN_SIZED else 0,
+            "ms_per_step": per, "ms_per_time_step": per / T, "cpu_ms_per_step": cpu, "setup_seconds": setup_s}
 
 
 def main():
@@ -355,12 +358,13 @@ def main():
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     p.add_argument("--only", default=",".join(NAMES))
+    p.add_argument("--threads", type=int, default=1)
     a = p.parse_args()
     kinds = [k for k in a.only.split(",") if k]
     for k in kinds:
         if k not in NAMES:
             p.error("unknown benchmark %r (known: %s)" % (k, ", ".join(NAMES)))
-    torch.set_num_threads(1)
+    torch.set_num_threads(a.threads)
     dtype = getattr(torch, a.dtype)
     steps = [int(s) for s in a.steps.split(",")]
     res = [bench(k, a, T, dtype) for k in kinds for T in steps]

@@ -117,7 +117,7 @@ func blasGemm[F Float](ta, tb blas.Transpose, m, n, k int, alpha F, a []F, lda i
 type gemmFunc[F Float] func(transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int)
 
 // fastGemm64 and fastGemm32, when set, run GemmOf in place of gonum's
-// BLAS (see gemm_amd64.go).
+// BLAS (see gemm_install.go).
 var (
 	fastGemm64 gemmFunc[float64]
 	fastGemm32 gemmFunc[float32]

@@ -115,7 +115,7 @@ type HeadKernelOf[F Float] interface {
 // (a is then stored [k, m], b [n, k]); lda, ldb, ldc are the row strides as
 // stored. With -tags openblas it calls OpenBLAS. In the default build it
 // runs on a kernel in Go assembly where the processor has AVX and FMA
-// (amd64; see gemm_amd64.go), else on gonum's Dgemm, cutting the product
+// (amd64; see internal/gemm), else on gonum's Dgemm, cutting the product
 // into tiles small enough that gonum computes each on the calling
 // goroutine: gonum would otherwise start goroutines (and allocate) for
 // every product above 4 blocks of 64. In the default build each entry of

@@ -81,6 +81,7 @@ var sections = []Section{
 	{Name: "umps", Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)", Run: runUMPS},
 	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn", Run: runUMPSPAutomaC},
 	{Name: "wfa", Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1", Run: runWFASection},
+	{Name: "strings", Title: "rtn strings fit (spectral start, PFA, EM and gradient) on the PAutomaC problems, beside the optimum and the 2012 winners", Run: runStringsSection},
 }
 
 // Sections lists the sections' names in order.

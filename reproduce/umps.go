@@ -60,7 +60,7 @@ func runUMPS(ctx *Context) ([]Row, error) {
 	bonds, restarts, hidden, epochs, lstmEpochs, samples := []int{20, 50}, 5, 20, 300, 100, 1000
 	balance := 5
 	if ctx.Quick {
-		bonds, restarts, epochs, lstmEpochs, samples, balance = []int{10}, 3, 200, 8, 500, 0
+		bonds, restarts, epochs, lstmEpochs, samples, balance = []int{10}, 3, 200, 8, 500, runs.Off
 	}
 	var rows []Row
 	var csv [][]string

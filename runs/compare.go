@@ -118,7 +118,7 @@ func CompareCell(model string) bool { return !isOwnModel(model) && layers.HasCel
 // Trainer's batch order), so that the seeds measure the spread due to the
 // start and the batches on fixed data. WithDefaults fills in the defaults
 // each field's comment gives; Validate checks every field (the error is a
-// *CompareError naming it). The problem's fields are the comparison's
+// *FieldError naming it). The problem's fields are the comparison's
 // identity (compare.Config.Meta, in JSON); the others are compare.Config's.
 type CompareSpec struct {
 	// Model is one of CompareModels: a registered cell (rnn, lstm, gru,
@@ -261,7 +261,7 @@ var modelExecutors = map[string]compare.Executor{
 }
 
 // defaults checks and completes the problem's fields; the error is a
-// *CompareError.
+// *FieldError.
 func (s *CompareSpec) defaults() error {
 	if s.Model == "" {
 		s.Model = "lstm"
@@ -281,33 +281,33 @@ func (s *CompareSpec) defaults() error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"rank", s.Rank != 0}, {"order", s.Order != 0}, {"lags", s.Lags != 0}, {"activation", s.Activation != ""},
-			{"layers", s.Layers != 0}, {"dropout", s.Dropout != 0}, {"embed", s.Embed != 0}, {"dtype", s.DType != ""}} {
+		}{{"Rank", s.Rank != 0}, {"Order", s.Order != 0}, {"Lags", s.Lags != 0}, {"Activation", s.Activation != ""},
+			{"Layers", s.Layers != 0}, {"Dropout", s.Dropout != 0}, {"Embed", s.Embed != 0}, {"DType", s.DType != ""}} {
 			if f.set {
-				return fieldErr(f.name, "applies to the registered cells only, not model %s", s.Model)
+				return compareErr(f.name, "applies to the registered cells only, not model %s", s.Model)
 			}
 		}
 	default:
-		return fieldErr("model", "%q is unknown (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
+		return compareErr("Model", "%q is unknown (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
 	}
 	if s.DataFile != "" && !compareReadsData(s.Model) {
-		return fieldErr("data", "model %s draws its data from the task and reads no file (models that do: the cells, umps, wfa)", s.Model)
+		return compareErr("DataFile", "model %s draws its data from the task and reads no file (models that do: the cells, umps, wfa)", s.Model)
 	}
 	if s.Model == "wfa" && s.DataFile == "" {
-		return fieldErr("data", "model wfa needs a string file")
+		return compareErr("DataFile", "model wfa needs a string file")
 	}
 	if s.Task == "" {
 		s.Task = task
 	}
 	switch {
 	case s.Hidden < 0:
-		return fieldErr("hidden", "must be >= 0, got %d", s.Hidden)
+		return compareErr("Hidden", "must be >= 0, got %d", s.Hidden)
 	case s.Size < 0:
-		return fieldErr("size", "must be >= 0, got %d", s.Size)
+		return compareErr("Size", "must be >= 0, got %d", s.Size)
 	case s.Chunk < 0:
-		return fieldErr("chunk", "must be >= 0, got %d", s.Chunk)
+		return compareErr("Chunk", "must be >= 0, got %d", s.Chunk)
 	case !(s.Noise >= 0) || math.IsInf(s.Noise, 0):
-		return fieldErr("noise", "must be a finite number >= 0, got %v", s.Noise)
+		return compareErr("Noise", "must be a finite number >= 0, got %v", s.Noise)
 	}
 	if s.Hidden == 0 {
 		s.Hidden = hidden
@@ -327,24 +327,24 @@ func (s *CompareSpec) taskCheck() error {
 	stringFile := s.Model == "wfa" || (s.Model == "umps" && s.DataFile != "")
 	if stringFile {
 		if _, err := datasets.ParseStringFormat(s.Task); err != nil {
-			return fieldErr("task", "names the format of -data for model %s: %v", s.Model, err)
+			return compareErr("Task", "names the format of -data for model %s: %v", s.Model, err)
 		}
 	}
 	refuse := func(name string, set bool) error {
 		if set {
-			return fieldErr(name, "has no effect with model %s", s.Model)
+			return compareErr(name, "has no effect with model %s", s.Model)
 		}
 		return nil
 	}
 	switch {
 	case s.Model == "wfa":
-		return firstErr(refuse("chunk", s.Chunk != 0), refuse("noise", s.Noise != 0))
+		return firstErr(refuse("Chunk", s.Chunk != 0), refuse("Noise", s.Noise != 0))
 	case CompareCell(s.Model):
-		return firstErr(refuse("size", s.Size != 0), refuse("noise", s.Noise != 0))
+		return firstErr(refuse("Size", s.Size != 0), refuse("Noise", s.Noise != 0))
 	case strings.HasPrefix(s.Model, "2rnn"):
-		return refuse("chunk", s.Chunk != 0)
+		return refuse("Chunk", s.Chunk != 0)
 	}
-	return firstErr(refuse("chunk", s.Chunk != 0), refuse("noise", s.Noise != 0))
+	return firstErr(refuse("Chunk", s.Chunk != 0), refuse("Noise", s.Noise != 0))
 }
 
 // cellDefaults checks and completes the fields of a cell model.
@@ -355,12 +355,12 @@ func (s *CompareSpec) cellDefaults() error {
 	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
 		var fe *layers.FieldError
 		if errors.As(err, &fe) {
-			return fieldErr(fe.Field, "%s", strings.TrimSpace(strings.TrimPrefix(fe.Msg, fe.Field)))
+			return fieldCause(strings.ToUpper(fe.Field[:1])+fe.Field[1:], err)
 		}
 		return err
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
-		return fieldErr("dtype", "%v", err)
+		return compareErr("DType", "%v", err)
 	}
 	if s.DType == graph.Float64 {
 		s.DType = ""
@@ -369,14 +369,14 @@ func (s *CompareSpec) cellDefaults() error {
 		name string
 		cfg  layers.CellConfig
 	}{
-		{"activation", layers.CellConfig{Activation: s.Activation}},
-		{"rank", layers.CellConfig{Rank: s.Rank}},
-		{"order", layers.CellConfig{Order: s.Order}},
-		{"lags", layers.CellConfig{Lags: s.Lags}},
-		{"rank", s.cellConfig()},
+		{"Activation", layers.CellConfig{Activation: s.Activation}},
+		{"Rank", layers.CellConfig{Rank: s.Rank}},
+		{"Order", layers.CellConfig{Order: s.Order}},
+		{"Lags", layers.CellConfig{Lags: s.Lags}},
+		{"Rank", s.cellConfig()},
 	} {
 		if err := layers.CheckCellConfig(s.Model, f.cfg); err != nil {
-			return fieldErr(f.name, "%v", err)
+			return fieldCause(f.name, err)
 		}
 	}
 	return nil

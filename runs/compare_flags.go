@@ -38,21 +38,21 @@ func knownOptimizers() string { return strings.Join(CompareOptimizerNames(), ", 
 // beta1, beta2, rho, eps, wd, clip, dwd, momentum_decay, warmup_steps,
 // block, precondition_every, matrix_eps, grafting, schedule, ar, as); a
 // value may hold colons (schedule=step:10:0.5). The error is a
-// *CompareError of field "optimizers".
+// *FieldError of field Settings.
 func ParseCompareOptimizers(s string) ([]compare.Setting, error) {
 	var out []compare.Setting
 	names := map[string]bool{}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
-			return nil, fieldErr("optimizers", "has an empty item in %q", s)
+			return nil, compareErr("Settings", "has an empty item in %q", s)
 		}
 		toks := strings.Split(item, ":")
 		name := toks[0]
 		st, ok := CompareAliases[name]
 		if !ok {
 			if !slices.Contains(compare.Names(), name) {
-				return nil, fieldErr("optimizers", "names an unknown optimizer %q (known: %s)", name, knownOptimizers())
+				return nil, compareErr("Settings", "names an unknown optimizer %q (known: %s)", name, knownOptimizers())
 			}
 			st = compare.Setting{Name: name, Optimizer: name}
 		}
@@ -66,11 +66,11 @@ func ParseCompareOptimizers(s string) ([]compare.Setting, error) {
 		}
 		for _, kv := range kvs {
 			if err := setOption(&st, kv); err != nil {
-				return nil, fieldErr("optimizers", "%s: %v", item, err)
+				return nil, compareErr("Settings", "%s: %v", item, err)
 			}
 		}
 		if names[st.Name] {
-			return nil, fieldErr("optimizers", "names %q twice: name the variants with as=LABEL", st.Name)
+			return nil, compareErr("Settings", "names %q twice: name the variants with as=LABEL", st.Name)
 		}
 		names[st.Name] = true
 		out = append(out, st)
@@ -140,13 +140,13 @@ func setOption(st *compare.Setting, kv string) error {
 // evenly in log scale from LO to HI (rounded to 12 significant digits, so
 // that 1e-3:1:4 is exactly 0.001, 0.01, 0.1, 1); otherwise a
 // comma-separated list of distinct rates. "" is nil. The error is a
-// *CompareError of field "lr-grid".
+// *FieldError of field LRGrid.
 func ParseLRGrid(s string) ([]float64, error) {
 	if s == "" {
 		return nil, nil
 	}
 	bad := func() error {
-		return fieldErr("lr-grid", "must be LO:HI:N with 0 < LO <= HI and N >= 1, or a list of positive rates, got %q", s)
+		return compareErr("LRGrid", "must be LO:HI:N with 0 < LO <= HI and N >= 1, or a list of positive rates, got %q", s)
 	}
 	if parts := strings.Split(s, ":"); len(parts) == 3 {
 		lo, err1 := strconv.ParseFloat(parts[0], 64)
@@ -180,9 +180,9 @@ func ParseLRGrid(s string) ([]float64, error) {
 }
 
 // ParseSeeds reads seeds: N means 1..N, a list names the seeds. The
-// error is a *CompareError of field "seeds".
+// error is a *FieldError of field Seeds.
 func ParseSeeds(s string) ([]uint64, error) {
-	bad := fieldErr("seeds", "must be a count N >= 1 or a list of distinct seeds >= 1, got %q", s)
+	bad := compareErr("Seeds", "must be a count N >= 1 or a list of distinct seeds >= 1, got %q", s)
 	if !strings.Contains(s, ",") {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 10000 {

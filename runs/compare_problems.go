@@ -77,7 +77,7 @@ func compareTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 	if dataFile != "" || !slices.Contains(comparePianoSets, name) {
 		t, err := LoadTask(name, dataFile, seed)
 		if err != nil && dataFile == "" {
-			return nil, fieldErr("task", "%v (or a piano-roll set: %s)", err, strings.Join(comparePianoSets, ", "))
+			return nil, compareErr("Task", "%v (or a piano-roll set: %s)", err, strings.Join(comparePianoSets, ", "))
 		}
 		return t, err
 	}

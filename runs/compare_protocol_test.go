@@ -27,24 +27,24 @@ func TestCompareSpecErrors(t *testing.T) {
 		spec  CompareSpec
 		field string
 	}{
-		{CompareSpec{Model: "2rnn-spectral", DataFile: data}, "data"},
-		{CompareSpec{Model: "pcnn", DataFile: data}, "data"},
-		{CompareSpec{Model: "wfa"}, "data"},
-		{CompareSpec{Model: "lstm", Size: 10}, "size"},
-		{CompareSpec{Model: "lstm", Protocol: "mlcommons"}, "protocol"},
-		{CompareSpec{Model: "lstm", Seeds: []uint64{1, 1}}, "seeds"},
-		{CompareSpec{Model: "lstm", LRGrid: []float64{0.1}, ExtendGrid: 2}, "extend-grid"},
-		{CompareSpec{Model: "lstm", LRGrid: []float64{0.1}, OwnRates: true}, "lr-grid"},
-		{CompareSpec{Model: "lstm", Settings: []compare.Setting{{Optimizer: "riemann"}}}, "optimizers"},
-		{CompareSpec{Suite: "small", Model: "lstm"}, "model"},
-		{CompareSpec{Suite: "huge"}, "suite"},
-		{CompareSpec{Model: "nope"}, "model"},
-		{CompareSpec{Model: "umps", Layers: 2}, "layers"},
+		{CompareSpec{Model: "2rnn-spectral", DataFile: data}, "DataFile"},
+		{CompareSpec{Model: "pcnn", DataFile: data}, "DataFile"},
+		{CompareSpec{Model: "wfa"}, "DataFile"},
+		{CompareSpec{Model: "lstm", Size: 10}, "Size"},
+		{CompareSpec{Model: "lstm", Protocol: "mlcommons"}, "Protocol"},
+		{CompareSpec{Model: "lstm", Seeds: []uint64{1, 1}}, "Seeds"},
+		{CompareSpec{Model: "lstm", LRGrid: []float64{0.1}, ExtendGrid: 2}, "ExtendGrid"},
+		{CompareSpec{Model: "lstm", LRGrid: []float64{0.1}, OwnRates: true}, "LRGrid"},
+		{CompareSpec{Model: "lstm", Settings: []compare.Setting{{Optimizer: "riemann"}}}, "Settings"},
+		{CompareSpec{Suite: "small", Model: "lstm"}, "Model"},
+		{CompareSpec{Suite: "huge"}, "Suite"},
+		{CompareSpec{Model: "nope"}, "Model"},
+		{CompareSpec{Model: "umps", Layers: 2}, "Layers"},
 	} {
 		err := c.spec.Validate()
-		var ce *CompareError
-		if !errors.As(err, &ce) || ce.Field != c.field || !strings.HasPrefix(err.Error(), c.field+": ") {
-			t.Errorf("%+v: error %v, want a CompareError of field %s", c.spec, err, c.field)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field || !strings.HasPrefix(err.Error(), c.field) {
+			t.Errorf("%+v: error %v, want a FieldError of field %s", c.spec, err, c.field)
 		}
 	}
 	s, err := CompareSpec{Model: "2rnn-spectral"}.WithDefaults()

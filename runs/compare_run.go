@@ -39,6 +39,9 @@ func RunCompare(spec CompareSpec) (*CompareReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEstimate(s.EstimateMemory()); err != nil {
+		return nil, err
+	}
 	if s.Suite != "" {
 		return runSuite(s)
 	}

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -35,28 +36,9 @@ const FullBatch = -1
 // Settings.
 const compareDefaultOptimizers = "sgd,momentum,adam,rmsprop,adagrad"
 
-// CompareError is an error about one field of a CompareSpec; Field is its
-// name as rtn compare's flag ("lr-grid", "seeds") and the message starts
-// with it ("lr-grid: must be ...").
-type CompareError struct {
-	Field string
-	Msg   string
-}
-
-func (e *CompareError) Error() string { return e.Msg }
-
-func fieldErr(field, format string, args ...any) error {
-	return &CompareError{Field: field, Msg: field + ": " + fmt.Sprintf(format, args...)}
-}
-
-// firstErr is the first non-nil error of errs.
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// compareErr is the *FieldError of a CompareSpec field, "Field: message".
+func compareErr(field, format string, args ...any) error {
+	return fieldCause(field, errors.New(fmt.Sprintf(format, args...)))
 }
 
 // WithDefaults returns s checked (Validate) with every default filled in.
@@ -77,7 +59,7 @@ func (s CompareSpec) WithDefaults() (CompareSpec, error) {
 }
 
 // Validate checks every field of s (after its defaults); the error is a
-// *CompareError naming the field.
+// *FieldError naming the field.
 func (s CompareSpec) Validate() error {
 	_, err := s.WithDefaults()
 	return err
@@ -93,20 +75,20 @@ func (s *CompareSpec) comparisonDefaults() error {
 		}
 	}
 	if len(s.Settings) == 0 {
-		return fieldErr("optimizers", "is empty")
+		return compareErr("Settings", "is empty")
 	}
 	for _, st := range s.Settings {
 		if !slices.Contains(compare.Names(), st.Optimizer) {
-			return fieldErr("optimizers", "names an unknown optimizer %q (known: %s)", st.Optimizer, knownOptimizers())
+			return compareErr("Settings", "names an unknown optimizer %q (known: %s)", st.Optimizer, knownOptimizers())
 		}
 		if st.Optimizer == compare.Riemann && s.Suite == "" && !strings.HasPrefix(s.Model, "pcnn") {
-			return fieldErr("optimizers", "riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", cmpOr(s.Model, "lstm"))
+			return compareErr("Settings", "riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", cmpOr(s.Model, "lstm"))
 		}
 	}
 	switch s.Protocol {
 	case "", ProtocolDeepOBS, ProtocolAlgoPerf:
 	default:
-		return fieldErr("protocol", "must be %s or %s, got %q", ProtocolDeepOBS, ProtocolAlgoPerf, s.Protocol)
+		return compareErr("Protocol", "must be %s or %s, got %q", ProtocolDeepOBS, ProtocolAlgoPerf, s.Protocol)
 	}
 	if s.Seeds == nil {
 		s.Seeds = []uint64{1, 2, 3}
@@ -117,12 +99,12 @@ func (s *CompareSpec) comparisonDefaults() error {
 	seen := map[uint64]bool{}
 	for _, seed := range s.Seeds {
 		if seed == 0 || seen[seed] {
-			return fieldErr("seeds", "must be distinct seeds >= 1, got %v", s.Seeds)
+			return compareErr("Seeds", "must be distinct seeds >= 1, got %v", s.Seeds)
 		}
 		seen[seed] = true
 	}
 	if len(s.Seeds) == 0 {
-		return fieldErr("seeds", "is empty")
+		return compareErr("Seeds", "is empty")
 	}
 	if s.Rerun == 0 && s.Protocol == ProtocolDeepOBS {
 		s.Rerun = 10
@@ -130,27 +112,27 @@ func (s *CompareSpec) comparisonDefaults() error {
 	b := &s.Budget
 	switch {
 	case b.Epochs < 0:
-		return fieldErr("epochs", "must be >= 0, got %d", b.Epochs)
+		return compareErr("Budget.Epochs", "must be >= 0, got %d", b.Epochs)
 	case b.Steps < 0:
-		return fieldErr("steps", "must be >= 0, got %d", b.Steps)
+		return compareErr("Budget.Steps", "must be >= 0, got %d", b.Steps)
 	case !(b.Seconds >= 0) || math.IsInf(b.Seconds, 0):
-		return fieldErr("seconds", "must be a finite number >= 0, got %g", b.Seconds)
+		return compareErr("Budget.Seconds", "must be a finite number >= 0, got %g", b.Seconds)
 	case s.Batch < FullBatch:
-		return fieldErr("batch", "must be >= 1 (or FullBatch), got %d", s.Batch)
+		return compareErr("Batch", "must be >= 1 (or FullBatch), got %d", s.Batch)
 	case s.EvalEvery < 0:
-		return fieldErr("eval-every", "must be >= 0, got %d", s.EvalEvery)
+		return compareErr("EvalEvery", "must be >= 0, got %d", s.EvalEvery)
 	case !(s.Target >= 0) || math.IsInf(s.Target, 0):
-		return fieldErr("target", "must be a finite number >= 0, got %g", s.Target)
+		return compareErr("Target", "must be a finite number >= 0, got %g", s.Target)
 	case math.IsNaN(s.DivergeFactor) || math.IsInf(s.DivergeFactor, 0):
-		return fieldErr("diverge", "must be a finite number, got %g", s.DivergeFactor)
+		return compareErr("DivergeFactor", "must be a finite number, got %g", s.DivergeFactor)
 	case s.ExtendGrid < 0:
-		return fieldErr("extend-grid", "must be >= 0, got %d", s.ExtendGrid)
+		return compareErr("ExtendGrid", "must be >= 0, got %d", s.ExtendGrid)
 	case s.Rerun < 0:
-		return fieldErr("rerun", "must be >= 0, got %d", s.Rerun)
+		return compareErr("Rerun", "must be >= 0, got %d", s.Rerun)
 	case s.Jobs < 0:
-		return fieldErr("jobs", "must be >= 1, got %d", s.Jobs)
+		return compareErr("Jobs", "must be >= 1, got %d", s.Jobs)
 	case s.Shard.Count < 0 || (s.Shard.Count > 0 && (s.Shard.Index < 1 || s.Shard.Index > s.Shard.Count)):
-		return fieldErr("shard", "must be i/n with 1 <= i <= n, got %s", s.Shard)
+		return compareErr("Shard", "must be i/n with 1 <= i <= n, got %s", s.Shard)
 	}
 	if s.Suite == "" && *b == (compare.Budget{}) {
 		b.Epochs = 3
@@ -171,13 +153,13 @@ func (s *CompareSpec) comparisonDefaults() error {
 func (s *CompareSpec) gridCheck() error {
 	switch {
 	case s.OwnRates && len(s.LRGrid) > 0:
-		return fieldErr("lr-grid", "is set while each optimizer runs at its own rate (OwnRates)")
+		return compareErr("LRGrid", "is set while each optimizer runs at its own rate (OwnRates)")
 	case s.ExtendGrid > 0 && len(s.LRGrid) < 2:
-		return fieldErr("extend-grid", "needs a grid of at least 2 rates, got %d", len(s.LRGrid))
+		return compareErr("ExtendGrid", "needs a grid of at least 2 rates, got %d", len(s.LRGrid))
 	}
 	for _, lr := range s.LRGrid {
 		if !(lr > 0) || math.IsInf(lr, 0) {
-			return fieldErr("lr-grid", "holds %v: rates must be positive and finite", lr)
+			return compareErr("LRGrid", "holds %v: rates must be positive and finite", lr)
 		}
 	}
 	return nil
@@ -187,21 +169,21 @@ func (s *CompareSpec) gridCheck() error {
 // suite.
 func (s *CompareSpec) suiteCheck() error {
 	if _, ok := compareSuites[s.Suite]; !ok {
-		return fieldErr("suite", "%q is unknown (known: %s)", s.Suite, strings.Join(CompareSuites(), ", "))
+		return compareErr("Suite", "%q is unknown (known: %s)", s.Suite, strings.Join(CompareSuites(), ", "))
 	}
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"model", s.Model != ""}, {"task", s.Task != ""}, {"data", s.DataFile != ""}, {"hidden", s.Hidden != 0}, {"size", s.Size != 0},
-		{"noise", s.Noise != 0}, {"rank", s.Rank != 0}, {"order", s.Order != 0}, {"lags", s.Lags != 0}, {"activation", s.Activation != ""},
-		{"layers", s.Layers != 0}, {"dropout", s.Dropout != 0}, {"embed", s.Embed != 0}, {"dtype", s.DType != ""}, {"chunk", s.Chunk != 0},
-		{"target", s.Target != 0}, {"own-rates", s.OwnRates}} {
+	}{{"Model", s.Model != ""}, {"Task", s.Task != ""}, {"DataFile", s.DataFile != ""}, {"Hidden", s.Hidden != 0}, {"Size", s.Size != 0},
+		{"Noise", s.Noise != 0}, {"Rank", s.Rank != 0}, {"Order", s.Order != 0}, {"Lags", s.Lags != 0}, {"Activation", s.Activation != ""},
+		{"Layers", s.Layers != 0}, {"Dropout", s.Dropout != 0}, {"Embed", s.Embed != 0}, {"DType", s.DType != ""}, {"Chunk", s.Chunk != 0},
+		{"Target", s.Target != 0}, {"OwnRates", s.OwnRates}} {
 		if f.set {
-			return fieldErr(f.name, "cannot be set with a suite: its problems set their own")
+			return compareErr(f.name, "cannot be set with a suite: its problems set their own")
 		}
 	}
 	if s.Shard.Count > 0 {
-		return fieldErr("shard", "cannot be used with a suite yet: shard each problem's comparison (-model ...) instead")
+		return compareErr("Shard", "cannot be used with a suite yet: shard each problem's comparison (-model ...) instead")
 	}
 	return nil
 }
@@ -218,9 +200,14 @@ func (s CompareSpec) compareConfig(f compare.Factory) compare.Config {
 		Rerun: s.Rerun, Meta: s, Executor: s.Executor, Jobs: s.Jobs, Shard: s.Shard, Dir: s.Out, Log: s.Progress}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+// EstimateMemory counts the memory of a cell model as TrainSpec does
+// (its parameters eight times over and a batch's states), before any data
+// are read; the other models and suites count nothing here.
+func (s CompareSpec) EstimateMemory() (MemoryEstimate, error) {
+	if s.Suite != "" || !CompareCell(s.Model) {
+		return MemoryEstimate{}, nil
 	}
-	return b
+	ts := TrainSpec{Model: s.Model, Hidden: s.Hidden, Layers: max(s.Layers, 1), Batch: max(s.Batch, 1), Embed: s.Embed, Rank: s.Rank,
+		Order: s.Order, Lags: s.Lags, Activation: s.Activation}
+	return ts.EstimateMemory()
 }

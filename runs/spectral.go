@@ -2,7 +2,6 @@ package runs
 
 import (
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/pkg/errors"
@@ -24,9 +23,10 @@ var SpectralMethods = []string{"ls", "nuclear", "iht", "tiht", "tiht+sgd", "lstm
 // with N examples each, a recovery method and a test set of noiseless
 // length-6 sequences.
 type SpectralSpec struct {
-	// Task is "random2rnn" or "addition".
+	// Task is "random2rnn" (the default) or "addition".
 	Task string
-	// N is the number of training examples of each length.
+	// N is the number of training examples of each length; if 0 it
+	// defaults to 1,000.
 	N int
 	// Noise is the standard deviation of the training output noise.
 	Noise float64
@@ -35,9 +35,10 @@ type SpectralSpec struct {
 	// Rank is the number of states learned; if 0 it defaults to the
 	// target's (5 for random2rnn with the default States, 2 for addition).
 	Rank int
-	// Method is one of SpectralMethods.
+	// Method is one of SpectralMethods; if empty it defaults to tiht.
 	Method string
-	// Seed selects the target (random2rnn) and the data.
+	// Seed selects the target (random2rnn) and the data; if 0 it
+	// defaults to 1.
 	Seed uint64
 	// D, P and States size the random 2-RNN; if 0 they default to 3, 2, 5.
 	D, P, States int
@@ -101,14 +102,12 @@ func spectralProblem(spec SpectralSpec) (spectral.TwoRNNProblem, error) {
 // RunSpectral runs one spectral experiment. The data come from stream
 // (Seed, 2 + N) so that runs with different N are independent.
 func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
-	if spec.L == 0 {
-		spec.L = 2
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
 	}
-	if spec.Epochs == 0 {
-		spec.Epochs = 100
-	}
-	if !slices.Contains(SpectralMethods, spec.Method) {
-		return nil, errors.Errorf("runs: unknown spectral method %q (want one of %v)", spec.Method, SpectralMethods)
+	if err := checkEstimate(spec.EstimateMemory()); err != nil {
+		return nil, err
 	}
 	lock, err := lockModel(spec.SaveModel, spec.SaveData)
 	if err != nil {

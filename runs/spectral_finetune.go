@@ -37,13 +37,13 @@ type SpectralTuneSpec struct {
 	// Patience is the number of epochs without a better validation MSE
 	// (training MSE without validation data) before the learning rate
 	// drops by 10, twice at most: the third such plateau ends training.
-	// 0: no drops.
+	// Default 5; Off: no drops.
 	Patience int
 	// Seed selects the split (when the file has none) and the batches.
 	// Default 1.
 	Seed uint64
 	// ValidFrac and TestFrac are the held-out fractions of a file with
-	// no split of its own.
+	// no split of its own. Default 0.1 each; Off holds out none.
 	ValidFrac, TestFrac float64
 	// Out is a directory for checkpoint.npz, metrics.jsonl and the tuned
 	// model (model.npz, model.json); nothing is written when empty.
@@ -100,7 +100,10 @@ type tuneMeta struct {
 // through optim.Trainer, with its checkpoints and resume, and keeps the
 // parameters with the best validation MSE.
 func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
-	defaultTune(&spec)
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
 	lock, err := LockOutputs([]string{spec.Out}, nil)
 	if err != nil {
 		return nil, err
@@ -125,7 +128,7 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := optim.TrainConfig{Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Patience: spec.Patience, Progress: spec.Progress}
+	cfg := optim.TrainConfig{Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Patience: trainerPatience(spec.Patience), Progress: spec.Progress}
 	if spec.Schedule != "" {
 		if cfg.Schedule, err = optim.ParseSchedule(spec.Schedule); err != nil {
 			return nil, err
@@ -163,24 +166,6 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 		}
 	}
 	return rep, nil
-}
-
-func defaultTune(s *SpectralTuneSpec) {
-	if s.Optimizer == "" {
-		s.Optimizer = "adam"
-	}
-	if s.Epochs == 0 {
-		s.Epochs = 100
-	}
-	if s.Batch == 0 {
-		s.Batch = 100
-	}
-	if s.Seed == 0 {
-		s.Seed = 1
-	}
-	if s.Out == "" {
-		s.Out = s.Resume
-	}
 }
 
 // splitMSEs returns the model's MSE on the three parts (NaN when a part

@@ -12,10 +12,10 @@ import (
 	"github.com/rtnlab/rtn/graph"
 )
 
-// stepsFlag is -steps: a comma-separated list of sequence lengths.
-type stepsFlag []int
+// intsFlag is a comma-separated list of integers (-steps, -hidden, -batch).
+type intsFlag []int
 
-func (s *stepsFlag) String() string {
+func (s *intsFlag) String() string {
 	var f []string
 	for _, v := range *s {
 		f = append(f, strconv.Itoa(v))
@@ -23,7 +23,7 @@ func (s *stepsFlag) String() string {
 	return strings.Join(f, ",")
 }
 
-func (s *stepsFlag) Set(v string) error {
+func (s *intsFlag) Set(v string) error {
 	l, err := bench.ParseSteps(v)
 	if err != nil {
 		return err
@@ -35,10 +35,10 @@ func (s *stepsFlag) Set(v string) error {
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench")
 	var cfg bench.Config
-	steps := stepsFlag{50, 100, 1000}
+	steps, hiddens, batches := intsFlag{50, 100, 1000}, intsFlag{100}, intsFlag{32}
 	only := fs.String("only", "", "comma-separated benchmarks (known: "+strings.Join(bench.Names(), ", ")+")")
-	fs.IntVar(&cfg.Batch, "batch", 32, "minibatch size (sequences or strings)")
-	fs.IntVar(&cfg.Hidden, "hidden", 100, "hidden units of rnn, lstm, gru, ugru, cp2rnn (CP rank = hidden), hotrnn, hotrnn3 and mirnn")
+	fs.Var(&batches, "batch", "comma-separated minibatch sizes (sequences or strings)")
+	fs.Var(&hiddens, "hidden", "comma-separated hidden sizes: the units of rnn, lstm, gru, ugru, cp2rnn (CP rank = hidden), hotrnn, hotrnn3 and mirnn, twice the states of 2rnn (the others run once per batch size)")
 	fs.IntVar(&cfg.In, "in", 88, "input and output width of rnn, lstm, gru, ugru, cp2rnn, hotrnn, hotrnn3 and mirnn")
 	fs.Var(&steps, "steps", "comma-separated sequence lengths T")
 	fs.IntVar(&cfg.Reps, "reps", 5, "timed repetitions")
@@ -53,14 +53,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"batch", cfg.Batch}, {"hidden", cfg.Hidden}, {"in", cfg.In}, {"reps", cfg.Reps}} {
+	}{{"in", cfg.In}, {"reps", cfg.Reps}} {
 		if f.v < 1 {
 			return usagef("-%s must be >= 1, got %d", f.name, f.v)
 		}
 	}
-	for _, t := range steps {
-		if t < 1 {
-			return usagef("-steps must be >= 1, got %d", t)
+	for _, l := range []struct {
+		name string
+		v    []int
+	}{{"steps", steps}, {"hidden", hiddens}, {"batch", batches}} {
+		for _, v := range l.v {
+			if v < 1 {
+				return usagef("-%s must be >= 1, got %d", l.name, v)
+			}
 		}
 	}
 	if cfg.Checkpoint < 0 {
@@ -92,11 +97,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	largest := cfg
-	largest.Steps = slices.Max(steps)
+	largest.Steps, largest.Hidden, largest.Batch = slices.Max(steps), slices.Max(hiddens), slices.Max(batches)
 	if err := needMemory(benchBytes(largest)); err != nil {
 		return err
 	}
-	rs, err := bench.Run(cfg, names, steps)
+	rs, err := bench.RunSizes(cfg, names, steps, hiddens, batches)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/optim/compare"
 	"github.com/rtnlab/rtn/runs"
 )
@@ -68,10 +65,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if spec.Out == "" {
 		return usagef("-out must name a directory")
 	}
-	if err := specError(spec.Validate()); err != nil {
-		return err
-	}
-	if err := compareMemoryCheck(spec); err != nil {
+	if err := compareError(spec.Validate()); err != nil {
 		return err
 	}
 	if err := checkOutDir("-out", spec.Out); err != nil {
@@ -88,7 +82,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := runs.RunCompare(spec)
 	if err != nil {
-		return specError(err)
+		return compareError(err)
 	}
 	return printCompare(rep, *asJSON, stdout)
 }
@@ -98,16 +92,16 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 func compareFlags(spec *runs.CompareSpec, fs *flag.FlagSet, opts, grid, seeds, shard string, batch int, diverge float64) error {
 	var err error
 	if spec.Settings, err = runs.ParseCompareOptimizers(opts); err != nil {
-		return specError(err)
+		return compareError(err)
 	}
 	if grid == "own" {
 		spec.OwnRates = true
 	} else if spec.LRGrid, err = runs.ParseLRGrid(grid); err != nil {
-		return specError(err)
+		return compareError(err)
 	}
 	if seeds != "" {
 		if spec.Seeds, err = runs.ParseSeeds(seeds); err != nil {
-			return specError(err)
+			return compareError(err)
 		}
 	}
 	if shard != "" {
@@ -141,29 +135,12 @@ func compareFlags(spec *runs.CompareSpec, fs *flag.FlagSet, opts, grid, seeds, s
 	return nil
 }
 
-// specError turns a runs.CompareError into a usage error naming the flag.
-func specError(err error) error {
-	var ce *runs.CompareError
-	if errors.As(err, &ce) {
-		return usagef("-%s", ce.Msg)
-	}
-	return err
-}
+// compareFlagNames are the CompareSpec fields whose flag is not their
+// name in kebab case.
+var compareFlagNames = map[string]string{"Settings": "optimizers", "DivergeFactor": "diverge", "OwnRates": "lr-grid"}
 
-// compareMemoryCheck refuses a cell model too large for this machine's
-// memory (the check rtn train makes), before any data are read.
-func compareMemoryCheck(spec runs.CompareSpec) error {
-	if spec.Suite != "" || !runs.CompareCell(spec.Model) {
-		return nil
-	}
-	if err := checkCompositionFlags(cmp.Or(spec.Layers, 1), spec.Dropout, spec.Embed); err != nil {
-		return err
-	}
-	pfa := datasets.PFAConfig{}.WithDefaults()
-	ts := runs.TrainSpec{Model: spec.Model, Hidden: cmp.Or(spec.Hidden, runs.CompareCellHidden), Layers: cmp.Or(spec.Layers, 1), Batch: max(spec.Batch, 1),
-		Embed: spec.Embed, Rank: spec.Rank, Order: spec.Order, Lags: spec.Lags}
-	return trainModelCheck(&ts, pfa.Symbols, pfa.MaxLen)
-}
+// compareError is specError with rtn compare's flag names.
+func compareError(err error) error { return specErrorNamed(err, compareFlagNames) }
 
 func runCompareMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("compare merge")

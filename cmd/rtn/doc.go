@@ -4,7 +4,7 @@
 // Usage:
 //
 //	rtn <command> [flags]
-//	rtn <command> <subcommand> [flags]   (umps, wfa, spectral predict|finetune)
+//	rtn <command> <subcommand> [flags]   (umps, wfa, strings, spectral predict|finetune)
 //
 // The commands, as "rtn help" (or "rtn -h") lists them:
 //
@@ -17,6 +17,7 @@
 //	reproduce  run the papers' headline experiments and write a summary
 //	sample     draw strings from a model trained by rtn train -out
 //	spectral   learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD); predict, finetune
+//	strings    the default string learner (PFA or HMM from a spectral start, chosen on validation): fit, score, sample, rank
 //	train      train a registered cell (rnn, lstm, gru, 2rnn, tensor cells; stacked) on a built-in task or a text file
 //	umps       u-MPS Born machines: train, sample, prob, complete, eval, score
 //	version    print the version

@@ -3,13 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/rtnlab/rtn/bench"
-	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -18,45 +13,6 @@ import (
 // training makes (gradients, optimizer moments, batches). They are meant
 // to be right within a small factor: enough to refuse before the process
 // dies out of memory, never to refuse what fits.
-
-// spectralBytes estimates rtn spectral: the target 2-RNN (states^2 d),
-// the training sequences of lengths L, 2L, 2L+1 and their outputs, the
-// dense design matrix and Hankel tensor, and the test set.
-func spectralBytes(s runs.SpectralSpec) (string, float64) {
-	d, p, S := float64(s.D), float64(s.P), float64(s.States)
-	n, L := float64(s.N), float64(s.L)
-	target := S*d*S + S*p + 2*S
-	data := n*(5*L+1)*d + 3*n*p + 1000*(6*d+p)
-	dense := math.Pow(d, 2*L+1)
-	if s.Method == "tt-als" || s.Method == "tt-tiht" {
-		dense = 0
-	}
-	total := float64s(4*target + 2*data + n*dense + 4*dense*p)
-	what := fmt.Sprintf("-states %d -p %d -d %d -n %d", s.States, s.P, s.D, s.N)
-	return what, total
-}
-
-// pcnnBytes estimates rtn pcnn: the training and validation streams
-// (symbols per unit of -size measured on a small sample) with the
-// per-symbol states kept for the gradient, and the -generate output.
-func pcnnBytes(s runs.PCNNSpec) (string, float64, error) {
-	total := float64s(4 * float64(s.Generate))
-	what := fmt.Sprintf("-generate %d", s.Generate)
-	if s.Size > 0 {
-		const probe = 8
-		train, _, err := runs.PCNNStreams(s.Task, probe, s.Seed)
-		if err != nil {
-			return "", 0, err
-		}
-		symbols := float64(len(train.X)) / probe * float64(s.Size)
-		total += 2 * float64s(symbols*(3+4*float64(s.Units)))
-		what = fmt.Sprintf("-size %d", s.Size)
-		if s.Generate > s.Size {
-			what = fmt.Sprintf("-generate %d", s.Generate)
-		}
-	}
-	return what, total, nil
-}
 
 // benchBytes estimates rtn bench at one sequence length for its largest
 // model, the LSTM: the next-frame data (T+1 frames of batch x in), the
@@ -105,127 +61,6 @@ func umpsSampleCheck(count int) error {
 	return needMemory(fmt.Sprintf("-n %d", count), float64s(float64(count)*(3+16)))
 }
 
-// textFileStats reads a text file once, with a progress bar on progress
-// (nil: none), and returns its size in bytes and the number of distinct
-// characters.
-func textFileStats(path string, progress io.Writer) (int64, int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, 0, err
-	}
-	if st.IsDir() {
-		return 0, 0, fmt.Errorf("%s is a directory, want a text file", path)
-	}
-	r := newProgressReader(f, st.Size(), "reading "+path, progress)
-	defer r.finish()
-	var ascii [utf8.RuneSelf]bool
-	other := map[rune]bool{}
-	buf := make([]byte, 1<<20)
-	var carry []byte
-	for {
-		k, err := r.Read(buf)
-		chunk := append(carry, buf[:k]...)
-		carry = carry[:0]
-		for i := 0; i < len(chunk); {
-			c := chunk[i]
-			if c < utf8.RuneSelf {
-				ascii[c] = c != '\n' && c != '\r'
-				i++
-				continue
-			}
-			if !utf8.FullRune(chunk[i:]) && err == nil {
-				carry = append(carry, chunk[i:]...)
-				break
-			}
-			ru, w := utf8.DecodeRune(chunk[i:])
-			other[ru] = true
-			i += w
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, 0, err
-		}
-	}
-	distinct := len(other)
-	for _, b := range ascii {
-		if b {
-			distinct++
-		}
-	}
-	return st.Size(), distinct, nil
-}
-
-// trainDataCheck checks rtn train -data: every character becomes a
-// one-hot input of alphabet+1 values and a target, kept for training,
-// validation and test at once.
-func trainDataCheck(path string, progress io.Writer) (symbols int, err error) {
-	size, distinct, err := textFileStats(path, progress)
-	if err != nil {
-		return 0, fmt.Errorf("-data: %v", err)
-	}
-	return distinct, needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(float64(size)*float64(distinct+4)))
-}
-
-// modelDirCheck checks the memory of the model a model directory
-// describes (its model.json), before eval, sample or predict load it: its
-// parameters (layers.ModelConfig.Size) three times (the values, the
-// arrays read from model.npz, and the executor's copies and buffers). A
-// model.json that cannot be read is left to the load's own message.
-func modelDirCheck(dir string) error {
-	cfg, err := layers.ReadModelConfig(filepath.Join(dir, layers.ModelConfigFile))
-	if err != nil {
-		return nil
-	}
-	n, ok := cfg.Size()
-	if !ok {
-		return nil
-	}
-	return needMemory(fmt.Sprintf("-model %s (%s, %d layers, %.3g parameters)", dir, cfg.Cell, max(cfg.Layers, 1), n), float64s(3*n))
-}
-
-// trainModelCheck checks the model rtn train would build over symbols
-// symbols (sequences of at most maxLen): its parameters (layers.ModelConfig.Size),
-// each held eight times (the values, the gradient, Adam's two moments, the
-// best and last good copies, and the checkpoint's two), and a batch's
-// stored states and step caches, taken as 8 values of -hidden per layer
-// and step. A cell that registered no size is not checked.
-func trainModelCheck(s *runs.TrainSpec, symbols, maxLen int) error {
-	mc := layers.ModelConfig{Cell: s.Model, Config: layers.CellConfig{In: symbols + 1, Hidden: s.Hidden, Rank: s.Rank, Order: s.Order, Lags: s.Lags},
-		Layers: s.Layers, Out: symbols, Embed: s.Embed}
-	n, ok := mc.Size()
-	if !ok {
-		return nil
-	}
-	acts := float64(s.Batch) * float64(maxLen) * float64(s.Layers) * 8 * float64(s.Hidden)
-	what := fmt.Sprintf("-model %s -hidden %d -layers %d (%.3g parameters)", s.Model, s.Hidden, s.Layers, n)
-	return needMemory(what, float64s(8*n+acts))
-}
-
-// umpsDataCheck checks umps train -data on a file: each character is an
-// int in the string list and in the length-grouped batches, each string
-// also gets a slice header and its D x D environments are recomputed per
-// batch, not stored.
-func umpsDataCheck(path string, progress io.Writer) error {
-	if _, _, err := runs.Membership(path); err == nil {
-		return nil
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil // not a file: the data name is checked later
-	}
-	size, _, err := textFileStats(path, progress)
-	if err != nil {
-		return fmt.Errorf("-data: %v", err)
-	}
-	return needMemory(fmt.Sprintf("-data %s (%s)", path, formatBytes(float64(size))), float64s(4*float64(size)))
-}
-
 // reportUMPSClamps says on stderr when the built-in language had fewer
 // strings than -train or -valid asked for.
 func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport) {
@@ -237,43 +72,5 @@ func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport
 	}
 	if rep.NValid < spec.NValid {
 		fmt.Fprintf(stderr, "rtn: note: -valid %d reduced to %d (20%% of the %s strings up to the maximum length)\n", spec.NValid, rep.NValid, spec.Data)
-	}
-}
-
-// spectralMinN returns the fewest training examples of length 2L+1 that
-// give the method as many equations (N p) as it has unknowns, and what
-// those unknowns are; 0 when the method has no such count (lstm).
-func spectralMinN(s runs.SpectralSpec) (int, string) {
-	d, p := float64(s.D), float64(s.P)
-	R := float64(s.Rank)
-	if s.Task == "addition" {
-		d, p = 3, 2
-		if R == 0 {
-			R = 2
-		}
-	} else if R == 0 {
-		R = float64(s.States)
-	}
-	L := float64(s.L)
-	var unknowns float64
-	var what string
-	switch s.Method {
-	case "ls":
-		unknowns, what = math.Pow(d, 2*L+1)*p, "d^(2L+1) p Hankel entries"
-	case "nuclear", "iht", "tiht", "tiht+sgd":
-		rows, cols := math.Pow(d, L), math.Pow(d, L+1)*p
-		unknowns, what = R*(rows+cols-R), "R (d^L + d^(L+1) p - R) degrees of freedom of the rank-R Hankel matrix"
-	case "tt-als", "tt-tiht":
-		unknowns, what = (2*L+1)*R*R*d+R*p, "(2L+1) R^2 d + R p tensor-train values"
-	default:
-		return 0, ""
-	}
-	return int(math.Ceil(unknowns / p)), what
-}
-
-// warnUnderdetermined says on stderr when -n is below spectralMinN.
-func warnUnderdetermined(stderr io.Writer, s runs.SpectralSpec) {
-	if min, what := spectralMinN(s); s.N < min {
-		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", s.N, min, s.Method, what)
 	}
 }

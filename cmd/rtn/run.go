@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 type command struct {
@@ -29,6 +31,7 @@ var commands = map[string]command{
 	"pretrain":  {"linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti)", runPretrain},
 	"spectral":  {"learn linear 2-RNNs from Hankel tensors (spectral, IHT, TIHT, +SGD); predict, finetune", runSpectral},
 	"wfa":       {"weighted automata from strings: learn, score, finetune, rank, sample, minimize, dot, sweep", runWFA},
+	"strings":   {"the default string learner (PFA or HMM from a spectral start, chosen on validation): fit, score, sample, rank", runStrings},
 }
 
 // run is the whole program: main only calls it and maps its error to an
@@ -50,8 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// A bad RTN_MEMORY_LIMIT is refused by every command that could
 	// check memory, whether or not the run at hand gets to a check.
 	if name != "version" {
-		if _, _, err := envMemoryLimit(); err != nil {
-			return err
+		if _, _, err := memlimit.FromEnv(); err != nil {
+			return specError(err)
 		}
 	}
 	return c.run(args[1:], stdout, stderr)

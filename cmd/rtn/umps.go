@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"text/tabwriter"
@@ -51,39 +50,41 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
+	d, fd := runs.UMPSSpec{}.WithDefaults(), runs.DefaultUMPSFileSpec()
 	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
 	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
-	fd := runs.DefaultUMPSFileSpec()
-	bond := fs.String("bond", "20", "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
+	bond := fs.String("bond", strconv.Itoa(d.Bond), "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
 	growFrom := fs.String("grow-from", "0", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0; with -format the default is auto)")
 	fs.Float64Var(&spec.GrowLR, "grow-lr", 0, "Adam's learning rate for the grown model, with -grow-from (0: -lr's / 100)")
-	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
+	fs.StringVar(&norm, "norm", d.Norm.String(), fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
-	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
-	fs.IntVar(&spec.NTrain, "train", 1000, "training strings (built-in languages)")
-	fs.IntVar(&spec.NValid, "valid", 1000, "validation strings (built-in languages)")
-	fs.IntVar(&spec.Epochs, "epochs", 300, fmt.Sprintf("maximum epochs (early stopping may end sooner; with -format the default is %d)", fd.Epochs))
-	fs.IntVar(&spec.BatchSize, "batch", 50, fmt.Sprintf("strings per minibatch (with -format the default is %d)", fd.BatchSize))
+	fs.IntVar(&spec.BalanceEpochs, "balance", d.BalanceEpochs, "also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is 0)")
+	fs.IntVar(&spec.NTrain, "train", d.NTrain, "training strings (built-in languages)")
+	fs.IntVar(&spec.NValid, "valid", d.NValid, "validation strings (built-in languages)")
+	fs.IntVar(&spec.Epochs, "epochs", d.Epochs, fmt.Sprintf("maximum epochs (early stopping may end sooner; with -format the default is %d)", fd.Epochs))
+	fs.IntVar(&spec.BatchSize, "batch", d.BatchSize, fmt.Sprintf("strings per minibatch (with -format the default is %d)", fd.BatchSize))
 	fs.Float64Var(&spec.LR, "lr", 0, fmt.Sprintf("Adam's learning rate (0: 1e-2, or 1e-1 with -init normal; with -format the default is %g)", fd.LR))
 	fs.Float64Var(&spec.InitNoise, "init-noise", 0, fmt.Sprintf("with -init identity: standard deviation of the noise added to the identity (0: 1e-6; with -format the default is %g)", fd.InitNoise))
-	fs.IntVar(&spec.Patience, "patience", 5, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
+	fs.IntVar(&spec.Patience, "patience", d.Patience, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
 	fs.Float64Var(&spec.ClipNorm, "clip", 0, fmt.Sprintf("scale each minibatch gradient down to this norm when it is larger (0: no clipping; with -format the default is %g)", fd.ClipNorm))
-	fs.IntVar(&spec.Restarts, "restarts", 1, "initialisations trained on the same data, the best by validation NLL kept")
-	seed := fs.Uint64("seed", 1, "random seed")
+	fs.IntVar(&spec.Restarts, "restarts", d.Restarts, "initialisations trained on the same data, the best by validation NLL kept")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (model.npz, checkpoint.npz, metrics.jsonl)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	spec.Seed = *seed
 	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
 		return err
 	}
+	// The flags whose 0 means none; with -format, those not given take
+	// the string file's defaults (runs.DefaultUMPSFileSpec).
+	zeroIsOff(&spec.BalanceEpochs)
+	zeroIsOff(&spec.ClipNorm)
 	if spec.Format != nil {
-		// A string file gets the defaults chosen for it (docs/umps.md).
 		for name, set := range map[string]func(){
 			"bond":       func() { *bond = "auto" },
 			"grow-from":  func() { *growFrom = "auto" },
@@ -102,48 +103,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		spec.RestoreOnDrop = fd.RestoreOnDrop
 	}
-	if *bond == "auto" {
-		if spec.Format == nil {
-			return usagef("-bond auto needs a string file (-format)")
-		}
-		spec.Bond = runs.BondAuto
-	} else if n, err := strconv.Atoi(*bond); err != nil || n < 1 || n > 512 {
-		return usagef("-bond must be auto or an integer in [1, 512], got %q", *bond)
-	} else {
-		spec.Bond = n
-	}
-	if *growFrom == "auto" {
-		spec.GrowFrom = runs.GrowAuto
-	} else if n, err := strconv.Atoi(*growFrom); err != nil || n < 0 || (n > 0 && spec.Bond != runs.BondAuto && n >= spec.Bond) {
-		return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", *growFrom)
-	} else {
-		spec.GrowFrom = n
-	}
-	switch {
-	case spec.NTrain < 1 || spec.NValid < 1:
-		return usagef("-train and -valid must be >= 1")
-	case spec.Epochs < 1:
-		return usagef("-epochs must be >= 1, got %d", spec.Epochs)
-	case spec.BatchSize < 1:
-		return usagef("-batch must be >= 1, got %d", spec.BatchSize)
-	case !(spec.LR >= 0) || math.IsInf(spec.LR, 1):
-		return usagef("-lr must be a finite number >= 0, got %v", spec.LR)
-	case !(spec.InitNoise >= 0) || math.IsInf(spec.InitNoise, 1):
-		return usagef("-init-noise must be a finite number >= 0, got %v", spec.InitNoise)
-	case !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1):
-		return usagef("-grow-lr must be a finite number >= 0, got %v", spec.GrowLR)
-	case spec.Patience < 1:
-		return usagef("-patience must be >= 1, got %d", spec.Patience)
-	case !(spec.ClipNorm >= 0) || math.IsInf(spec.ClipNorm, 1):
-		return usagef("-clip must be a finite number >= 0, got %v", spec.ClipNorm)
-	case spec.BalanceEpochs < 0:
-		return usagef("-balance must be >= 0, got %d", spec.BalanceEpochs)
-	case spec.Restarts < 1:
-		return usagef("-restarts must be >= 1, got %d", spec.Restarts)
-	case spec.Seed == 0:
-		return usagef("-seed must be >= 1")
-	}
 	var err error
+	if spec.Bond, err = autoOrInt(*bond, runs.BondAuto); err != nil {
+		return usagef("-bond must be auto or an integer in [1, %d], got %q", runs.MaxBond, *bond)
+	}
+	if spec.GrowFrom, err = autoOrInt(*growFrom, runs.GrowAuto); err != nil {
+		return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", *growFrom)
+	}
+	zeroIsOff(&spec.GrowFrom)
 	if spec.Norm, err = umps.ParseNorm(norm); err != nil {
 		return usagef("-norm must be n or star, got %q", norm)
 	}
@@ -155,16 +122,16 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("-init must be identity or normal, got %q", init)
 	}
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
 	spec.Progress = progressTo(stderr, quiet)
 	if err := checkOutDir("-out", spec.Out); err != nil {
 		return err
 	}
-	if err := umpsDataCheck(spec.Data, spec.Progress); err != nil {
-		return err
-	}
 	rep, err := runs.TrainUMPS(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	reportUMPSClamps(stderr, spec, rep)
 	if asJSON {
@@ -188,6 +155,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
+// autoOrInt reads "auto" as auto and an integer as itself.
+func autoOrInt(v string, auto int) (int, error) {
+	if v == "auto" {
+		return auto, nil
+	}
+	return strconv.Atoi(v)
+}
+
 // loadModel reads -model and reports a missing flag as a usage error.
 func loadModel(path string) (*umps.MPS, umps.ModelMeta, error) {
 	if path == "" {
@@ -199,14 +174,10 @@ func loadModel(path string) (*umps.MPS, umps.ModelMeta, error) {
 // umpsRegex compiles -regex over the model's alphabet; a flag set to the
 // empty string is the regex of the empty string.
 func umpsRegex(pattern string, meta umps.ModelMeta) (*umps.Regex, error) {
-	alphabet, err := runs.RegexAlphabet(meta.Alphabet)
-	if err != nil {
-		return nil, err
-	}
 	if pattern == "" {
 		pattern = "()"
 	}
-	return umps.CompileRegex(pattern, alphabet)
+	return umps.CompileRegexSymbols(pattern, meta.Alphabet)
 }
 
 // flagSet reports whether the flag name was given on the command line.

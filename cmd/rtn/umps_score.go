@@ -12,10 +12,10 @@ import (
 
 // umpsFileFlags turns umps train's -format and -alphabet into spec fields.
 func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
+	if alphabet != "" {
+		spec.Alphabet = strings.Split(alphabet, ",")
+	}
 	if format == "" {
-		if alphabet != "" {
-			return usagef("-alphabet needs -format lines")
-		}
 		return nil
 	}
 	f, err := datasets.ParseStringFormat(format)
@@ -23,15 +23,6 @@ func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
 		return usagef("-format must be lines, pautomac or spice, got %q", format)
 	}
 	spec.Format = &f
-	if alphabet != "" {
-		if f != datasets.Lines {
-			return usagef("-alphabet is for -format lines (%s files declare their alphabet)", format)
-		}
-		spec.Alphabet = strings.Split(alphabet, ",")
-	}
-	if !(spec.ValidFrac > 0 && spec.ValidFrac < 1) {
-		return usagef("-valid-frac must be in (0, 1), got %v", spec.ValidFrac)
-	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rtnlab/rtn/internal/memlimit"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
 )
@@ -37,7 +38,7 @@ func TestWFABadInputs(t *testing.T) {
 		Alphabet: []string{"a", "b"}}).Save(named); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(memoryLimitEnv, "1G")
+	t.Setenv(memlimit.Env, "1G")
 	out := filepath.Join(dir, "out")
 	for _, tc := range []badCase{
 		{[]string{"wfa", "learn", "-train", train, "-out", train}, 2, "-out " + train + " is the input"},

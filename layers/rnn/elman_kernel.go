@@ -1,9 +1,8 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 	"github.com/rtnlab/rtn/layers/activation"
 )
 
@@ -25,6 +24,7 @@ type elmanKernel[F graph.Float] struct {
 	c     *Elman
 	batch int
 	w     graph.Weights[F]
+	u     graph.PackedWeightOf[F]
 }
 
 func (k *elmanKernel[F]) Params() []string {
@@ -43,6 +43,7 @@ func (k *elmanKernel[F]) Project(xs, proj []F) {
 }
 
 func (k *elmanKernel[F]) InitialState(state [][]F) {
+	k.u.Reset()
 	fillRows(state[0], k.w.Data(k.c.params, k.c.Name("h0")))
 }
 
@@ -55,17 +56,20 @@ func (k *elmanKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	c := k.c
 	h := out[0]
 	copy(h, proj)
-	graph.GemmOf(false, false, k.batch, c.hidden, c.hidden, 1, in[0], c.hidden, k.w.Data(c.params, c.Name("U")), c.hidden, 1, h, c.hidden)
+	k.u.Forward(k.w.Data(c.params, c.Name("U")), c.hidden, c.hidden, k.batch, in[0], 1, h)
 	switch c.act {
 	case activation.Tanh:
-		for i, z := range h {
-			y := F(math.Tanh(float64(z)))
-			h[i], cache[i] = y, 1-y*y
+		fastmath.Tanh(h, h)
+		for i, y := range h {
+			cache[i] = 1 - y*y
 		}
 	case activation.SymSigmoid:
 		for i, z := range h {
-			y := F(math.Tanh(float64(z * 0.5)))
-			h[i], cache[i] = y, (1-y*y)*0.5
+			h[i] = z * 0.5
+		}
+		fastmath.Tanh(h, h)
+		for i, y := range h {
+			cache[i] = (1 - y*y) * 0.5
 		}
 	default:
 		for i := range cache {
@@ -85,5 +89,5 @@ func (k *elmanKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, g
 	graph.GemmOf(true, false, c.in, c.hidden, k.batch, 1, x, c.in, dz, c.hidden, 1, grads.Data(c.Name("W")), c.hidden)
 	graph.GemmOf(true, false, c.hidden, c.hidden, k.batch, 1, in[0], c.hidden, dz, c.hidden, 1, grads.Data(c.Name("U")), c.hidden)
 	addColSums(grads.Data(c.Name("b")), dz)
-	graph.GemmOf(false, true, k.batch, c.hidden, c.hidden, 1, dz, c.hidden, k.w.Data(c.params, c.Name("U")), c.hidden, 0, gin[0], c.hidden)
+	k.u.Backward(k.w.Data(c.params, c.Name("U")), c.hidden, c.hidden, k.batch, dz, 0, gin[0])
 }

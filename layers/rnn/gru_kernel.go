@@ -1,9 +1,8 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 )
 
 var _ graph.FusedCell32 = (*GRU)(nil)
@@ -31,6 +30,7 @@ type gruKernel[F graph.Float] struct {
 	batch  int
 	w      graph.Weights[F]
 	zx, zh []F // [batch, 3H]: h U (zh) in Forward; the gradients of x W + b and h U in Backward
+	u      graph.PackedWeightOf[F]
 }
 
 func (k *gruKernel[F]) Params() []string {
@@ -49,6 +49,7 @@ func (k *gruKernel[F]) Project(xs, proj []F) {
 }
 
 func (k *gruKernel[F]) InitialState(state [][]F) {
+	k.u.Reset()
 	fillRows(state[0], k.w.Data(k.c.params, k.c.Name("h0")))
 }
 
@@ -58,18 +59,23 @@ func (k *gruKernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 
 func (k *gruKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	c, H := k.c, k.c.hidden
-	graph.GemmOf(false, false, k.batch, 3*H, H, 1, in[0], H, k.w.Data(c.params, c.Name("U")), 3*H, 0, k.zh, 3*H)
+	k.u.Forward(k.w.Data(c.params, c.Name("U")), H, 3*H, k.batch, in[0], 0, k.zh)
 	bh := k.w.Data(c.params, c.Name("bh"))
 	for r := range k.batch {
 		zx, zh, cr := proj[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
 		h, hn := in[0][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
+		for j := range 2 * H {
+			cr[j] = zx[j] + zh[j]
+		}
+		fastmath.Sigmoid(cr[:2*H], cr[:2*H]) // r, z
 		for j := range H {
-			rg := sigmoid(zx[j] + zh[j])
-			zg := sigmoid(zx[H+j] + zh[H+j])
 			nh := zh[2*H+j] + bh[j]
-			n := F(math.Tanh(float64(zx[2*H+j] + rg*nh)))
+			cr[2*H+j], cr[3*H+j] = zx[2*H+j]+cr[j]*nh, nh
+		}
+		fastmath.Tanh(cr[2*H:3*H], cr[2*H:3*H]) // n
+		for j := range H {
+			zg, n := cr[H+j], cr[2*H+j]
 			hn[j] = n + zg*(h[j]-n)
-			cr[j], cr[H+j], cr[2*H+j], cr[3*H+j] = rg, zg, n, nh
 		}
 	}
 }
@@ -98,5 +104,5 @@ func (k *gruKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gra
 			gbh[j] += v
 		}
 	}
-	graph.GemmOf(false, true, k.batch, H, 3*H, 1, k.zh, 3*H, k.w.Data(c.params, c.Name("U")), 3*H, 1, gin[0], H)
+	k.u.Backward(k.w.Data(c.params, c.Name("U")), H, 3*H, k.batch, k.zh, 1, gin[0])
 }

@@ -1,9 +1,8 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 )
 
 var _ graph.FusedCell32 = (*LSTM)(nil)
@@ -11,12 +10,12 @@ var _ graph.FusedCell32 = (*LSTM)(nil)
 // StepKernel implements graph.FusedCell: Step and its vector-Jacobian
 // product in plain Go.
 func (c *LSTM) StepKernel(batch int) graph.StepKernel {
-	return &lstmKernel[float64]{c: c, batch: batch, dz: make([]float64, batch*4*c.hidden)}
+	return &lstmKernel[float64]{c: c, batch: batch, dz: make([]float64, batch*4*c.hidden), t: make([]float64, c.hidden)}
 }
 
 // StepKernel32 implements graph.FusedCell32: StepKernel in float32.
 func (c *LSTM) StepKernel32(batch int, w graph.Weights[float32]) graph.StepKernelOf[float32] {
-	return &lstmKernel[float32]{c: c, batch: batch, w: w, dz: make([]float32, batch*4*c.hidden)}
+	return &lstmKernel[float32]{c: c, batch: batch, w: w, dz: make([]float32, batch*4*c.hidden), t: make([]float32, c.hidden)}
 }
 
 // lstmKernel caches the activated gates [batch, 4H] (i, f, g, o blocks of
@@ -27,6 +26,8 @@ type lstmKernel[F graph.Float] struct {
 	batch int
 	w     graph.Weights[F]
 	dz    []F // [batch, 4H], the pre-activation gradient
+	t     []F // [H]: tanh(c_t) of a row in Backward
+	u     graph.PackedWeightOf[F]
 }
 
 func (k *lstmKernel[F]) Params() []string {
@@ -45,6 +46,7 @@ func (k *lstmKernel[F]) Project(xs, proj []F) {
 }
 
 func (k *lstmKernel[F]) InitialState(state [][]F) {
+	k.u.Reset()
 	fillRows(state[0], k.w.Data(k.c.params, k.c.Name("h0")))
 	fillRows(state[1], k.w.Data(k.c.params, k.c.Name("c0")))
 }
@@ -58,17 +60,19 @@ func (k *lstmKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	c, H := k.c, k.c.hidden
 	gates := cache
 	copy(gates, proj)
-	graph.GemmOf(false, false, k.batch, 4*H, H, 1, in[0], H, k.w.Data(c.params, c.Name("U")), 4*H, 1, gates, 4*H)
+	k.u.Forward(k.w.Data(c.params, c.Name("U")), H, 4*H, k.batch, in[0], 1, gates)
 	for r := range k.batch {
 		row := gates[r*4*H : (r+1)*4*H]
 		cPrev, cNext, hNext := in[1][r*H:(r+1)*H], out[1][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
+		fastmath.Sigmoid(row[:2*H], row[:2*H]) // i, f
+		fastmath.Tanh(row[2*H:3*H], row[2*H:3*H])
+		fastmath.Sigmoid(row[3*H:], row[3*H:]) // o
 		for j := range H {
-			i, f := sigmoid(row[j]), sigmoid(row[H+j])
-			g, o := F(math.Tanh(float64(row[2*H+j]))), sigmoid(row[3*H+j])
-			row[j], row[H+j], row[2*H+j], row[3*H+j] = i, f, g, o
-			cn := f*cPrev[j] + i*g
-			t := F(math.Tanh(float64(cn)))
-			cNext[j], hNext[j] = cn, o*t
+			cNext[j] = row[H+j]*cPrev[j] + row[j]*row[2*H+j]
+		}
+		fastmath.Tanh(hNext, cNext)
+		for j, o := range row[3*H:] {
+			hNext[j] *= o
 		}
 	}
 }
@@ -80,9 +84,13 @@ func (k *lstmKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gr
 		row, dz := gates[r*4*H:(r+1)*4*H], k.dz[r*4*H:(r+1)*4*H]
 		gh, gc := gout[0][r*H:(r+1)*H], gout[1][r*H:(r+1)*H]
 		cPrev, gcPrev := in[1][r*H:(r+1)*H], gin[1][r*H:(r+1)*H]
+		for j := range H { // c_t, as Forward computed it
+			k.t[j] = row[H+j]*cPrev[j] + row[j]*row[2*H+j]
+		}
+		fastmath.Tanh(k.t, k.t)
 		for j := range H {
 			i, f, g, o := row[j], row[H+j], row[2*H+j], row[3*H+j]
-			t := F(math.Tanh(float64(f*cPrev[j] + i*g)))
+			t := k.t[j]
 			dc := gc[j] + gh[j]*o*(1-t*t)
 			gcPrev[j] = dc * f
 			dz[j] = dc * g * i * (1 - i)
@@ -94,5 +102,5 @@ func (k *lstmKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gr
 	graph.GemmOf(true, false, c.in, 4*H, k.batch, 1, x, c.in, k.dz, 4*H, 1, grads.Data(c.Name("W")), 4*H)
 	graph.GemmOf(true, false, H, 4*H, k.batch, 1, in[0], H, k.dz, 4*H, 1, grads.Data(c.Name("U")), 4*H)
 	addColSums(grads.Data(c.Name("b")), k.dz)
-	graph.GemmOf(false, true, k.batch, H, 4*H, 1, k.dz, 4*H, k.w.Data(c.params, c.Name("U")), 4*H, 0, gin[0], H)
+	k.u.Backward(k.w.Data(c.params, c.Name("U")), H, 4*H, k.batch, k.dz, 0, gin[0])
 }

@@ -1,9 +1,8 @@
 package twornn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 	"github.com/rtnlab/rtn/layers/activation"
 )
 
@@ -26,6 +25,7 @@ type kernel[F graph.Float] struct {
 	batch int
 	w     graph.Weights[F]
 	z     []F // [batch, d n]: h A forward, its gradient backward
+	a     graph.PackedWeightOf[F]
 }
 
 func (k *kernel[F]) Params() []string { return []string{k.c.Name("A"), k.c.Name("h0")} }
@@ -38,6 +38,7 @@ func (k *kernel[F]) ProjectionSize() int { return 0 }
 func (k *kernel[F]) Project(_, _ []F) {}
 
 func (k *kernel[F]) InitialState(state [][]F) {
+	k.a.Reset()
 	h0 := k.w.Data(k.c.params, k.c.Name("h0"))
 	for r := 0; r < len(state[0]); r += len(h0) {
 		copy(state[0][r:], h0)
@@ -55,7 +56,7 @@ func (k *kernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 
 func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 	c, d, n := k.c, k.c.in, k.c.n
-	graph.GemmOf(false, false, k.batch, d*n, n, 1, in[0], n, k.w.Data(c.params, c.Name("A")), d*n, 0, k.z, d*n)
+	k.a.Forward(k.w.Data(c.params, c.Name("A")), n, d*n, k.batch, in[0], 0, k.z)
 	slope := k.w.Data(c.fixed, c.slopeName)
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
@@ -66,11 +67,15 @@ func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 				pre += z[a*n+j] * xv
 			}
 			h[j], dr[j] = pre, 1
-			switch c.act {
-			case activation.Tanh:
-				y := F(math.Tanh(float64(pre)))
-				h[j], dr[j] = y, 1-y*y
-			case activation.LeakyReLU:
+		}
+		switch c.act {
+		case activation.Tanh:
+			fastmath.Tanh(h, h)
+			for j, y := range h {
+				dr[j] = 1 - y*y
+			}
+		case activation.LeakyReLU:
+			for j, pre := range h {
 				if pre <= 0 {
 					h[j], dr[j] = slope[j]*pre, slope[j]
 				}
@@ -94,5 +99,5 @@ func (k *kernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads 
 		}
 	}
 	graph.GemmOf(true, false, n, d*n, k.batch, 1, in[0], n, k.z, d*n, 1, grads.Data(c.Name("A")), d*n)
-	graph.GemmOf(false, true, k.batch, n, d*n, 1, k.z, d*n, k.w.Data(c.params, c.Name("A")), d*n, 0, gin[0], n)
+	k.a.Backward(k.w.Data(c.params, c.Name("A")), n, d*n, k.batch, k.z, 0, gin[0])
 }

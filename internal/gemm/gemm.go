@@ -1,71 +1,23 @@
-//go:build amd64 && !openblas && !purego
-
-package graph
+package gemm
 
 import (
 	"fmt"
 	"unsafe"
 )
 
-// On amd64 processors with AVX and FMA, Gemm runs on register-blocked
-// kernels in Go assembly (kern4x12 for float64, kern4x24 for float32)
-// instead of gonum's Dgemm and Sgemm, whose pure-Go loops are three to
-// five times slower: op(a) and op(b) are read in panels of 4 rows and
-// three vectors of columns (12 float64s, 24 float32s), each panel either
-// straight from the matrix when its layout allows (the columns of a
-// transposed a, the rows of b) or copied into a packed buffer, and every
-// 4-row block of c is summed by fused multiply-adds over chunks of gemmKC
-// terms. The terms of each entry are summed in the same order whatever m,
-// n, the strides and the entry's place, so a row's result does not depend
-// on the rows computed with it.
-func init() {
-	if hasAVXFMA() {
-		fastGemm64 = gemmFMA[float64]
-		fastGemm32 = gemmFMA[float32]
-	}
+// Float is the element type of a product.
+type Float interface{ float32 | float64 }
+
+// is32 says whether F is float32.
+func is32[F Float]() bool {
+	var z F
+	return unsafe.Sizeof(z) == 4
 }
 
-// cpuid executes CPUID with EAX = leaf and ECX = sub.
-func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-
-// xgetbv0 returns the low half of extended control register 0.
-func xgetbv0() (eax uint32)
-
-// kern4x12 adds to the 4x12 block of c at c (row stride ldc) the product,
-// over k >= 1 terms, of the 4-row panel whose entry (row r, term l) is at
-// a[l*lda+r] and the 12-column panel whose entry (term l, column j) is at
-// b[l*ldb+j], all offsets in float64s.
-//
-//go:noescape
-func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
-
-// kern4x24 is kern4x12 in float32, on a 4x24 block.
-//
-//go:noescape
-func kern4x24(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
-
-// kern runs the kernel of F: kern4x12 or kern4x24.
-func kern[F Float](k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
-	if is32[F]() {
-		kern4x24(k, (*float32)(unsafe.Pointer(a)), lda, (*float32)(unsafe.Pointer(b)), ldb, (*float32)(unsafe.Pointer(c)), ldc)
-		return
-	}
-	kern4x12(k, (*float64)(unsafe.Pointer(a)), lda, (*float64)(unsafe.Pointer(b)), ldb, (*float64)(unsafe.Pointer(c)), ldc)
-}
-
-// hasAVXFMA reports whether the processor has AVX and FMA and the
-// operating system saves the YMM registers.
-func hasAVXFMA() bool {
-	if leaves, _, _, _ := cpuid(0, 0); leaves < 1 {
-		return false
-	}
-	_, _, ecx, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false
-	}
-	return xgetbv0()&6 == 6 // XMM and YMM state
-}
+// Available reports whether Gemm runs here: on amd64 with AVX and FMA (and
+// the operating system saving the YMM registers), not built with the
+// purego tag.
+func Available() bool { return available }
 
 const (
 	gemmMR      = 4   // rows of a panel of op(a)
@@ -73,6 +25,15 @@ const (
 	gemmKC      = 256 // terms summed per pass over c
 	gemmMC      = 96  // rows of op(a) packed at once
 	gemmNC      = 480 // columns of op(b) packed at once, a multiple of both panel widths
+)
+
+// Reading a panel straight from the matrix (a transposed a, a b not
+// transposed) instead of packing it pays only for few uses of the panel:
+// panels of op(a) are read in place when c has at most directAMaxN panels
+// of columns, panels of op(b) when c has at most directBMaxM rows.
+var (
+	directAMaxN = 2
+	directBMaxM = 64
 )
 
 // gemmNR is the number of columns of a panel of op(b) in F: 12 float64s
@@ -123,9 +84,56 @@ func putGemmBuf[F Float](b *gemmBuf[F]) {
 	}
 }
 
-// gemmFMA is Gemm on kern.
-func gemmFMA[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+// Gemm computes c = alpha op(a) op(b) + beta c, op(x) being x or its
+// transpose, for row-major matrices with strides lda, ldb, ldc: c is m x
+// n, op(a) m x k, op(b) k x n. It panics when a slice is too short for its
+// shape, and when the kernels do not run here (Available).
+//
+// A product of at least parallelFlops multiply-adds is cut into as many
+// blocks of rows or columns of c as GOMAXPROCS allows (split), computed at
+// once; every entry has the same bits whatever the cut.
+func Gemm[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	if !available {
+		panic("gemm: no assembly kernel on this platform")
+	}
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	run(transA, m, n, k, alpha, a, lda, bSource[F]{transB: transB, b: b, ldb: ldb}, beta, c, ldc)
+}
+
+// bSource is where a product's op(b) comes from: the matrix b, or the
+// panels of a PackedB from its column col0 on.
+type bSource[F Float] struct {
+	transB bool
+	b      []F
+	ldb    int
+	packed *PackedB[F]
+	col0   int
+}
+
+// cols is the source from its column j on.
+func (s bSource[F]) cols(j int) bSource[F] {
+	switch {
+	case s.packed != nil:
+		s.col0 += j
+	case s.transB:
+		s.b = s.b[j*s.ldb:]
+	default:
+		s.b = s.b[j:]
+	}
+	return s
+}
+
+// run computes the product, cut over the workers when it is large enough.
+func run[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
+	if parts := split[F](m, n, k); parts > 1 {
+		parallel(parts, transA, m, n, k, alpha, a, lda, src, beta, c, ldc)
+		return
+	}
+	serial(transA, m, n, k, alpha, a, lda, src, beta, c, ldc)
+}
+
+// serial is the product on the calling goroutine.
+func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
 	for i := range m {
 		row := c[i*ldc : i*ldc+n]
 		switch beta {
@@ -144,13 +152,17 @@ func gemmFMA[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int,
 	buf := getGemmBuf[F]()
 	defer putGemmBuf(buf)
 	nr := gemmNR[F]()
-	directA := transA && alpha == 1 // alpha scales op(a) as it is packed
+	// A panel read straight from a or b saves its copy but is read with the
+	// matrix's stride: worth it only when it is used few times.
+	directA := transA && alpha == 1 && n <= directAMaxN*nr // alpha scales op(a) as it is packed
+	transB, b, ldb, packed := src.transB, src.b, src.ldb, src.packed
+	directB := !transB && m <= directBMaxM && packed == nil
 	for p := 0; p < k; p += gemmKC {
 		kc := min(gemmKC, k-p)
 		for j := 0; j < n; j += gemmNC {
 			nc := min(gemmNC, n-j)
-			for jr := 0; jr < nc; jr += nr {
-				if transB || nc-jr < nr {
+			for jr := 0; jr < nc && packed == nil; jr += nr {
+				if !directB || nc-jr < nr {
 					packB(buf.b[jr*kc:(jr+nr)*kc], nr, transB, b, ldb, p, kc, j+jr, min(nr, nc-jr))
 				}
 			}
@@ -163,7 +175,10 @@ func gemmFMA[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int,
 				}
 				for jr := 0; jr < nc; jr += nr {
 					pb, ldpb := &buf.b[jr*kc], nr
-					if !transB && nc-jr >= nr {
+					switch {
+					case packed != nil:
+						pb = &packed.data[packed.panel(p, src.col0+j+jr)]
+					case directB && nc-jr >= nr:
 						pb, ldpb = &b[p*ldb+j+jr], ldb
 					}
 					for ir := 0; ir < mc; ir += gemmMR {
@@ -195,50 +210,63 @@ func gemmFMA[F Float](transA, transB bool, m, n, k int, alpha F, a []F, lda int,
 // given: the kernel reads and writes through pointers, unchecked.
 func checkGemm[F Float](transA, transB bool, m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc int) {
 	if m < 0 || n < 0 || k < 0 {
-		panic(fmt.Sprintf("graph: Gemm of negative size %d x %d x %d", m, n, k))
-	}
-	check := func(what string, s []F, rows, cols, ld int) {
-		if ld < max(1, cols) || rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
-			panic(fmt.Sprintf("graph: Gemm %s of %d values with stride %d cannot hold %d x %d", what, len(s), ld, rows, cols))
-		}
+		panic(fmt.Sprintf("gemm: Gemm of negative size %d x %d x %d", m, n, k))
 	}
 	if transA {
-		check("a", a, k, m, lda)
+		checkMatrix("a", a, k, m, lda)
 	} else {
-		check("a", a, m, k, lda)
+		checkMatrix("a", a, m, k, lda)
 	}
 	if transB {
-		check("b", b, n, k, ldb)
+		checkMatrix("b", b, n, k, ldb)
 	} else {
-		check("b", b, k, n, ldb)
+		checkMatrix("b", b, k, n, ldb)
 	}
-	check("c", c, m, n, ldc)
+	checkMatrix("c", c, m, n, ldc)
+}
+
+// checkMatrix panics unless s holds a rows x cols matrix with stride ld.
+func checkMatrix[F Float](what string, s []F, rows, cols, ld int) {
+	if ld < max(1, cols) || rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("gemm: %s of %d values with stride %d cannot hold %d x %d", what, len(s), ld, rows, cols))
+	}
 }
 
 // packA writes the panel of rows i..i+rows of alpha op(a) over terms
 // p..p+kc into dst as [kc][gemmMR], zero past the last row.
 func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc int) {
 	dst = dst[:kc*gemmMR]
-	if rows < gemmMR {
+	switch {
+	case rows < gemmMR:
 		clear(dst)
-	}
-	if transA {
-		for l := range kc {
-			copy(dst[l*gemmMR:l*gemmMR+rows], a[(p+l)*lda+i:(p+l)*lda+i+rows])
-		}
-	} else {
 		for r := range rows {
-			row := a[(i+r)*lda+p : (i+r)*lda+p+kc]
-			for l, v := range row {
-				dst[l*gemmMR+r] = v
+			for l := range kc {
+				dst[l*gemmMR+r] = alpha * opA(transA, a, lda, i+r, p+l)
 			}
 		}
-	}
-	if alpha != 1 {
-		for l := range dst {
-			dst[l] *= alpha
+	case transA:
+		for l := range kc {
+			s, d := a[(p+l)*lda+i:][:gemmMR], dst[l*gemmMR:][:gemmMR]
+			d[0], d[1], d[2], d[3] = alpha*s[0], alpha*s[1], alpha*s[2], alpha*s[3]
+		}
+	default: // four rows at a time: one short write per term
+		r0 := a[i*lda+p:][:kc]
+		r1 := a[(i+1)*lda+p:][:kc]
+		r2 := a[(i+2)*lda+p:][:kc]
+		r3 := a[(i+3)*lda+p:][:kc]
+		for l := range kc {
+			d := dst[l*gemmMR:][:gemmMR]
+			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
 		}
 	}
+}
+
+// opA is entry (r, l) of op(a).
+func opA[F Float](transA bool, a []F, lda, r, l int) F {
+	if transA {
+		return a[l*lda+r]
+	}
+	return a[r*lda+l]
 }
 
 // packB writes the panel of columns j..j+cols of op(b) over terms p..p+kc

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/runs"
+	"github.com/rtnlab/rtn/wfa"
+)
+
+var stringsCommands = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"fit":    runStringsFit,
+	"score":  runStringsScore,
+	"sample": runStringsSample,
+	"rank":   runStringsRank,
+}
+
+func runStrings(args []string, stdout, stderr io.Writer) error {
+	var names []string
+	for n := range stringsCommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(args) == 0 {
+		return usagef("rtn strings: no subcommand (one of %s)", strings.Join(names, ", "))
+	}
+	if h := args[0]; h == "-h" || h == "-help" || h == "--help" || h == "help" {
+		fmt.Fprintf(stdout, "usage: rtn strings <%s> [flags] (rtn strings <subcommand> -h lists its flags)\n", strings.Join(names, "|"))
+		return nil
+	}
+	f, ok := stringsCommands[args[0]]
+	if !ok {
+		return usagef("rtn strings: unknown subcommand %q (one of %s)", args[0], strings.Join(names, ", "))
+	}
+	return f(args[1:], stdout, stderr)
+}
+
+// intList parses "10,20,40".
+func intList(flagName, s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, usagef("%s: %q is not an integer", flagName, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func runStringsFit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("strings fit")
+	var spec runs.StringsFitSpec
+	train := fs.String("train", "", "training strings")
+	format := fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
+	out := fs.String("out", "", "model file to write (JSON)")
+	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, or wfa alone (the spectral estimate) (default pfa)")
+	states := fs.String("states", "", "candidate numbers of states, comma-separated (default 10,20,40)")
+	fs.StringVar(&spec.Start, "start", "", "start of the automata: spectral or random (default spectral)")
+	fs.StringVar(&spec.Method, "method", "", "refinement: em, gradient or em+gradient (default em+gradient)")
+	fs.StringVar(&spec.Training.Optimizer, "optimizer", "", "optimizer of the gradient refinement (default adam)")
+	fs.Float64Var(&spec.Training.Optim.LR, "lr", 0, "learning rate (default 0.05)")
+	fs.IntVar(&spec.Training.Epochs, "epochs", 0, "most gradient epochs (default 100)")
+	fs.IntVar(&spec.Training.BatchSize, "batch", 0, "distinct strings per gradient step (default 256)")
+	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM iterations (default 200)")
+	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
+	fs.Uint64Var(&spec.Seed, "seed", 1, "random seed (split, starts, batches)")
+	fs.IntVar(&spec.Jobs, "jobs", 1, "workers (the model is the same for any number)")
+	fs.DurationVar(&spec.Budget, "budget", 0, "wall time after which no candidate starts and training stops at the next epoch (default 10m)")
+	asJSON := fs.Bool("json", false, "print the fit summary as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	fm, err := datasets.ParseStringFormat(*format)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
+	if *train == "" {
+		return usagef("-train is required")
+	}
+	if *out == "" {
+		return usagef("-out is required")
+	}
+	spec.Train, spec.Format, spec.Out, spec.Log = *train, fm, *out, stderr
+	if *families != "" {
+		spec.Families = strings.Split(*families, ",")
+	}
+	if spec.States, err = intList("-states", *states); err != nil {
+		return err
+	}
+	if err := spec.WithDefaults().Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	lock, err := runs.LockOutputs(nil, []string{*out})
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	_, sum, err := runs.FitStrings(spec)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(sum)
+	}
+	c := sum.Candidates[sum.Chosen]
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "family\tstates\tstart\tmethod\tvalid nats/string\tvalid nats/symbol\tseconds\t\n")
+	for i, c := range sum.Candidates {
+		mark := ""
+		if i == sum.Chosen {
+			mark = "chosen"
+		}
+		if c.Skipped != "" {
+			mark = "skipped: " + c.Skipped
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%.5f\t%.5f\t%.1f\t%s\n", c.Family, c.States, c.Start, c.Method, c.Valid, c.ValidPerSymbol, c.Seconds, mark)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s, %d states (spectral estimate %s), %.1fs\n", *out, c.Family, c.States, sum.Spectral, sum.Seconds)
+	return nil
+}
+
+// loadStringsModel loads the required -model.
+func loadStringsModel(path string) (*runs.StringsModel, error) {
+	if path == "" {
+		return nil, usagef("-model is required")
+	}
+	return runs.LoadStringsModel(path)
+}
+
+func stringsFormatFlag(fs *flag.FlagSet) *string {
+	return fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
+}
+
+func runStringsScore(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("strings score")
+	model := fs.String("model", "", "model file (rtn strings fit -out)")
+	test := fs.String("test", "", "test strings")
+	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings)")
+	format := stringsFormatFlag(fs)
+	jobs := fs.Int("jobs", 1, "workers")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	fm, err := datasets.ParseStringFormat(*format)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
+	if *test == "" {
+		return usagef("-test is required")
+	}
+	if *jobs < 1 {
+		return usagef("-jobs must be >= 1")
+	}
+	m, err := loadStringsModel(*model)
+	if err != nil {
+		return err
+	}
+	s, err := m.Read(*test, fm)
+	if err != nil {
+		return err
+	}
+	var sol []float64
+	if *solution != "" {
+		if sol, err = datasets.ReadSolutionFile(*solution); err != nil {
+			return err
+		}
+	}
+	res, err := runs.ScoreStrings(m, s.Seqs, sol, *jobs)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "model %s (%s)\nstrings %d\nlog-loss %.6f nats/symbol (end of string counted)\n", *model, m.Family, res.Strings, res.LogLoss)
+	if res.Perplexity != nil {
+		fmt.Fprintf(stdout, "perplexity %.4f\noptimum %.4f\nratio %.5f\n", *res.Perplexity, *res.Optimum, *res.Ratio)
+	}
+	return nil
+}
+
+func runStringsSample(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("strings sample")
+	model := fs.String("model", "", "model file (rtn strings fit -out)")
+	n := fs.Int("n", 10, "strings to draw")
+	maxLen := fs.Int("max-len", 100, "longest string (longer draws are cut)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	format := fs.String("format", "pautomac", "output format: pautomac, spice or lines")
+	out := fs.String("out", "", "output file (default stdout)")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if *n < 1 || *maxLen < 0 {
+		return usagef("-n must be >= 1 and -max-len >= 0")
+	}
+	fm, err := datasets.ParseStringFormat(*format)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
+	if err := checkStdoutOrFile("-out", *out, *model); err != nil {
+		return err
+	}
+	m, err := loadStringsModel(*model)
+	if err != nil {
+		return err
+	}
+	seqs, err := m.Sample(*n, *maxLen, rand.New(rand.NewPCG(*seed, 0)))
+	if err != nil {
+		return err
+	}
+	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
+	return writeOut(*out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, fm) })
+}
+
+func runStringsRank(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("strings rank")
+	model := fs.String("model", "", "model file (rtn strings fit -out)")
+	prefixes := fs.String("prefixes", "", "prefixes to complete (SPiCe prefix file with -format spice)")
+	targets := fs.String("targets", "", "SPiCe target file: with it, print NDCG@5")
+	format := stringsFormatFlag(fs)
+	k := fs.Int("k", 5, "symbols ranked per prefix")
+	out := fs.String("out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	fm, err := datasets.ParseStringFormat(*format)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
+	if *k < 1 {
+		return usagef("-k must be >= 1")
+	}
+	if *prefixes == "" {
+		return usagef("-prefixes is required")
+	}
+	if err := checkStdoutOrFile("-out", *out, *model, *prefixes, *targets); err != nil {
+		return err
+	}
+	m, err := loadStringsModel(*model)
+	if err != nil {
+		return err
+	}
+	s, err := m.Read(*prefixes, fm)
+	if err != nil {
+		return err
+	}
+	ranks, err := runs.RankStrings(m, s.Seqs, *k)
+	if err != nil {
+		return err
+	}
+	if *targets != "" {
+		t, err := wfa.ReadTargetsFile(*targets)
+		if err != nil {
+			return err
+		}
+		if len(t) != len(ranks) {
+			return errors.Errorf("%s: %d targets for the %d prefixes of %s", *targets, len(t), len(ranks), *prefixes)
+		}
+		score, err := wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", score, len(ranks))
+		if *out == "" {
+			return nil
+		}
+	}
+	return writeOut(*out, stdout, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for _, r := range ranks {
+			f := make([]string, len(r))
+			for i, v := range r {
+				f[i] = rankName(m.Alphabet, v)
+			}
+			fmt.Fprintln(bw, strings.Join(f, " "))
+		}
+		return bw.Flush()
+	})
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stringsFitArgs is a small fit: two sizes, a few iterations.
+func stringsFitArgs(train, out string, extra ...string) []string {
+	return append([]string{"strings", "fit", "-train", train, "-out", out, "-states", "2,3", "-em-iters", "10", "-epochs", "3"}, extra...)
+}
+
+func TestStringsFitScoreSampleRank(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 400, 1)
+	test := writeSample(t, dir, "test.txt", 50, 2)
+	model := filepath.Join(dir, "m.json")
+	var out, errb bytes.Buffer
+	if err := run(stringsFitArgs(train, model), &out, &errb); err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "chosen") {
+		t.Fatalf("fit printed no chosen candidate:\n%s", out.String())
+	}
+	// A solution: any positive values; the perplexity against it is at
+	// least its optimum (Gibbs' inequality).
+	sol := filepath.Join(dir, "sol.txt")
+	var b strings.Builder
+	b.WriteString("50\n")
+	for i := range 50 {
+		b.WriteString([]string{"0.01\n", "0.03\n"}[i%2])
+	}
+	if err := os.WriteFile(sol, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run([]string{"strings", "score", "-model", model, "-test", test, "-solution", sol, "-json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Perplexity, Optimum, Ratio float64
+		LogLoss                    float64 `json:"log_loss_nats_per_symbol"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Perplexity >= res.Optimum && res.Optimum > 1) || math.Abs(res.Ratio-res.Perplexity/res.Optimum) > 1e-12 || !(res.LogLoss > 0) {
+		t.Fatalf("score %+v: want perplexity >= optimum > 1, ratio their quotient and a positive log-loss", res)
+	}
+	out.Reset()
+	if err := run([]string{"strings", "sample", "-model", model, "-n", "5", "-format", "lines"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 5 {
+		t.Fatalf("sample wrote %d lines, want 5", n)
+	}
+	out.Reset()
+	if err := run([]string{"strings", "rank", "-model", model, "-prefixes", test, "-k", "2"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 50 || len(strings.Fields(lines[0])) != 2 {
+		t.Fatalf("rank wrote %d lines (first %q), want 50 of 2 symbols", len(lines), lines[0])
+	}
+}
+
+func TestStringsFitSameFileForAnyJobs(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 300, 3)
+	var files [][]byte
+	for _, jobs := range []string{"1", "2"} {
+		model := filepath.Join(dir, "m"+jobs+".json")
+		var out, errb bytes.Buffer
+		if err := run(stringsFitArgs(train, model, "-jobs", jobs, "-method", "em+gradient"), &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Fatal("the model files of -jobs 1 and -jobs 2 differ")
+	}
+}
+
+func TestStringsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 50, 4)
+	model := filepath.Join(dir, "m.json")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"format":"rtn-strings-model","family":"pfa","alphabet":["0"],"pfa":{"kind":"pfa","states":2,"symbols":1,"init":[0]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train"},
+		{"mixed wfa", []string{"strings", "fit", "-train", train, "-out", model, "-family", "pfa,wfa"}, 2, "wfa"},
+		{"bad states", []string{"strings", "fit", "-train", train, "-out", model, "-states", "0"}, 2, "states"},
+		{"bad method", []string{"strings", "fit", "-train", train, "-out", model, "-method", "sgd"}, 2, "method"},
+		{"no model", []string{"strings", "score", "-test", train}, 2, "-model"},
+		{"bad model", []string{"strings", "score", "-model", bad, "-test", train}, 1, "init"},
+		{"unknown", []string{"strings", "learn"}, 2, "unknown subcommand"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(tc.args, &out, &errb)
+			if exitCode(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v (exit %d), want exit %d naming %q", err, exitCode(err), tc.code, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package gemm
+
+// available is false: the kernels are amd64 assembly.
+const available = false
+
+// kern is never called where the kernels do not run.
+func kern[F Float](k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
+	panic("gemm: no assembly kernel on this platform")
+}

@@ -1,0 +1,342 @@
+package runs
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/pfa"
+	"github.com/rtnlab/rtn/wfa"
+)
+
+// String model starts and refinements of StringsFitSpec.
+const (
+	StartSpectral = "spectral"
+	StartRandom   = "random"
+
+	MethodEM       = "em"
+	MethodGradient = "gradient"
+	MethodBoth     = "em+gradient"
+)
+
+// StringsFitSpec configures rtn strings fit: the default string learner.
+// It fits the spectral WFA on the training part of a split, starts every
+// candidate family and size from it, refines each, and keeps the one of
+// the best validation likelihood (never the test).
+type StringsFitSpec struct {
+	// Train is the training string file; Format its format.
+	Train  string
+	Format datasets.StringFormat
+	// Strings, when not nil, are used instead of reading Train (the Go
+	// API's way in).
+	Strings *datasets.Symbols
+	// Families are the candidate families (FamilyPFA, FamilyHMM, or
+	// FamilyWFA alone: the spectral WFA's floored values are not a
+	// distribution, so its validation figure, wfa.EvalSet.ZLL, is not
+	// comparable with an automaton's likelihood). If nil, they will be
+	// defaulted to pfa.
+	Families []string
+	// States are the candidate numbers of states of the automata. If nil,
+	// they will be defaulted to DefaultStates.
+	States []int
+	// Start is StartSpectral or StartRandom. If empty, it will be
+	// defaulted to StartSpectral.
+	Start string
+	// Method refines a start: MethodEM, MethodGradient or MethodBoth (EM,
+	// then the gradient from EM's result). If empty, it will be defaulted
+	// to MethodBoth.
+	Method string
+	// Train holds the gradient's and EM's settings (optimizer, rate,
+	// epochs, batch size, patience); its Seed and Jobs are set from the
+	// fields below. EMIterations caps EM. If 0, it will be defaulted to
+	// 200.
+	Training     pfa.TrainConfig
+	EMIterations int
+	// ValidFraction is the share of the strings held out for selection
+	// and early stopping. If 0, it will be defaulted to 0.1.
+	ValidFraction float64
+	// Seed draws the split, the starts and the batches. If 0, it will be
+	// defaulted to 1.
+	Seed uint64
+	// Jobs is the number of workers; the model is the same for any. If
+	// 0, it will be defaulted to 1.
+	Jobs int
+	// Budget is the wall time after which no further candidate starts and
+	// the one in training stops at its next epoch (the model then depends
+	// on the machine's speed). If 0, it will be defaulted to 10 minutes.
+	Budget time.Duration
+	// Out is the model file written (empty: none).
+	Out string
+	// Log receives one line per candidate (nil: none).
+	Log io.Writer
+}
+
+// DefaultStates is the default grid of numbers of states.
+var DefaultStates = []int{10, 20, 40}
+
+// WithDefaults fills in the defaults.
+func (s StringsFitSpec) WithDefaults() StringsFitSpec {
+	if s.Families == nil {
+		s.Families = []string{FamilyPFA}
+	}
+	if s.States == nil {
+		s.States = slices.Clone(DefaultStates)
+	}
+	if s.Start == "" {
+		s.Start = StartSpectral
+	}
+	if s.Method == "" {
+		s.Method = MethodBoth
+	}
+	if s.EMIterations == 0 {
+		s.EMIterations = 200
+	}
+	if s.ValidFraction == 0 {
+		s.ValidFraction = 0.1
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.Jobs == 0 {
+		s.Jobs = 1
+	}
+	if s.Budget == 0 {
+		s.Budget = 10 * time.Minute
+	}
+	s.Training.Seed, s.Training.Jobs = s.Seed, s.Jobs
+	s.Training = s.Training.WithDefaults()
+	return s
+}
+
+// Validate checks the spec (after WithDefaults), naming the first bad
+// field.
+func (s StringsFitSpec) Validate() error {
+	if s.Train == "" && s.Strings == nil {
+		return errors.New("strings fit: no training strings (Train)")
+	}
+	if len(s.Families) == 0 {
+		return errors.New("strings fit: no families")
+	}
+	if len(s.Families) > 1 && slices.Contains(s.Families, FamilyWFA) {
+		return errors.New("strings fit: family wfa is fitted alone (its floored values are not a distribution, so its validation figure does not compare with an automaton's)")
+	}
+	for _, f := range s.Families {
+		if f != FamilyPFA && f != FamilyHMM && f != FamilyWFA {
+			return errors.Errorf("strings fit: family %q, want %s, %s or %s", f, FamilyPFA, FamilyHMM, FamilyWFA)
+		}
+	}
+	for _, n := range s.States {
+		if n < 1 || n > pfa.MaxStates {
+			return errors.Errorf("strings fit: %d states, want 1 to %d", n, pfa.MaxStates)
+		}
+	}
+	if s.Start != StartSpectral && s.Start != StartRandom {
+		return errors.Errorf("strings fit: start %q, want %s or %s", s.Start, StartSpectral, StartRandom)
+	}
+	if s.Method != MethodEM && s.Method != MethodGradient && s.Method != MethodBoth {
+		return errors.Errorf("strings fit: method %q, want %s, %s or %s", s.Method, MethodEM, MethodGradient, MethodBoth)
+	}
+	if !(s.ValidFraction > 0 && s.ValidFraction < 1) {
+		return errors.Errorf("strings fit: validation share %g, want it in (0, 1)", s.ValidFraction)
+	}
+	if s.Jobs < 1 || s.EMIterations < 1 || s.Budget < 0 {
+		return errors.Errorf("strings fit: jobs %d, EM iterations %d and budget %v must be positive", s.Jobs, s.EMIterations, s.Budget)
+	}
+	return s.Training.Validate()
+}
+
+// StringsCandidate is one family and size tried by the fit.
+type StringsCandidate struct {
+	Family string `json:"family"`
+	States int    `json:"states"`
+	Start  string `json:"start"`
+	Method string `json:"method"`
+	// StartValid and Valid are the validation losses (nats per string) of
+	// the start and of the refined model; ValidPerSymbol is Valid in nats
+	// per symbol (the end counted).
+	StartValid     float64 `json:"start_valid"`
+	Valid          float64 `json:"valid"`
+	ValidPerSymbol float64 `json:"valid_nats_per_symbol"`
+	// EMIterations and Epochs are the EM iterations and gradient epochs run.
+	EMIterations int `json:"em_iterations"`
+	Epochs       int `json:"epochs"`
+	// Seconds is the wall time (left out of model files, which are the
+	// same bit for bit for a seed).
+	Seconds float64 `json:"seconds,omitempty"`
+	// Skipped says why the candidate was not trained (the budget).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// StringsFitSummary is the report of a fit, also stored in the model file.
+type StringsFitSummary struct {
+	// Spectral is the spectral WFA's configuration.
+	Spectral string `json:"spectral"`
+	// Candidates are in the order tried; Chosen indexes the kept one.
+	Candidates []StringsCandidate `json:"candidates"`
+	Chosen     int                `json:"chosen"`
+	Seed       uint64             `json:"seed"`
+	Strings    int                `json:"strings"`
+	// Seconds is the wall time (left out of model files).
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// untimed returns a copy of the summary without its timings: what the
+// model file stores.
+func (s *StringsFitSummary) untimed() *StringsFitSummary {
+	c := *s
+	c.Seconds = 0
+	c.Candidates = slices.Clone(s.Candidates)
+	for i := range c.Candidates {
+		c.Candidates[i].Seconds = 0
+	}
+	return &c
+}
+
+// FitStrings runs the spec and returns the chosen model (written to
+// spec.Out when it is set; its Fit is the summary without timings) and
+// the summary with them.
+func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, nil, err
+	}
+	began := time.Now()
+	deadline := began.Add(spec.Budget)
+	var data datasets.Symbols
+	if spec.Strings != nil {
+		data = *spec.Strings
+	} else {
+		var err error
+		if data, err = datasets.ReadStringsFile(spec.Train, spec.Format, nil); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := data.ValidateStrings(); err != nil {
+		return nil, nil, err
+	}
+	train, valid, err := pfa.Split(data.Seqs, spec.ValidFraction, spec.Seed)
+	if err != nil {
+		return nil, nil, errors.Wrap(err, "strings fit: split")
+	}
+	w, _, err := wfa.Fit(datasets.Symbols{Alphabet: data.Alphabet, Seqs: train}, wfa.Config{Seed: spec.Seed})
+	if err != nil {
+		return nil, nil, errors.Wrap(err, "strings fit: spectral estimate")
+	}
+	sum := &StringsFitSummary{Spectral: w.Spec.String(), Seed: spec.Seed, Strings: len(data.Seqs), Chosen: -1}
+	if len(w.Components) > 1 {
+		sum.Spectral = fmt.Sprintf("mixture of %d, first %v", len(w.Components), w.Spec)
+	}
+	var best *StringsModel
+	bestLoss := math.Inf(1)
+	d := len(data.Alphabet)
+	for _, fam := range spec.Families {
+		sizes := spec.States
+		if fam == FamilyWFA {
+			sizes = []int{w.WFA.States}
+		}
+		for _, n := range sizes {
+			c := StringsCandidate{Family: fam, States: n, Start: spec.Start, Method: spec.Method}
+			if fam == FamilyWFA {
+				c.Start, c.Method = StartSpectral, "none"
+			}
+			if time.Now().After(deadline) {
+				c.Skipped = "budget"
+				sum.Candidates = append(sum.Candidates, c)
+				continue
+			}
+			m, err := fitCandidate(&c, w, train, valid, d, spec, deadline)
+			if err != nil {
+				return nil, nil, err
+			}
+			if spec.Log != nil {
+				fmt.Fprintf(spec.Log, "strings fit: %s states %d start %s %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
+					c.Family, c.States, c.Start, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
+			}
+			sum.Candidates = append(sum.Candidates, c)
+			if c.Valid < bestLoss {
+				bestLoss, best, sum.Chosen = c.Valid, m, len(sum.Candidates)-1
+			}
+		}
+	}
+	if best == nil {
+		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
+	}
+	best.Alphabet = slices.Clone(data.Alphabet)
+	best.Format = StringsModelFormat
+	sum.Seconds = time.Since(began).Seconds()
+	best.Fit = sum.untimed()
+	if spec.Out != "" {
+		if err := best.Save(spec.Out); err != nil {
+			return nil, nil, err
+		}
+	}
+	return best, sum, nil
+}
+
+// fitCandidate starts and refines one candidate, filling in c.
+func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int, spec StringsFitSpec, deadline time.Time) (*StringsModel, error) {
+	began := time.Now()
+	if c.Family == FamilyWFA {
+		e := wfa.NewEvalSet(valid)
+		c.StartValid = e.ZLL(w.WFA)
+		c.Valid = c.StartValid
+		c.ValidPerSymbol = c.Valid * float64(len(valid)) / symbolsOf(valid)
+		c.Seconds = time.Since(began).Seconds()
+		return &StringsModel{Family: FamilyWFA, WFA: w}, nil
+	}
+	kind := pfa.Kind(c.Family)
+	rng := rand.New(rand.NewPCG(spec.Seed, uint64(c.States)))
+	var start *pfa.Model
+	if c.Start == StartRandom {
+		start = pfa.Random(kind, c.States, d, rng)
+	} else {
+		var err error
+		if start, err = pfa.SpectralStart(w.WFA, train, kind, c.States, pfa.SpectralConfig{}, rng); err != nil {
+			return nil, err
+		}
+	}
+	m := start
+	tc := spec.Training
+	tc.Deadline = deadline
+	c.StartValid = math.NaN()
+	if c.Method != MethodGradient {
+		ec := tc
+		ec.Epochs = spec.EMIterations
+		ec.Patience = 0
+		var rep *pfa.Report
+		var err error
+		if m, rep, err = pfa.EM(m, train, valid, ec); err != nil {
+			return nil, err
+		}
+		c.StartValid, c.Valid, c.EMIterations = rep.StartValid, rep.BestValid, rep.Epochs
+	}
+	if c.Method != MethodEM {
+		var rep *pfa.Report
+		var err error
+		if m, rep, err = pfa.Train(m, train, valid, tc); err != nil {
+			return nil, err
+		}
+		if math.IsNaN(c.StartValid) {
+			c.StartValid = rep.StartValid
+		}
+		c.Valid, c.Epochs = min(rep.BestValid, rep.StartValid), rep.Epochs
+	}
+	c.ValidPerSymbol = c.Valid * float64(len(valid)) / symbolsOf(valid)
+	c.Seconds = time.Since(began).Seconds()
+	return &StringsModel{Family: c.Family, PFA: m}, nil
+}
+
+// symbolsOf counts the symbols of seqs, one end per string.
+func symbolsOf(seqs [][]int) float64 {
+	n := 0
+	for _, x := range seqs {
+		n += len(x) + 1
+	}
+	return float64(n)
+}
