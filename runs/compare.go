@@ -260,24 +260,45 @@ var modelExecutors = map[string]compare.Executor{
 	"wfa":           {Kind: layers.ExecFused, DType: graph.Float64},
 }
 
-// defaults checks and completes the problem's fields; the error is a
-// *FieldError.
-func (s *CompareSpec) defaults() error {
+// problemDefaults fills in the problem's unset fields: the model, the
+// data seed, and the model's task, width and (a cell) layers.
+func (s *CompareSpec) problemDefaults() {
 	if s.Model == "" {
 		s.Model = "lstm"
 	}
 	if s.DataSeed == 0 {
 		s.DataSeed = 1
 	}
-	task, hidden := compareCellTask, CompareCellHidden
+	task, hidden := "", 0
 	switch {
 	case CompareCell(s.Model):
+		task, hidden = compareCellTask, CompareCellHidden
+		if s.Layers == 0 {
+			s.Layers = 1
+		}
+		if s.DType == graph.Float64 {
+			s.DType = ""
+		}
 	case isOwnModel(s.Model):
 		for _, o := range compareOwnModels {
 			if o.name == s.Model {
 				task, hidden = o.task, o.hidden
 			}
 		}
+	}
+	if s.Task == "" {
+		s.Task = task
+	}
+	if s.Hidden == 0 {
+		s.Hidden = hidden
+	}
+}
+
+// problemCheck checks the problem's fields (after problemDefaults).
+func (s *CompareSpec) problemCheck() error {
+	switch {
+	case CompareCell(s.Model):
+	case isOwnModel(s.Model):
 		for _, f := range []struct {
 			name string
 			set  bool
@@ -290,16 +311,13 @@ func (s *CompareSpec) defaults() error {
 	default:
 		return compareErr("Model", "%q is unknown (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
 	}
-	if s.DataFile != "" && !compareReadsData(s.Model) {
-		return compareErr("DataFile", "model %s draws its data from the task and reads no file (models that do: the cells, umps, wfa)", s.Model)
-	}
-	if s.Model == "wfa" && s.DataFile == "" {
-		return compareErr("DataFile", "model wfa needs a string file")
-	}
-	if s.Task == "" {
-		s.Task = task
-	}
 	switch {
+	case s.DataFile != "" && !compareReadsData(s.Model):
+		return compareErr("DataFile", "model %s draws its data from the task and reads no file (models that do: the cells, umps, wfa)", s.Model)
+	case s.Model == "wfa" && s.DataFile == "":
+		return compareErr("DataFile", "model wfa needs a string file")
+	case s.DataSeed == 0:
+		return compareErr("DataSeed", "must be >= 1, got 0")
 	case s.Hidden < 0:
 		return compareErr("Hidden", "must be >= 0, got %d", s.Hidden)
 	case s.Size < 0:
@@ -309,14 +327,11 @@ func (s *CompareSpec) defaults() error {
 	case !(s.Noise >= 0) || math.IsInf(s.Noise, 0):
 		return compareErr("Noise", "must be a finite number >= 0, got %v", s.Noise)
 	}
-	if s.Hidden == 0 {
-		s.Hidden = hidden
-	}
 	if err := s.taskCheck(); err != nil {
 		return err
 	}
 	if CompareCell(s.Model) {
-		return s.cellDefaults()
+		return s.cellCheck()
 	}
 	return nil
 }
@@ -347,11 +362,8 @@ func (s *CompareSpec) taskCheck() error {
 	return firstErr(refuse("Chunk", s.Chunk != 0), refuse("Noise", s.Noise != 0))
 }
 
-// cellDefaults checks and completes the fields of a cell model.
-func (s *CompareSpec) cellDefaults() error {
-	if s.Layers == 0 {
-		s.Layers = 1
-	}
+// cellCheck checks the fields of a cell model.
+func (s *CompareSpec) cellCheck() error {
 	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
 		var fe *layers.FieldError
 		if errors.As(err, &fe) {
@@ -361,9 +373,6 @@ func (s *CompareSpec) cellDefaults() error {
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
 		return compareErr("DType", "%v", err)
-	}
-	if s.DType == graph.Float64 {
-		s.DType = ""
 	}
 	for _, f := range []struct {
 		name string
@@ -392,7 +401,8 @@ func (s *CompareSpec) cellConfig() layers.CellConfig {
 // defaults (for compare.Config.Meta) and its Executor (for
 // compare.Config.Executor). The data are built here, once.
 func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
-	if err := spec.defaults(); err != nil {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
 		return nil, spec, err
 	}
 	if spec.DataFile != "" {

@@ -41,18 +41,22 @@ func TestCompareSpecErrors(t *testing.T) {
 		{CompareSpec{Model: "nope"}, "Model"},
 		{CompareSpec{Model: "umps", Layers: 2}, "Layers"},
 	} {
-		err := c.spec.Validate()
+		err := c.spec.WithDefaults().Validate()
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Field != c.field || !strings.HasPrefix(err.Error(), c.field) {
 			t.Errorf("%+v: error %v, want a FieldError of field %s", c.spec, err, c.field)
 		}
 	}
-	s, err := CompareSpec{Model: "2rnn-spectral"}.WithDefaults()
-	if err != nil || len(s.LRGrid) != 5 || s.LRGrid[0] != 1e-6 || s.Budget.Epochs != 3 || s.Batch != 32 || len(s.Seeds) != 3 {
+	s := CompareSpec{Model: "2rnn-spectral"}.WithDefaults()
+	if err := s.Validate(); err != nil || len(s.LRGrid) != 5 || s.LRGrid[0] != 1e-6 || s.Budget.Epochs != 3 || s.Batch != 32 || len(s.Seeds) != 3 {
 		t.Errorf("2rnn-spectral defaults: grid %v, budget %+v, batch %d, seeds %v, %v", s.LRGrid, s.Budget, s.Batch, s.Seeds, err)
 	}
-	if s, err := (CompareSpec{Protocol: ProtocolDeepOBS}).WithDefaults(); err != nil || s.Rerun != 10 || len(s.Seeds) != 1 {
-		t.Errorf("deepobs defaults: rerun %d, seeds %v, %v", s.Rerun, s.Seeds, err)
+	if s := (CompareSpec{Protocol: ProtocolDeepOBS}).WithDefaults(); s.Validate() != nil || s.Rerun != 10 || len(s.Seeds) != 1 {
+		t.Errorf("deepobs defaults: rerun %d, seeds %v", s.Rerun, s.Seeds)
+	}
+	// A zero left after WithDefaults is refused like any other value.
+	if err := (CompareSpec{Model: "lstm"}).Validate(); err == nil {
+		t.Error("a spec without its defaults validated")
 	}
 }
 

@@ -35,8 +35,8 @@ type CompareReport struct {
 // without a Target, the reference run (Out/reference) and target.json
 // first. A shard writes its runs only (MergeCompare writes the rest).
 func RunCompare(spec CompareSpec) (*CompareReport, error) {
-	s, err := spec.WithDefaults()
-	if err != nil {
+	s := spec.WithDefaults()
+	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if err := checkEstimate(s.EstimateMemory()); err != nil {

@@ -41,39 +41,64 @@ func compareErr(field, format string, args ...any) error {
 	return fieldCause(field, errors.New(fmt.Sprintf(format, args...)))
 }
 
-// WithDefaults returns s checked (Validate) with every default filled in.
-func (s CompareSpec) WithDefaults() (CompareSpec, error) {
-	if err := s.comparisonDefaults(); err != nil {
-		return s, err
-	}
+// WithDefaults returns s with each unset field replaced by its default
+// (the field's comment gives it); a suite's problems take theirs from the
+// suite.
+func (s CompareSpec) WithDefaults() CompareSpec {
+	s.comparisonDefaults()
 	if s.Suite != "" {
-		return s, s.suiteCheck()
+		return s
 	}
-	if err := s.defaults(); err != nil {
-		return s, err
-	}
+	s.problemDefaults()
 	if s.LRGrid == nil && !s.OwnRates {
 		s.LRGrid = CompareGrid(s.Model)
 	}
-	return s, s.gridCheck()
+	return s
 }
 
-// Validate checks every field of s (after its defaults); the error is a
-// *FieldError naming the field.
+// Validate checks every field of s after WithDefaults, without reading
+// files; the error is a *FieldError naming the field.
 func (s CompareSpec) Validate() error {
-	_, err := s.WithDefaults()
-	return err
+	if err := s.comparisonCheck(); err != nil {
+		return err
+	}
+	if s.Suite != "" {
+		return s.suiteCheck()
+	}
+	return firstErr(s.problemCheck(), s.gridCheck())
 }
 
-// comparisonDefaults checks and completes the fields shared by a
-// problem and a suite.
-func (s *CompareSpec) comparisonDefaults() error {
-	var err error
+// comparisonDefaults fills in the fields shared by a problem and a
+// suite.
+func (s *CompareSpec) comparisonDefaults() {
 	if s.Settings == nil {
-		if s.Settings, err = ParseCompareOptimizers(compareDefaultOptimizers); err != nil {
-			return err
+		s.Settings, _ = ParseCompareOptimizers(compareDefaultOptimizers) // a constant that parses
+	}
+	if s.Seeds == nil {
+		s.Seeds = []uint64{1, 2, 3}
+		if s.Protocol == ProtocolDeepOBS {
+			s.Seeds = []uint64{1}
 		}
 	}
+	if s.Rerun == 0 && s.Protocol == ProtocolDeepOBS {
+		s.Rerun = 10
+	}
+	if s.Suite == "" && s.Budget == (compare.Budget{}) {
+		s.Budget.Epochs = 3
+	}
+	if s.Suite == "" && s.Batch == 0 {
+		s.Batch = 32
+	}
+	if s.DivergeFactor == 0 {
+		s.DivergeFactor = 10
+	}
+	if s.Jobs == 0 {
+		s.Jobs = runtime.NumCPU()
+	}
+}
+
+// comparisonCheck checks the fields shared by a problem and a suite.
+func (s *CompareSpec) comparisonCheck() error {
 	if len(s.Settings) == 0 {
 		return compareErr("Settings", "is empty")
 	}
@@ -82,19 +107,13 @@ func (s *CompareSpec) comparisonDefaults() error {
 			return compareErr("Settings", "names an unknown optimizer %q (known: %s)", st.Optimizer, knownOptimizers())
 		}
 		if st.Optimizer == compare.Riemann && s.Suite == "" && !strings.HasPrefix(s.Model, "pcnn") {
-			return compareErr("Settings", "riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", cmpOr(s.Model, "lstm"))
+			return compareErr("Settings", "riemann needs a model with a metric (pcnn, pcnn-rnn, pcnn-cnn), not %s", s.Model)
 		}
 	}
 	switch s.Protocol {
 	case "", ProtocolDeepOBS, ProtocolAlgoPerf:
 	default:
 		return compareErr("Protocol", "must be %s or %s, got %q", ProtocolDeepOBS, ProtocolAlgoPerf, s.Protocol)
-	}
-	if s.Seeds == nil {
-		s.Seeds = []uint64{1, 2, 3}
-		if s.Protocol == ProtocolDeepOBS {
-			s.Seeds = []uint64{1}
-		}
 	}
 	seen := map[uint64]bool{}
 	for _, seed := range s.Seeds {
@@ -103,21 +122,17 @@ func (s *CompareSpec) comparisonDefaults() error {
 		}
 		seen[seed] = true
 	}
-	if len(s.Seeds) == 0 {
-		return compareErr("Seeds", "is empty")
-	}
-	if s.Rerun == 0 && s.Protocol == ProtocolDeepOBS {
-		s.Rerun = 10
-	}
-	b := &s.Budget
+	b := s.Budget
 	switch {
+	case len(s.Seeds) == 0:
+		return compareErr("Seeds", "is empty")
 	case b.Epochs < 0:
 		return compareErr("Budget.Epochs", "must be >= 0, got %d", b.Epochs)
 	case b.Steps < 0:
 		return compareErr("Budget.Steps", "must be >= 0, got %d", b.Steps)
 	case !(b.Seconds >= 0) || math.IsInf(b.Seconds, 0):
 		return compareErr("Budget.Seconds", "must be a finite number >= 0, got %g", b.Seconds)
-	case s.Batch < FullBatch:
+	case s.Batch < FullBatch || (s.Batch == 0 && s.Suite == ""):
 		return compareErr("Batch", "must be >= 1 (or FullBatch), got %d", s.Batch)
 	case s.EvalEvery < 0:
 		return compareErr("EvalEvery", "must be >= 0, got %d", s.EvalEvery)
@@ -129,22 +144,10 @@ func (s *CompareSpec) comparisonDefaults() error {
 		return compareErr("ExtendGrid", "must be >= 0, got %d", s.ExtendGrid)
 	case s.Rerun < 0:
 		return compareErr("Rerun", "must be >= 0, got %d", s.Rerun)
-	case s.Jobs < 0:
+	case s.Jobs < 1:
 		return compareErr("Jobs", "must be >= 1, got %d", s.Jobs)
 	case s.Shard.Count < 0 || (s.Shard.Count > 0 && (s.Shard.Index < 1 || s.Shard.Index > s.Shard.Count)):
 		return compareErr("Shard", "must be i/n with 1 <= i <= n, got %s", s.Shard)
-	}
-	if s.Suite == "" && *b == (compare.Budget{}) {
-		b.Epochs = 3
-	}
-	if s.Suite == "" && s.Batch == 0 {
-		s.Batch = 32
-	}
-	if s.DivergeFactor == 0 {
-		s.DivergeFactor = 10
-	}
-	if s.Jobs == 0 {
-		s.Jobs = runtime.NumCPU()
 	}
 	return nil
 }

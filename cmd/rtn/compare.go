@@ -65,7 +65,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if spec.Out == "" {
 		return usagef("-out must name a directory")
 	}
-	if err := compareError(spec.Validate()); err != nil {
+	if err := compareError(spec.WithDefaults().Validate()); err != nil {
 		return err
 	}
 	if err := checkOutDir("-out", spec.Out); err != nil {
