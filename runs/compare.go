@@ -372,7 +372,7 @@ func (s *CompareSpec) cellCheck() error {
 		return err
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
-		return compareErr("DType", "%v", err)
+		return fieldErr("DType", s.DType, "float64 or float32")
 	}
 	for _, f := range []struct {
 		name string
