@@ -80,7 +80,7 @@ func compareRefs(s *compare.Summary) []report.HLine {
 // than one, sorted by rate; ok is false when none did.
 func lrFigure(s *compare.Summary, prefix string, refs []report.HLine) (report.Figure, bool) {
 	f := report.Figure{Title: prefix + "final loss against learning rate", XLabel: "learning rate",
-		YLabel: "final validation loss (mean ± sd over OK seeds)", LogX: true, Points: true, Refs: refs,
+		YLabel: "final validation loss (mean ± sd)", LogX: true, Points: true, Refs: refs,
 		MarkLabel: "a seed diverged", LegendLeft: true}
 	for _, r := range s.Rows {
 		if r.Grid < 2 {

@@ -62,6 +62,7 @@ type Figure struct {
 	YMin, YMax float64
 
 	clip float64 // the top of a clipped linear y axis (0: none)
+	logY bool    // y is drawn as log10(y) on a linear axis with LogTicks125's labels
 }
 
 // stepDashes are the dash patterns of step curves, by series.
@@ -82,15 +83,16 @@ func (f Figure) Save(base string) error {
 		return err
 	}
 	for _, ext := range FigureFormats {
-		if err := writeCanvas(p, base+"."+ext, ext); err != nil {
+		if err := writeCanvas(p, f.legendNames(), base+"."+ext, ext); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// plot builds the gonum plot; ok is false when nothing finite is drawn.
-func (f Figure) plot() (*plot.Plot, bool, error) {
+// plot builds the gonum plot (and sets f.clip); ok is false when nothing
+// finite is drawn.
+func (f *Figure) plot() (*plot.Plot, bool, error) {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
@@ -108,23 +110,32 @@ func (f Figure) plot() (*plot.Plot, bool, error) {
 	} else if c := clipLevel(ys); !logY && !f.LinearY && c < yhi {
 		yhi, f.clip = c, c
 	}
+	// A log y axis draws log10(y) on a linear axis: gonum's log scale
+	// places the axis label's glyph box at the arithmetic middle of the
+	// range, near the top, and shrinks the plot to fit it.
+	f.logY = logY
 	switch {
 	case f.YMax > f.YMin:
-		p.Y.Min, p.Y.Max = f.YMin, f.YMax
-		p.Y.Tick.Marker = NiceTicks{N: 6}
-		if logY {
-			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks125{}
-		}
+		p.Y.Min, p.Y.Max = f.ty(f.YMin), f.ty(f.YMax)
 	case logY:
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks125{}
-		p.Y.Min, p.Y.Max = ylo/1.3, yhi*4 // room for the legend
+		top := yhi * 1.3
+		if len(f.Marks) > 0 {
+			top = yhi * math.Pow(1.12, float64(2+f.markRows())) // a row of crosses per series
+		}
+		p.Y.Min, p.Y.Max = f.ty(ylo/1.3), f.ty(top)
 	default:
 		pad := 0.05 * (yhi - ylo)
 		if pad == 0 {
 			pad = 0.05*math.Abs(yhi) + 1e-12
 		}
-		p.Y.Min, p.Y.Max = ylo-pad, yhi+pad+0.45*(yhi-ylo+2*pad)
-		p.Y.Tick.Marker = NiceTicks{N: 6}
+		p.Y.Min, p.Y.Max = ylo-pad, yhi+pad
+		if len(f.Marks) > 0 {
+			p.Y.Max += (0.06 + 0.05*float64(f.markRows())) * (yhi - ylo + 2*pad) // a row of crosses per series
+		}
+	}
+	p.Y.Tick.Marker = NiceTicks{N: 6}
+	if logY {
+		p.Y.Tick.Marker = log10Ticks{}
 	}
 	xlo, xhi := span(xs)
 	if f.LogX {
@@ -212,7 +223,7 @@ func (f Figure) addSeries(p *plot.Plot) error {
 		var line, poly plotter.XYs
 		for j := range s.X {
 			if finite(s.X[j]) && finite(s.Y[j]) && f.inY(p, s.Y[j]) {
-				line = append(line, plotter.XY{X: s.X[j], Y: f.clipped(s.Y[j])})
+				line = append(line, plotter.XY{X: s.X[j], Y: f.ty(f.clipped(s.Y[j]))})
 			}
 		}
 		for j := range s.X {
@@ -242,8 +253,8 @@ func (f Figure) addSeries(p *plot.Plot) error {
 	for k, s := range f.Lines {
 		var pts plotter.XYs
 		for j := range s.X {
-			if finite(s.X[j]) && finite(s.Y[j]) && (!f.LogX || s.X[j] > 0) {
-				pts = append(pts, plotter.XY{X: s.X[j], Y: f.clipped(s.Y[j])})
+			if finite(s.X[j]) && finite(s.Y[j]) && (!f.LogX || s.X[j] > 0) && f.inY(p, s.Y[j]) {
+				pts = append(pts, plotter.XY{X: s.X[j], Y: f.ty(f.clipped(s.Y[j]))})
 			}
 		}
 		if err := f.addLine(p, len(f.Bands)+k, s.Name, pts, f.Points); err != nil {
@@ -263,9 +274,14 @@ func (f Figure) clipped(y float64) float64 {
 
 // inY reports whether y can be drawn on p's y axis (positive on a log
 // axis).
-func (f Figure) inY(p *plot.Plot, y float64) bool {
-	_, isLog := p.Y.Scale.(plot.LogScale)
-	return !isLog || y > 0
+func (f Figure) inY(_ *plot.Plot, y float64) bool { return !f.logY || y > 0 }
+
+// ty is y on the drawn axis: log10(y) on a log axis.
+func (f Figure) ty(y float64) float64 {
+	if f.logY {
+		return math.Log10(y)
+	}
+	return y
 }
 
 // clampY keeps a band's edge inside p's y range (a band below zero on a
@@ -275,7 +291,10 @@ func (f Figure) clampY(p *plot.Plot, y float64) float64 {
 	if f.clip > 0 {
 		top = f.clip
 	}
-	return math.Min(math.Max(y, p.Y.Min), top)
+	if f.logY && !(y > 0) {
+		return p.Y.Min
+	}
+	return math.Min(math.Max(f.ty(y), p.Y.Min), top)
 }
 
 func (f Figure) addLine(p *plot.Plot, i int, name string, pts plotter.XYs, points bool) error {
@@ -314,7 +333,8 @@ func (f Figure) addRefs(p *plot.Plot) {
 		if !finite(r.Y) || !f.inY(p, r.Y) {
 			continue
 		}
-		l := plotter.NewFunction(func(float64) float64 { return r.Y })
+		y := f.ty(r.Y)
+		l := plotter.NewFunction(func(float64) float64 { return y })
 		l.Color = color.Gray{Y: uint8(0x30 + 0x30*(i%3))}
 		l.Width = vg.Points(1)
 		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
@@ -327,12 +347,12 @@ func (f Figure) addRefs(p *plot.Plot) {
 // just above the data (yhi), and a triangle at the clip level for each
 // point clipped.
 func (f Figure) addMarks(p *plot.Plot, yhi float64) error {
-	_, isLog := p.Y.Scale.(plot.LogScale)
 	rowY := func(series int) float64 {
-		if isLog {
-			return yhi * math.Pow(1.12, float64(1+series%6))
+		k := float64(1 + series%markRowsMax)
+		if f.logY {
+			return f.ty(yhi * math.Pow(1.12, k))
 		}
-		return yhi + (0.04+0.035*float64(series%6))*(p.Y.Max-p.Y.Min)
+		return yhi + (0.05*k)*(yhi-p.Y.Min)
 	}
 	add := func(x, y float64, series int, shape draw.GlyphDrawer, label string, first bool) error {
 		sc, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
@@ -349,7 +369,7 @@ func (f Figure) addMarks(p *plot.Plot, yhi float64) error {
 		return nil
 	}
 	for k, m := range f.Marks {
-		y := m.Y
+		y := f.ty(m.Y)
 		if !finite(y) {
 			y = rowY(m.Series)
 		}
@@ -374,6 +394,21 @@ func (f Figure) addMarks(p *plot.Plot, yhi float64) error {
 	return nil
 }
 
+// markRowsMax bounds the rows of crosses above the data.
+const markRowsMax = 6
+
+// markRows is the number of rows of crosses: one per series that has a
+// cross without a value.
+func (f Figure) markRows() int {
+	n := 0
+	for _, m := range f.Marks {
+		if !finite(m.Y) {
+			n = max(n, 1+m.Series%markRowsMax)
+		}
+	}
+	return n
+}
+
 // allSeries lists the bands' lines then the lines, in palette order.
 func (f Figure) allSeries() []Series {
 	var out []Series
@@ -383,10 +418,13 @@ func (f Figure) allSeries() []Series {
 	return append(out, f.Lines...)
 }
 
-// writeCanvas renders p 6 x 4 inches in format ext (png at 200 dpi, svg,
-// pdf) and writes it to path atomically.
-func writeCanvas(p *plot.Plot, path, ext string) error {
-	w, h := 6*vg.Inch, 4*vg.Inch
+// writeCanvas renders p in format ext (png at 200 dpi, svg, pdf), its
+// legend in a column to the right of the plot so that it hides no data:
+// 6 x 4 inches plus the legend's width. It writes path atomically.
+func writeCanvas(p *plot.Plot, names []string, path, ext string) error {
+	leg := p.Legend
+	lw := legendWidth(leg, names)
+	w, h := 6*vg.Inch+lw, 4*vg.Inch
 	var (
 		c  vg.CanvasWriterTo
 		dc draw.Canvas
@@ -404,11 +442,47 @@ func writeCanvas(p *plot.Plot, path, ext string) error {
 	default:
 		return errors.Errorf("report: unknown figure format %q", ext)
 	}
-	p.Draw(dc)
+	p.Legend = plot.NewLegend()
+	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	p.Legend = leg
+	leg.Top, leg.Left = true, true
+	leg.YOffs = -p.Title.TextStyle.Height(p.Title.Text) - p.Title.Padding
+	leg.Draw(draw.Crop(dc, w-lw, 0, 0, 0))
 	return params.WriteFileAtomic(path, func(out io.Writer) error {
 		_, err := c.WriteTo(out)
 		return err
 	})
+}
+
+// legendWidth is the width of the legend's column: its longest entry
+// (names), the thumbnail and padding (0 without entries).
+func legendWidth(l plot.Legend, names []string) vg.Length {
+	if len(names) == 0 {
+		return 0
+	}
+	var tw vg.Length
+	for _, n := range names {
+		tw = max(tw, l.TextStyle.Width(n))
+	}
+	return tw + l.ThumbnailWidth + vg.Points(18)
+}
+
+// legendNames are the texts of the legend's entries.
+func (f Figure) legendNames() []string {
+	var n []string
+	for _, s := range f.allSeries() {
+		n = append(n, s.Name)
+	}
+	for _, r := range f.Refs {
+		n = append(n, r.Name)
+	}
+	if len(f.Marks) > 0 {
+		n = append(n, f.MarkLabel)
+	}
+	if f.clip > 0 {
+		n = append(n, "above the axis (clipped)")
+	}
+	return n
 }
 
 // NiceTicks puts about N ticks at round values (1, 2 or 5 times a power
@@ -442,6 +516,18 @@ func (t NiceTicks) Ticks(lo, hi float64) []plot.Tick {
 			v = 0
 		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
+	}
+	return ticks
+}
+
+// log10Ticks labels an axis of log10(y) with LogTicks125's ticks of y.
+type log10Ticks struct{}
+
+// Ticks implements plot.Ticker.
+func (log10Ticks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := LogTicks125{}.Ticks(math.Pow(10, lo), math.Pow(10, hi))
+	for i := range ticks {
+		ticks[i].Value = math.Log10(ticks[i].Value)
 	}
 	return ticks
 }
