@@ -148,3 +148,34 @@ func TestCompareSuite(t *testing.T) {
 		t.Errorf("suite.json: %.300s", j)
 	}
 }
+
+// TestCompareAlgoPerfShards runs an AlgoPerf comparison as 2 shards in
+// their own directories: each finds the same target, and their merge
+// writes the grid of the unsharded run byte for byte.
+func TestCompareAlgoPerfShards(t *testing.T) {
+	spec := tinyCompare(t.TempDir())
+	spec.Protocol, spec.EvalEvery = ProtocolAlgoPerf, 2
+	if _, err := RunCompare(spec); err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for i := 1; i <= 2; i++ {
+		sh := spec
+		sh.Out, sh.Shard = filepath.Join(t.TempDir(), "s"), compare.Shard{Index: i, Count: 2}
+		if _, err := RunCompare(sh); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, sh.Out)
+	}
+	out := t.TempDir()
+	if _, err := MergeCompare(out, dirs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"grid.csv", "table.tex"} {
+		a, err1 := os.ReadFile(filepath.Join(spec.Out, f))
+		b, err2 := os.ReadFile(filepath.Join(out, f))
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			t.Errorf("%s of the merged shards differs from the unsharded run's (%v, %v)", f, err1, err2)
+		}
+	}
+}
