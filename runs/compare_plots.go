@@ -81,7 +81,7 @@ func compareRefs(s *compare.Summary) []report.HLine {
 func lrFigure(s *compare.Summary, prefix string, refs []report.HLine) (report.Figure, bool) {
 	f := report.Figure{Title: prefix + "final loss against learning rate", XLabel: "learning rate",
 		YLabel: "final validation loss (mean ± sd)", LogX: true, Points: true, Refs: refs,
-		MarkLabel: "a seed diverged", LegendLeft: true}
+		MarkLabel: "a seed diverged"}
 	for _, r := range s.Rows {
 		if r.Grid < 2 {
 			continue

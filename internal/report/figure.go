@@ -52,8 +52,6 @@ type Figure struct {
 	MarkLabel string
 	// Refs are dashed horizontal lines (an optimum, a trivial loss).
 	Refs []HLine
-	// LegendLeft puts the legend at the top left (default top right).
-	LegendLeft bool
 	// LogX draws x on a log scale; IntegerX puts ticks on integers only.
 	LogX, IntegerX bool
 	// LinearY keeps y linear even when the values span more than a decade.
@@ -96,7 +94,6 @@ func (f *Figure) plot() (*plot.Plot, bool, error) {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
-	p.Legend.Top, p.Legend.Left = true, f.LegendLeft
 	p.Add(plotter.NewGrid())
 	ys, xs := f.values()
 	if len(ys) == 0 {
