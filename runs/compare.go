@@ -110,6 +110,10 @@ func isOwnModel(model string) bool {
 // on a sequence task (2rnn is the spectral paper's regression there).
 func CompareCell(model string) bool { return !isOwnModel(model) && layers.HasCell(model) }
 
+// MaxJobs is the most runs a comparison runs at once: far beyond the
+// cores of one machine (a grid larger than that is split with Shard).
+const MaxJobs = 1024
+
 // CompareSpec describes an optimizer comparison (rtn compare): a model
 // and its data (the problem), the optimizers, the learning-rate grid, the
 // seeds, the budget of each run and the protocol; or a suite of problems
