@@ -40,8 +40,6 @@ type Config struct {
 	// as a cell a user writes would run; ExecGraph runs them as gorgonia
 	// graphs (graph.Recurrence).
 	Executor string
-	// Generic is Executor ExecTape: the cells run without their kernels.
-	Generic bool
 	// DType is the float type of the recurrent models' steps:
 	// graph.Float64 (the default) or graph.Float32 (states, caches,
 	// activations and matrix products in float32, parameters, gradients
@@ -52,41 +50,10 @@ type Config struct {
 	Reps int
 }
 
+// defaults fills in the defaults of c and checks it (Validate).
 func (c *Config) defaults() error {
-	for _, f := range []struct {
-		name string
-		v    *int
-		def  int
-	}{{"batch", &c.Batch, 32}, {"hidden", &c.Hidden, 100}, {"in", &c.In, 88}, {"steps", &c.Steps, 100}, {"reps", &c.Reps, 5}} {
-		if *f.v < 0 {
-			return errors.Errorf("bench: %s must be positive, got %d", f.name, *f.v)
-		}
-		if *f.v == 0 {
-			*f.v = f.def
-		}
-	}
-	if c.Checkpoint < 0 {
-		return errors.Errorf("bench: checkpoint must not be negative, got %d", c.Checkpoint)
-	}
-	if c.Executor == "" {
-		c.Executor = ExecFused
-		if c.Generic {
-			c.Executor = ExecTape
-		}
-	}
-	if !slices.Contains(Executors(), c.Executor) {
-		return errors.Errorf("bench: unknown executor %q (known: %s)", c.Executor, strings.Join(Executors(), ", "))
-	}
-	if err := graph.CheckDType(c.DType); err != nil {
-		return errors.Wrap(err, "bench")
-	}
-	if c.DType == "" {
-		c.DType = graph.Float64
-	}
-	if c.DType == graph.Float32 && c.Executor == ExecGraph {
-		return errors.Errorf("bench: executor %q runs float64 only, not dtype %s", ExecGraph, graph.Float32)
-	}
-	return nil
+	*c = c.WithDefaults()
+	return c.Validate()
 }
 
 // Executors of Config.Executor.
@@ -258,10 +225,8 @@ func RunSizes(cfg Config, only []string, steps, hiddens, batches []int) ([]Resul
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	for _, n := range only {
-		if !slices.Contains(Names(), n) {
-			return nil, errors.Errorf("bench: unknown benchmark %q (known: %s)", n, strings.Join(Names(), ", "))
-		}
+	if err := CheckSizes(cfg, only, steps, hiddens, batches); err != nil {
+		return nil, err
 	}
 	if len(steps) == 0 {
 		steps = []int{cfg.Steps}
@@ -271,16 +236,6 @@ func RunSizes(cfg Config, only []string, steps, hiddens, batches []int) ([]Resul
 	}
 	if len(batches) == 0 {
 		batches = []int{cfg.Batch}
-	}
-	for _, l := range []struct {
-		name string
-		v    []int
-	}{{"sequence length", steps}, {"hidden size", hiddens}, {"batch size", batches}} {
-		for _, v := range l.v {
-			if v < 1 {
-				return nil, errors.Errorf("bench: %s %d, want >= 1", l.name, v)
-			}
-		}
 	}
 	var out []Result
 	for _, batch := range batches {

@@ -151,9 +151,9 @@ func TestRunRefuses(t *testing.T) {
 		msg   string
 	}{
 		{"unknown", Config{}, []string{"nope"}, nil, `unknown benchmark "nope"`},
-		{"negative reps", Config{Reps: -1}, nil, nil, "reps must be positive"},
-		{"negative checkpoint", Config{Checkpoint: -1}, nil, nil, "checkpoint must not be negative"},
-		{"zero length", Config{}, []string{"rnn-step"}, []int{0}, "sequence length 0"},
+		{"negative reps", Config{Reps: -1}, nil, nil, "Reps must be >= 1"},
+		{"negative checkpoint", Config{Checkpoint: -1}, nil, nil, "Checkpoint must be >= 0"},
+		{"zero length", Config{}, []string{"rnn-step"}, []int{0}, "Steps must be >= 1, got 0"},
 		{"unknown dtype", Config{DType: "float16"}, nil, nil, `unknown dtype "float16"`},
 		{"float32 graphs", Config{DType: "float32", Executor: ExecGraph}, nil, nil, "runs float64 only"},
 	} {

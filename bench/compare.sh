@@ -9,10 +9,13 @@
 #   bench/compare.sh [-steps 50,100,1000 -reps 5 -batch 32 -in 88 -hidden 100 -only NAMES -dtypes float64,float32]
 #   bench/compare.sh -steps 100 -hidden 100,256,512,1024 -batch 32,128 -only rnn-step,lstm-step
 #   RTN_THREADS=2 bench/compare.sh ...   # GOMAXPROCS 2 against PyTorch on 2 threads
+#   bench/compare.sh -steps 100 -rounds 5 -only mirnn-step   # medians of 5 alternating rounds
 #   bench/compare.sh -readme README.md -doc docs/speed.md
 #   RTN_TAGS=openblas bench/compare.sh -doc docs/speed.md   # rtn on the system OpenBLAS
 #   bench/compare.sh -steps 100 -only cp2rnn-step,mirnn-step -marker speed-tensor -doc docs/speed.md
 #
+# -rounds N runs each model N times, rtn then PyTorch, and prints the
+# medians of the rounds' ratios (steadier on a busy machine).
 # -hidden and -batch take lists: every model -hidden sizes runs at each
 # hidden size and batch size, the others at each batch size.
 # -doc writes the full table, -readme a short one (the ratios per model and
@@ -27,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 only="" readme="" doc="" dtypes=float64,float32 marker=""
+batch=32 in=88 hidden=100 steps=50,100,1000 reps=5 rounds=1 only="" readme="" doc="" dtypes=float64,float32 marker=""
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || { echo "compare.sh: flag $1 needs a value" >&2; exit 2; }
 	case "$1" in
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	-hidden) hidden=$2 ;;
 	-steps) steps=$2 ;;
 	-reps) reps=$2 ;;
+	-rounds) rounds=$2 ;;
 	-only) only=$2 ;;
 	-dtypes) dtypes=$2 ;;
 	-readme) readme=$2 ;;
@@ -74,48 +78,73 @@ for n in ${names//,/ }; do
 		if [ "$d" != float64 ] && [[ ",$f64only," == *",$n,"* ]]; then
 			continue
 		fi
-		GOMAXPROCS=$threads OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-			"$tmp/rtn" bench "${sizes[@]}" -only "$n" -dtype "$d" -json >"$tmp/rtn-$n-$d.json"
-		if [ "$torch" = yes ]; then
-			: >"$tmp/torch-$n-$d.jsonl"
+		for r in $(seq "$rounds"); do
+			GOMAXPROCS=$threads OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+				"$tmp/rtn" bench "${sizes[@]}" -only "$n" -dtype "$d" -json >"$tmp/rtn-$n-$d-$r.json"
+			[ "$torch" = yes ] || continue
+			: >"$tmp/torch-$n-$d-$r.jsonl"
 			for b in ${batch//,/ }; do
 				for h in ${hidden//,/ }; do
 					OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads \
 						"$py" bench/torch_step.py --batch "$b" --in "$in" --hidden "$h" --threads "$threads" \
-						--steps "$steps" --reps "$reps" --only "$n" --dtype "$d" >>"$tmp/torch-$n-$d.jsonl" || { torch=no; break 2; }
+						--steps "$steps" --reps "$reps" --only "$n" --dtype "$d" >>"$tmp/torch-$n-$d-$r.jsonl" || { torch=no; break 2; }
 				done
 			done
-			[ -s "$tmp/torch-$n-$d.jsonl" ] || torch=no
-		fi
+			[ -s "$tmp/torch-$n-$d-$r.jsonl" ] || torch=no
+		done
 	done
 done
 cmd="${RTN_TAGS:+RTN_TAGS=$RTN_TAGS }bench/compare.sh -steps $steps -reps $reps"
+[ "$rounds" = 1 ] || cmd="$cmd -rounds $rounds"
 [ "$batch/$in/$hidden" = 32/88/100 ] || cmd="$cmd -batch $batch -in $in -hidden $hidden"
 [ "$threads" = 1 ] || cmd="RTN_THREADS=$threads $cmd"
 [ "$dtypes" = float64,float32 ] || cmd="$cmd -dtypes $dtypes"
 [ -z "$only" ] || cmd="$cmd -only $only"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
-"$py" - "$tmp" "$names" "$dtypes" "$torch" "$cmd" "${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores" >"$tmp/table.md" <<'PY'
-import json, os, sys
+"$py" - "$tmp" "$names" "$dtypes" "$torch" "$cmd" "${cpu:-unknown CPU}, $(nproc 2>/dev/null || echo '?') cores" "$rounds" >"$tmp/table.md" <<'PY'
+import json, os, statistics, sys
 tmp, names, dtypes, have_torch, cmd, machine = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(","), sys.argv[4] == "yes", sys.argv[5], sys.argv[6]
-rows, ref, info, notes, rep = [], {}, None, [], None
+rounds = int(sys.argv[7])
+def key(r):
+    return (r["name"], r["steps"], r["dtype"], r["batch"], r["hidden"])
+def median_record(rs):
+    m = dict(rs[0])
+    for k in ("ms_per_step", "ms_per_time_step", "cpu_ms_per_step", "setup_seconds"):
+        m[k] = statistics.median(r[k] for r in rs)
+    m["rounds"] = rs
+    return m
+rtn_by, torch_by, info, notes, rep = {}, {}, None, [], None
 for n in names:
     for d in dtypes:
-        path = os.path.join(tmp, "rtn-%s-%s.json" % (n, d))
-        if not os.path.exists(path):
-            continue  # a benchmark that runs in float64 only
-        rep = json.load(open(path))
-        rows += rep["results"]
-        for r in rep["results"]:
-            note = "%s, %s: %s" % (n, d, r["note"])
-            if note not in notes:
-                notes.append(note)
-        if have_torch:
-            for line in open(os.path.join(tmp, "torch-%s-%s.jsonl" % (n, d))):
-                t = json.loads(line)
-                info = t
-                for r in t["results"]:
-                    ref[(r["name"], r["steps"], t["dtype"], r["batch"], r["hidden"])] = r
+        for rd in range(1, rounds + 1):
+            path = os.path.join(tmp, "rtn-%s-%s-%d.json" % (n, d, rd))
+            if not os.path.exists(path):
+                continue  # a benchmark that runs in float64 only
+            rep = json.load(open(path))
+            for r in rep["results"]:
+                rtn_by.setdefault(key(r), []).append(r)
+                note = "%s, %s: %s" % (n, d, r["note"])
+                if note not in notes:
+                    notes.append(note)
+            if have_torch:
+                for line in open(os.path.join(tmp, "torch-%s-%s-%d.jsonl" % (n, d, rd))):
+                    t = json.loads(line)
+                    info = t
+                    for r in t["results"]:
+                        r["dtype"] = t["dtype"]
+                        torch_by.setdefault(key(r), []).append(r)
+rows = [median_record(v) for v in rtn_by.values()]
+ref = {k: median_record(v) for k, v in torch_by.items()}
+def ratio_of(r, t, field, spread=False):
+    """The median over rounds of rtn's figure over PyTorch's, round by round,
+    with the range when asked and there is more than one round."""
+    qs = [a[field] / b[field] for a, b in zip(r["rounds"], t["rounds"]) if a[field] > 0 and b[field] > 0]
+    if not qs:
+        return "-"
+    out = "%.2f" % statistics.median(qs)
+    if spread and len(qs) > 1:
+        out += " (%.2f-%.2f)" % (min(qs), max(qs))
+    return out
 b = rows[0]
 print("`%s` on %s: one training step (forward, full BPTT, Adam), %s, rtn BLAS %s, GOMAXPROCS %d; PyTorch %s."
       % (cmd, machine, " and ".join(dtypes), b["backend"], rep["gomaxprocs"],
@@ -123,20 +152,17 @@ print("`%s` on %s: one training step (forward, full BPTT, Adam), %s, rtn BLAS %s
 print()
 print("| model | batch | hidden | T | dtype | rtn ms/step | PyTorch ms/step | rtn / PyTorch | CPU time rtn / PyTorch | rtn ms per time step | rtn setup (s) | allocs/step | MB/step |")
 print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-def key(r):
-    return (r["name"], r["steps"], r["dtype"], r["batch"], r["hidden"])
-def ratio(a, b):
-    return "%.2f" % (a / b) if a > 0 and b > 0 else "-"
 rows.sort(key=lambda r: (names.index(r["name"]), r["batch"], r["hidden"], r["steps"], dtypes.index(r["dtype"])))
 for r in rows:
     t = ref.get(key(r))
     print("| %s | %d | %s | %d | %s | %.1f | %s | %s | %s | %.3f | %.2f | %d | %.1f |" % (
         r["model"], r["batch"], r["hidden"] or "-", r["steps"], r["dtype"], r["ms_per_step"], "%.1f" % t["ms_per_step"] if t else "-",
-        ratio(r["ms_per_step"], t["ms_per_step"]) if t else "-",
-        ratio(r["cpu_ms_per_step"], t["cpu_ms_per_step"]) if t else "-", r["ms_per_time_step"],
+        ratio_of(r, t, "ms_per_step") if t else "-",
+        ratio_of(r, t, "cpu_ms_per_step", True) if t else "-", r["ms_per_time_step"],
         r["setup_seconds"], r["allocs_per_step"], r["bytes_per_step"] / 1e6))
 print()
-print("Wall-clock ratios of runs taken back to back; on a machine shared with other work the CPU-time ratio is the steadier one. "
+print(("Medians over %d rounds, each rtn then PyTorch back to back, of the round's ratio (the CPU-time ratio's range in brackets); " % rounds if rounds > 1 else "") +
+      "Wall-clock ratios of runs taken back to back; on a machine shared with other work the CPU-time ratio is the steadier one. "
       "float32: states, caches, activations and matrix products in float32, parameters, gradients and Adam in float64 "
       "(PyTorch: the whole model in float32).")
 print()
@@ -156,7 +182,7 @@ if have_torch:
                 for d in dtypes:
                     r = next((r for r in rows if (r["model"], r["batch"], r["hidden"], r["steps"], r["dtype"]) == (m, bt, h, t, d)), None)
                     p = ref.get(key(r)) if r else None
-                    cells.append("%s (%s)" % (ratio(r["ms_per_step"], p["ms_per_step"]), ratio(r["cpu_ms_per_step"], p["cpu_ms_per_step"])) if p else "-")
+                    cells.append("%s (%s)" % (ratio_of(r, p, "ms_per_step"), ratio_of(r, p, "cpu_ms_per_step")) if p else "-")
             label = m
             if sized:
                 label = "%s, batch %d" % (m, bt) + (", hidden %d" % h if h else "")

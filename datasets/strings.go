@@ -281,6 +281,11 @@ func clip(s string) string {
 // stringBlock is the number of symbols per storage block of ReadStrings.
 const stringBlock = 1 << 20
 
+// maxReserve is the most entries a reader reserves from a count its input
+// declares: beyond it the slice grows with the entries read, so a header
+// declaring millions of strings over an empty file costs nothing.
+const maxReserve = 1 << 12
+
 // ReadStrings reads a whole string sample from r with ScanStrings. The
 // symbols of all strings are packed into blocks of about a million ids that
 // the returned strings slice into, so a large file is held once, without an
@@ -293,7 +298,9 @@ func ReadStrings(r io.Reader, format StringFormat, alphabet []string) (Symbols, 
 	var seqs [][]int
 	var block []int
 	head := func(h StringsHeader) error {
-		seqs = make([][]int, 0, min(h.Count, 1<<24))
+		// The header's count is not trusted with more than a small
+		// reservation before the strings are there.
+		seqs = make([][]int, 0, min(h.Count, maxReserve))
 		return nil
 	}
 	names, err := ScanStrings(r, format, alphabet, head, func(_ int, seq []int) error {
@@ -489,7 +496,7 @@ func ReadSolution(r io.Reader) ([]float64, error) {
 	if err != nil || count < 0 {
 		return nil, &TextError{Line: 1, Msg: fmt.Sprintf("first line %q is not a count", clip(sc.Text()))}
 	}
-	p := make([]float64, 0, min(count, 1<<20))
+	p := make([]float64, 0, min(count, maxReserve))
 	line := 1
 	for sc.Scan() {
 		line++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -129,22 +130,24 @@ func TestGemmRowsIndependent(t *testing.T) {
 
 func testGemmRowsIndependent[F Float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-		const m, n, k = 103, 50, 300
-		g := newGemmCase[F](rng, tr[0], tr[1], m, n, k, 0)
-		full := make([]F, m*n)
-		GemmOf(g.transA, g.transB, m, n, k, 1, g.a, g.lda, g.b, g.ldb, 0, full, n)
-		for _, rows := range [][2]int{{0, 1}, {1, 6}, {5, 102}, {97, 103}, {50, 53}} {
-			i0, i1 := rows[0], rows[1]
-			a := g.a[i0*g.lda:]
-			if g.transA {
-				a = g.a[i0:]
-			}
-			part := make([]F, (i1-i0)*n)
-			GemmOf(g.transA, g.transB, i1-i0, n, k, 1, a, g.lda, g.b, g.ldb, 0, part, n)
-			for j, v := range part {
-				if v != full[i0*n+j] {
-					t.Fatalf("trans %v rows %d..%d: entry %d is %.17g alone, %.17g in the full product", tr, i0, i1, j, float64(v), float64(full[i0*n+j]))
+	for _, sz := range [][3]int{{103, 50, 300}, {301, 530, 70}} {
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			m, n, k := sz[0], sz[1], sz[2]
+			g := newGemmCase[F](rng, tr[0], tr[1], m, n, k, 0)
+			full := make([]F, m*n)
+			GemmOf(g.transA, g.transB, m, n, k, 1, g.a, g.lda, g.b, g.ldb, 0, full, n)
+			for _, rows := range [][2]int{{0, 1}, {1, 6}, {5, 102}, {97, 103}, {50, 53}} {
+				i0, i1 := rows[0], rows[1]
+				a := g.a[i0:]
+				if !g.transA {
+					a = g.a[i0*g.lda:]
+				}
+				part := make([]F, (i1-i0)*n)
+				GemmOf(g.transA, g.transB, i1-i0, n, k, 1, a, g.lda, g.b, g.ldb, 0, part, n)
+				for j, v := range part {
+					if v != full[i0*n+j] {
+						t.Fatalf("%v trans %v rows %d..%d: entry %d is %.17g alone, %.17g in the full product", sz, tr, i0, i1, j, float64(v), float64(full[i0*n+j]))
+					}
 				}
 			}
 		}
@@ -152,17 +155,21 @@ func testGemmRowsIndependent[F Float](t *testing.T) {
 }
 
 // TestGemmNoAllocations checks that Gemm allocates nothing once it has
-// run: the step kernels call it at every time step.
+// run, on one goroutine and cut over two: the step kernels call it at
+// every time step.
 func TestGemmNoAllocations(t *testing.T) {
 	forFloats(t, testGemmNoAllocations[float64], testGemmNoAllocations[float32])
 }
 
 func testGemmNoAllocations[F Float](t *testing.T) {
-	g := newGemmCase[F](rand.New(rand.NewPCG(7, 8)), false, true, 37, 130, 300, 1)
-	run := func() { g.run(1, 1) }
-	run()
-	if n := testing.AllocsPerRun(5, run); n != 0 {
-		t.Errorf("%v allocations per product, want 0", n)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the second product is cut over two goroutines
+	for _, sz := range [][3]int{{37, 130, 300}, {300, 600, 700}} {
+		g := newGemmCase[F](rand.New(rand.NewPCG(7, 8)), false, true, sz[0], sz[1], sz[2], 1)
+		run := func() { g.run(1, 1) }
+		run()
+		if n := testing.AllocsPerRun(3, run); n != 0 {
+			t.Errorf("%v: %v allocations per product, want 0", sz, n)
+		}
 	}
 }
 

@@ -1,6 +1,10 @@
 package graph
 
-import "math"
+import (
+	"math"
+
+	"github.com/rtnlab/rtn/internal/fastmath"
+)
 
 // The tape's ops on [rows, cols] row-major values with row strides: one
 // switch per op and call, plain loops over rows inside.
@@ -201,9 +205,7 @@ func unaryRows[F Float](op opKind, f F, y []F, ldy int, a []F, lda, rows, cols i
 		case opTanh:
 			tanhTo(yr, ar)
 		case opSigmoid:
-			for j, x := range ar {
-				yr[j] = 1 / (1 + F(math.Exp(float64(-x)))) // no branch: 0 or 1 at the extremes, never NaN
-			}
+			fastmath.Sigmoid(yr, ar) // 0 or 1 at the extremes, never NaN
 		case opExp:
 			for j, x := range ar {
 				yr[j] = F(math.Exp(float64(x)))

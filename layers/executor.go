@@ -13,7 +13,7 @@ import (
 // for cfg, shared by Problem (training, evaluation) and Predictor (use
 // after training), so both run the same arithmetic: the executor cfg
 // names, else the first the cell allows in cfg's float type: its
-// hand-written kernel (unless cfg.Generic), the tape, the graphs (float64
+// hand-written kernel, the tape, the graphs (float64
 // only). reason says why the graphs run: cfg asks for them, or the tape's
 // error naming the op it cannot record.
 func (s *Sequence) chooseExecutor(cfg ProblemConfig) (kind, reason string, err error) {
@@ -39,7 +39,7 @@ func (s *Sequence) chooseExecutor(cfg ProblemConfig) (kind, reason string, err e
 		}
 		return ExecGraph, "ProblemConfig.Executor asks for it", nil
 	}
-	if hasKernel && !cfg.Generic {
+	if hasKernel {
 		return ExecFused, "", nil
 	}
 	_, err = graph.CompileTape(s.Cell, s.Params, 1)

@@ -53,7 +53,7 @@ func TestProblemExecutor(t *testing.T) {
 	}{
 		{"lstm", layers.ProblemConfig{}, layers.ExecutorInfo{Kind: layers.ExecFused, DType: graph.Float64}, "", 0},
 		{"lstm", layers.ProblemConfig{DType: graph.Float32}, layers.ExecutorInfo{Kind: layers.ExecFused, DType: graph.Float32}, "", 0},
-		{"lstm", layers.ProblemConfig{Generic: true}, layers.ExecutorInfo{Kind: layers.ExecTape, DType: graph.Float64}, "", 0},
+		{"lstm", layers.ProblemConfig{Executor: layers.ExecTape}, layers.ExecutorInfo{Kind: layers.ExecTape, DType: graph.Float64}, "", 0},
 		{"lstm", layers.ProblemConfig{Executor: layers.ExecGraph}, layers.ExecutorInfo{Kind: layers.ExecGraph, DType: graph.Float64}, "ProblemConfig.Executor", 0},
 		{"diag", layers.ProblemConfig{}, layers.ExecutorInfo{Kind: layers.ExecTape, DType: graph.Float64}, "", 0},
 		{"diag", layers.ProblemConfig{DType: graph.Float32}, layers.ExecutorInfo{Kind: layers.ExecTape, DType: graph.Float32}, "", 0},

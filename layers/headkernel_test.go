@@ -58,3 +58,36 @@ func TestBernoulliNLL32NaN(t *testing.T) {
 		t.Errorf("loss %v with a NaN logit, want NaN", l)
 	}
 }
+
+// TestSoftmaxNLL32 checks the float32 softmax read-out's loss and
+// gradient against the float64 one, on logits of every scale, targets one
+// hot and spread, and lengths with tails of 1 to 3.
+func TestSoftmaxNLL32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 3, 7, 10, 88} {
+		for _, spread := range []bool{false, true} {
+			z64 := make([]float64, n)
+			z32 := make([]float32, n)
+			y := make([]float64, n)
+			for i := range z64 {
+				v := float32(r.NormFloat64() * math.Pow(10, 2*r.Float64()-1))
+				z32[i], z64[i] = v, float64(v)
+				if spread {
+					y[i] = r.Float64()
+				}
+			}
+			y[r.IntN(n)] += 1
+			const m = 0.5
+			want := softmaxNLL(z64, y, m)
+			got := softmaxNLL(z32, y, m)
+			if math.Abs(got-want) > bernoulli32LossTol*math.Abs(want)+1e-7 {
+				t.Errorf("n %d: float32 loss %.10g, float64 %.10g", n, got, want)
+			}
+			for i := range z32 {
+				if d := math.Abs(float64(z32[i]) - z64[i]); d > 4e-7*(math.Abs(z64[i])+m*y[i]+1e-3) {
+					t.Errorf("n %d, entry %d: float32 gradient %v, float64 %v", n, i, z32[i], z64[i])
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -71,12 +72,11 @@ type ModelConfig struct {
 	// cells read Embed-wide rows of a table [Config.In, Embed]. 0: the
 	// cells read the one-hot inputs.
 	Embed int `json:"embed,omitempty"`
-	// DType, Executor and Generic are those of the ProblemConfig the model
-	// was trained and evaluated with; EvalBatch its evaluation batch size
-	// (0: the default), which sets the order evaluation adds losses in.
+	// DType and Executor are those of the ProblemConfig the model was
+	// trained and evaluated with; EvalBatch its evaluation batch size (0:
+	// the default), which sets the order evaluation adds losses in.
 	DType     string `json:"dtype,omitempty"`
 	Executor  string `json:"executor,omitempty"`
-	Generic   bool   `json:"generic,omitempty"`
 	EvalBatch int    `json:"eval_batch,omitempty"`
 }
 
@@ -178,7 +178,7 @@ type DataSource struct {
 
 // ProblemConfig is the part of a ProblemConfig the model records.
 func (c ModelConfig) ProblemConfig() ProblemConfig {
-	return ProblemConfig{DType: c.DType, Executor: c.Executor, Generic: c.Generic, EvalBatch: c.EvalBatch}
+	return ProblemConfig{DType: c.DType, Executor: c.Executor, EvalBatch: c.EvalBatch}
 }
 
 // ParseKind reads a target kind's name (datasets.TargetKind.String).
@@ -274,14 +274,46 @@ func LoadModel(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	npz := filepath.Join(dir, ModelParamsFile)
+	if err := checkParamsFit(cfg, path, npz); err != nil {
+		return nil, err
+	}
 	m, err := NewModel(cfg, rand.New(rand.NewPCG(0, 0)))
 	if err != nil {
 		return nil, errors.WithMessage(err, path)
 	}
-	if err := params.LoadInto(filepath.Join(dir, ModelParamsFile), m.Seq.Params); err != nil {
+	if err := params.LoadInto(npz, m.Seq.Params); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkParamsFit refuses, before the model is built, a config (read from
+// path) whose parameters the parameter file npz cannot hold: each value
+// takes at least one byte of the archive's entries (a float64 takes 8),
+// so a model.json declaring billions of parameters beside a small
+// model.npz is an error, not an allocation of gigabytes. A file that is
+// missing or not an archive is left to params.LoadInto to report.
+func checkParamsFit(cfg ModelConfig, path, npz string) error {
+	zr, err := zip.OpenReader(npz)
+	if err != nil {
+		return nil
+	}
+	defer zr.Close()
+	var bytes uint64
+	for _, f := range zr.File {
+		bytes += f.UncompressedSize64
+	}
+	// Every layer holds at least one parameter; the bound on the layers
+	// comes first, so that counting the parameters takes no longer than
+	// reading the file.
+	if uint64(cfg.Layers) > bytes {
+		return errors.Errorf("layers: %s: %d layers cannot be held by %s (%d bytes of arrays)", path, cfg.Layers, npz, bytes)
+	}
+	if n, ok := cfg.Size(); ok && n > float64(bytes) {
+		return errors.Errorf("layers: %s: a %s model of %.3g parameters cannot be held by %s (%d bytes of arrays)", path, cfg.Cell, n, npz, bytes)
+	}
+	return nil
 }
 
 // ReadModelConfig reads and checks a model.json file.

@@ -31,7 +31,7 @@ type Predictor struct {
 }
 
 // NewPredictor sets up a Predictor for seq; cfg chooses the executor and
-// float type as for NewProblem (Executor, Generic, DType; the other
+// float type as for NewProblem (Executor, DType; the other
 // fields are not used).
 func NewPredictor(seq *Sequence, cfg ProblemConfig) (*Predictor, error) {
 	st, exec, err := seq.newStepper(cfg)
@@ -197,7 +197,7 @@ func (p *Predictor) Sample(rng *rand.Rand, cfg SampleConfig) ([]int, error) {
 	if err := p.st.start(); err != nil {
 		return nil, err
 	}
-	out := make([]int, 0, cfg.MaxLen)
+	out := make([]int, 0, min(cfg.MaxLen, 1<<10)) // a sample ends early when it draws a stop
 	p.input(v, codes)
 	for t := range cfg.MaxLen {
 		if _, err := p.st.step(p.x, nil); err != nil {

@@ -41,12 +41,9 @@ type ProblemConfig struct {
 	// (graph.CompileTape) on the same executor; ExecGraph, the step as
 	// gorgonia graphs (graph.Recurrence). Empty (the default) picks the
 	// first of the three that the cell allows. All give the same results up
-	// to the order of additions.
+	// to the order of additions. To run a cell without its kernel, as a
+	// cell a user writes runs, name ExecTape.
 	Executor string
-	// Generic skips the cell's hand-written kernel when Executor is empty:
-	// the tape if the cell's ops allow it, else the graphs, as for a cell
-	// with no kernel. Default false.
-	Generic bool
 	// DType is the float type the steps run in: graph.Float64 (or "", the
 	// default) or graph.Float32. In float32 the plain-Go executors keep
 	// states, caches, activations and matrix products in float32 and read

@@ -40,7 +40,7 @@ func CellSize(model string, cfg CellConfig) (n float64, ok bool) {
 func (c ModelConfig) Size() (n float64, ok bool) {
 	cfg := c.Config
 	if c.Embed > 0 {
-		n = float64(cfg.In * c.Embed)
+		n = float64(cfg.In) * float64(c.Embed)
 		cfg.In = c.Embed
 	}
 	for k := range max(c.Layers, 1) {
@@ -53,5 +53,5 @@ func (c ModelConfig) Size() (n float64, ok bool) {
 		}
 		n += m
 	}
-	return n + float64((cfg.Hidden+1)*c.Out), true
+	return n + (float64(cfg.Hidden)+1)*float64(c.Out), true
 }

@@ -282,7 +282,7 @@ func (s *ReduceOnPlateau) LoadState(st []float64) error {
 // that is wrong.
 func ParseSchedule(spec string) (Schedule, error) {
 	kind, rest, _ := strings.Cut(spec, ":")
-	if kind == "warmup" || kind == "cosine" || kind == "linear" || strings.Contains(spec, "+") {
+	if kind == "warmup" || kind == "cosine" || kind == "linear" || len(splitPhases(spec)) > 1 {
 		return parseWarmupDecay(spec)
 	}
 	var args []string

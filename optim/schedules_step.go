@@ -121,11 +121,26 @@ func (s *WarmupDecay) State() []float64 { return nil }
 // LoadState implements Schedule; it accepts only an empty state.
 func (s *WarmupDecay) LoadState(st []float64) error { return loadNoState("warmup/decay", st) }
 
+// splitPhases splits a schedule spec at each '+' that starts a phase (a
+// '+' followed by a letter, as in warmup:2+cosine:10), not at the sign of
+// an exponent (cosine:1e+300).
+func splitPhases(spec string) []string {
+	var parts []string
+	start := 0
+	for i := 0; i+1 < len(spec); i++ {
+		if c := spec[i+1]; spec[i] == '+' && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			parts = append(parts, spec[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, spec[start:])
+}
+
 // parseWarmupDecay reads a spec of warmup:W, cosine:T[:FLOOR],
 // linear:T[:FLOOR] parts joined by "+", a warm-up first.
 func parseWarmupDecay(spec string) (Schedule, error) {
 	var c WarmupDecayConfig
-	parts := strings.Split(spec, "+")
+	parts := splitPhases(spec)
 	for i, part := range parts {
 		kind, rest, _ := strings.Cut(part, ":")
 		var args []string

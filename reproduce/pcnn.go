@@ -207,7 +207,7 @@ func pcnnXORSuccess(ctx *Context, plan xorPlan, csv *[][]string) (Row, error) {
 	wins := 0
 	for i := range plan.runs {
 		rep, err := runs.RunPCNN(runs.PCNNSpec{Task: "xor", Size: plan.size, Model: "pcnn", Writing: "qdh", Transition: "rbpm",
-			Units: plan.units, Passes: plan.passes, Seed: ctx.Seed + uint64(i), Log: ctx.Log})
+			Units: plan.units, Degree: runs.Full, Passes: plan.passes, Seed: ctx.Seed + uint64(i), Log: ctx.Log})
 		if err != nil {
 			return Row{}, errors.Wrapf(err, "xor run %d", i+1)
 		}

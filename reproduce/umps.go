@@ -2,12 +2,9 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
-
-	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/layers/baseline"
@@ -60,7 +57,7 @@ func runUMPS(ctx *Context) ([]Row, error) {
 	bonds, restarts, hidden, epochs, lstmEpochs, samples := []int{20, 50}, 5, 20, 300, 100, 1000
 	balance := 5
 	if ctx.Quick {
-		bonds, restarts, epochs, lstmEpochs, samples, balance = []int{10}, 3, 200, 8, 500, 0
+		bonds, restarts, epochs, lstmEpochs, samples, balance = []int{10}, 3, 200, 8, 500, runs.Off
 	}
 	var rows []Row
 	var csv [][]string
@@ -88,7 +85,8 @@ func runUMPS(ctx *Context) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		lstm, lstmRes, err := trainLSTMLM(train, valid, len(alphabet), hidden, lstmEpochs, seed, ctx.Progress)
+		base := runs.UMPSBaselineSpec{Train: train, Valid: valid, Symbols: len(alphabet), Hidden: hidden, Epochs: lstmEpochs, Seed: seed, Progress: ctx.Progress}
+		lstm, lstmRes, err := runs.TrainLSTMLM(base)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +97,7 @@ func runUMPS(ctx *Context) ([]Row, error) {
 		var bi *baseline.BiLSTM
 		var biRes *optim.Result
 		if r.bilstm != nil {
-			if bi, biRes, err = trainBiLSTM(train, valid, len(alphabet), hidden, lstmEpochs, seed, ctx.Progress); err != nil {
+			if bi, biRes, err = runs.TrainBiLSTM(base); err != nil {
 				return nil, err
 			}
 		}
@@ -161,58 +159,4 @@ func runUMPS(ctx *Context) ([]Row, error) {
 		}
 	}
 	return rows, nil
-}
-
-// trainLSTMLM trains the u-MPS paper's LSTM language model baseline over
-// d symbols with the u-MPS schedule (trainBaseline).
-func trainLSTMLM(train, valid [][]int, d, hidden, epochs int, seed uint64, progress io.Writer) (*baseline.LSTMLM, *optim.Result, error) {
-	if epochs < 1 {
-		return nil, nil, errors.Errorf("lstm baseline: %d epochs", epochs)
-	}
-	m, err := baseline.NewLSTMLM(d, hidden, rand.New(rand.NewPCG(seed, 0x6c73746d)))
-	if err != nil {
-		return nil, nil, err
-	}
-	prob, err := m.Problem(train, valid)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := trainBaseline(prob, epochs, seed, progress)
-	return m, res, err
-}
-
-// trainBiLSTM trains the u-MPS paper's completion baseline on strings
-// that all have the same length (the Motzkin training sets), with the
-// u-MPS schedule (trainBaseline).
-func trainBiLSTM(train, valid [][]int, d, hidden, epochs int, seed uint64, progress io.Writer) (*baseline.BiLSTM, *optim.Result, error) {
-	if epochs < 1 {
-		return nil, nil, errors.Errorf("bilstm: %d epochs", epochs)
-	}
-	bl, err := baseline.NewBiLSTM(d, hidden, rand.New(rand.NewPCG(seed, 0x62696c73)))
-	if err != nil {
-		return nil, nil, err
-	}
-	prob, err := bl.Problem(train, valid)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := trainBaseline(prob, epochs, seed, progress)
-	return bl, res, err
-}
-
-// trainBaseline trains prob as the u-MPS paper trains its LSTM baselines
-// (and its u-MPS): Adam at 1e-2, batches of 50, warm-up 5, patience 5,
-// three drops by 10 with the optimizer re-initialised at each, best
-// parameters by validation loss.
-func trainBaseline(prob optim.Problem, epochs int, seed uint64, progress io.Writer) (*optim.Result, error) {
-	opt, err := optim.New("adam", optim.Config{LR: 1e-2})
-	if err != nil {
-		return nil, err
-	}
-	tr, err := optim.NewTrainer(prob, opt, optim.TrainConfig{Epochs: epochs, BatchSize: 50, Seed: seed,
-		Patience: 5, Warmup: 5, MaxDrops: 3, ResetOnDrop: true, Progress: progress})
-	if err != nil {
-		return nil, err
-	}
-	return tr.Run()
 }

@@ -3,122 +3,18 @@ package reproduce
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/params"
+	"github.com/rtnlab/rtn/runs"
 	"github.com/rtnlab/rtn/wfa"
 )
-
-// PAutomaCResult is the outcome of learning one PAutomaC problem.
-type PAutomaCResult struct {
-	Problem int
-	// Optimum is the score of the true probabilities.
-	Optimum float64
-	// Learn and Finetune are the test scores of wfa.Fit with default
-	// settings and of wfa.Finetune from it with default settings.
-	Learn, Finetune float64
-	// Chosen is the selected configuration (the first component's when
-	// the model is a mixture); Components the mixture's components (nil
-	// for a single automaton).
-	Chosen     wfa.Spec
-	Components []wfa.Component
-	// SelectSeconds is the selection's wall time; FitSeconds and FitCPU
-	// the wall and CPU time of the final fit at the chosen configuration
-	// (at every component's for a mixture, whose weights come from the
-	// selection, through wfa.FitSpecs as wfa.Fit does) on all training
-	// strings, run alone on one thread (GOMAXPROCS 1);
-	// FinetuneSeconds the wall time of the fine-tuning.
-	SelectSeconds, FitSeconds, FitCPU, FinetuneSeconds float64
-	// Radius is the spectral radius of the learned automaton's transition
-	// sum; FinetuneEpochs the epochs run.
-	Radius         float64
-	FinetuneEpochs int
-	// FinetuneError is why fine-tuning failed ("" when it ran).
-	FinetuneError string
-	// FinetuneDiverged reports that fine-tuning diverged before any epoch
-	// improved on the start (wfa.DivergedError): Finetune scores the
-	// start.
-	FinetuneDiverged bool
-}
-
-// RunPAutomaC learns problem p from dir with wfa.Fit's and wfa.Finetune's
-// defaults (seed seeds both) and scores both on the test set.
-func RunPAutomaC(dir string, p int, seed uint64) (*PAutomaCResult, error) {
-	base := filepath.Join(dir, strconv.Itoa(p)+".pautomac")
-	train, err := datasets.ReadStringsFile(base+".train", datasets.PAutomaC, nil)
-	if err != nil {
-		return nil, err
-	}
-	test, err := datasets.ReadStringsFile(base+".test", datasets.PAutomaC, nil)
-	if err != nil {
-		return nil, err
-	}
-	sol, err := datasets.ReadSolutionFile(filepath.Join(dir, strconv.Itoa(p)+".pautomac_solution.txt"))
-	if err != nil {
-		return nil, err
-	}
-	res := &PAutomaCResult{Problem: p}
-	if res.Optimum, err = losses.PAutomaCPerplexity(sol, sol); err != nil {
-		return nil, err
-	}
-	m, rep, err := wfa.Fit(train, wfa.Config{Seed: seed})
-	if err != nil {
-		return nil, err
-	}
-	res.Chosen, res.Components, res.SelectSeconds = rep.Chosen, rep.Components, rep.SelectSeconds
-	res.Radius, _ = m.WFA.SpectralRadius()
-	if res.Learn, err = wfa.Score(m, test.Seqs, sol); err != nil {
-		return nil, err
-	}
-	procs := runtime.GOMAXPROCS(1)
-	runtime.GC()
-	specs := []wfa.Spec{rep.Chosen}
-	if len(rep.Components) > 0 {
-		specs = specs[:0]
-		for _, c := range rep.Components {
-			specs = append(specs, c.Spec)
-		}
-	}
-	cpu0, t0 := cpuSeconds(), time.Now()
-	_, err = wfa.FitSpecs(train.Seqs, len(train.Alphabet), specs, seed)
-	res.FitSeconds, res.FitCPU = time.Since(t0).Seconds(), cpuSeconds()-cpu0
-	runtime.GOMAXPROCS(procs)
-	if err != nil {
-		return nil, err
-	}
-	t0 = time.Now()
-	ft, frep, err := wfa.Finetune(m, train, wfa.FinetuneConfig{Seed: seed})
-	var diverged *wfa.DivergedError
-	if errors.As(err, &diverged) {
-		// No epoch improved on the start before the divergence: there is
-		// no fine-tuned automaton (rtn wfa finetune exits 1), and the
-		// column scores the start.
-		ft, err = m, nil
-		res.FinetuneDiverged = true
-	}
-	if err != nil {
-		res.Finetune, res.FinetuneError = math.NaN(), err.Error()
-		return res, nil
-	}
-	res.FinetuneSeconds = time.Since(t0).Seconds()
-	if frep.Result != nil {
-		res.FinetuneEpochs = frep.Result.Epochs
-	}
-	if res.Finetune, err = wfa.Score(ft, test.Seqs, sol); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
 
 // wfaQuickProblems are the problems of the quick run: small alphabets and
 // short strings, a few seconds each.
@@ -150,9 +46,9 @@ func runWFASection(ctx *Context) ([]Row, error) {
 		return nil, err
 	}
 	var rows []Row
-	var results []*PAutomaCResult
+	var results []*runs.WFAPAutomaCResult
 	for _, p := range problems {
-		res, err := RunPAutomaC(dir, p, ctx.Seed)
+		res, err := runs.RunWFAPAutomaC(runs.WFAPAutomaCSpec{Dir: dir, Problem: p, Seed: ctx.Seed})
 		if err != nil {
 			return nil, errors.Wrapf(err, "wfa: problem %d", p)
 		}
@@ -198,7 +94,7 @@ func mixtureNote(c []wfa.Component) string {
 }
 
 // wfaMeanRows are the mean ratios to the optimum.
-func wfaMeanRows(results []*PAutomaCResult, refs map[int]PAutomaCReference, mode string) []Row {
+func wfaMeanRows(results []*runs.WFAPAutomaCResult, refs map[int]PAutomaCReference, mode string) []Row {
 	var learn, ft, sl, or float64
 	n := float64(len(results))
 	for _, r := range results {
@@ -217,7 +113,7 @@ func wfaMeanRows(results []*PAutomaCResult, refs map[int]PAutomaCReference, mode
 }
 
 // writeWFATable writes the per-problem table in Markdown.
-func writeWFATable(path string, results []*PAutomaCResult, refs map[int]PAutomaCReference) error {
+func writeWFATable(path string, results []*runs.WFAPAutomaCResult, refs map[int]PAutomaCReference) error {
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
 		b.WriteString("| problem | optimum | splearn val.-selected refit (config) | splearn oracle | wfa learn (config) | wfa finetune | learn / splearn | fit s (CPU s) | splearn fit s | selection s | finetune s |\n")

@@ -20,7 +20,7 @@ type LockedError = outlock.HeldError
 // holds one. Every driver of this package that writes files takes its
 // outputs' locks before any work and holds them until it returns (Train,
 // TrainUMPS, RunPCNN, RunPretrain, RunSpectral, RunSpectralData,
-// TuneSpectral); a program that writes the outputs of its own experiment
+// TuneSpectral, LearnWFA, FinetuneWFA); a program that writes the outputs of its own experiment
 // (a sweep, an optimizer comparison) calls LockOutputs itself. Release
 // removes the lock files, and the directories LockOutputs created when
 // the run left them empty. A lock whose process died (killed, out of

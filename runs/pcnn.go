@@ -24,7 +24,7 @@ import (
 // (section 4): a model trained on one generated training stream and
 // scored, by cumulative regret, on an independent validation stream.
 type PCNNSpec struct {
-	// Task is alphabet, music, xor or anbn.
+	// Task is alphabet, music, xor or anbn (the default).
 	Task string
 	// Size overrides the task's size (lines, bars, lines, blocks); 0
 	// means the paper's (1000, 2700, 10000, 10).
@@ -35,7 +35,9 @@ type PCNNSpec struct {
 	// qdrbpm, qdrutsd or fb.
 	Writing, Transition string
 	// Units is the network size N (default 16); Degree the incoming
-	// edges per unit including the loop, 0 for a fully connected network.
+	// edges per unit including the loop (default 3), Full for a fully
+	// connected network. NewPCNNModel, which applies no defaults, reads a
+	// Degree of 0 as Full.
 	Units, Degree int
 	// Passes bounds the gradient passes (steps, alternating writing and
 	// transition); Budget bounds the training time. At least one must be
@@ -56,7 +58,7 @@ type PCNNSpec struct {
 	// "cluster of runs around -230 bits"), which it does not leave once
 	// the transition rate has fallen to about 1/n.
 	Restarts int
-	// Seed seeds the data, the network and the initialisation.
+	// Seed seeds the data, the network and the initialisation. Default 1.
 	Seed uint64
 	// Generate is the number of symbols sampled from the trained model
 	// into PCNNReport.Sample (0: none).
@@ -131,51 +133,6 @@ func PCNNStreams(task string, size int, seed uint64) (train, valid datasets.Stre
 	return
 }
 
-func (s *PCNNSpec) defaults() error {
-	if s.Model == "" {
-		s.Model = "pcnn"
-	}
-	if s.Activation == "" {
-		s.Activation = "tanh"
-	}
-	if s.Writing == "" {
-		s.Writing = "qdh"
-	}
-	if s.Transition == "" {
-		s.Transition = "rbpm"
-	}
-	if s.Units == 0 {
-		s.Units = 16
-	}
-	if s.Checks == 0 {
-		s.Checks = 20
-	}
-	if s.Restarts == 0 {
-		s.Restarts = 1
-		if s.Task == "anbn" {
-			s.Restarts = 4
-		}
-	}
-	if s.Log == nil {
-		s.Log = io.Discard
-	}
-	switch {
-	case s.Units < 1:
-		return errors.Errorf("units must be >= 1, got %d", s.Units)
-	case s.Degree < 0 || s.Degree > s.Units:
-		return errors.Errorf("degree must be in [1, units=%d] (0 for fully connected), got %d", s.Units, s.Degree)
-	case s.Passes < 0 || s.Budget < 0:
-		return errors.New("passes and budget must be >= 0")
-	case s.Passes == 0 && s.Budget == 0:
-		return errors.New("set passes or a time budget")
-	case s.Checks < 1:
-		return errors.Errorf("checks must be >= 1, got %d", s.Checks)
-	case s.Restarts < 1:
-		return errors.Errorf("restarts must be >= 1, got %d", s.Restarts)
-	}
-	return nil
-}
-
 // NewPCNNModel builds and initialises the model of spec on train.
 func NewPCNNModel(spec PCNNSpec, train datasets.Stream, alphabet int, rng *rand.Rand) (*pcnn.Model, error) {
 	kind, err := pcnn.ParseKind(spec.Model)
@@ -187,7 +144,7 @@ func NewPCNNModel(spec PCNNSpec, train datasets.Stream, alphabet int, rng *rand.
 		return nil, err
 	}
 	d := spec.Degree
-	if d == 0 {
+	if d == 0 || d == Full {
 		d = spec.Units
 	}
 	net, err := pcnn.RandomNetwork(spec.Units, d, rng)
@@ -207,8 +164,18 @@ var errBudget = errors.New("time budget reached")
 // optim.Trainer; DH+FB runs through the same scheme) and
 // reports its cumulative regret on the validation stream.
 func RunPCNN(spec PCNNSpec) (*PCNNReport, error) {
-	if err := spec.defaults(); err != nil {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
+	}
+	if err := checkEstimate(spec.EstimateMemory()); err != nil {
+		return nil, err
+	}
+	if spec.Log == nil {
+		spec.Log = io.Discard
 	}
 	lock, err := LockOutputs([]string{spec.Out}, nil)
 	if err != nil {

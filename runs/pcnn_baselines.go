@@ -17,7 +17,7 @@ import (
 // classical model scored the paper's way, the bits spent on the
 // validation stream after seeing the training stream.
 type PCNNBaselineSpec struct {
-	// Baseline is bzip2 or ctw.
+	// Baseline is bzip2, ctw or hmm.
 	Baseline string
 	// Task and Size as in PCNNSpec.
 	Task string
@@ -28,7 +28,8 @@ type PCNNBaselineSpec struct {
 	// as many outgoing edges as the alphabet has symbols, footnote 9) and
 	// of Baum-Welch iterations. If 0, they will be defaulted to 32 and 50.
 	States, Iterations int
-	Seed               uint64
+	// Seed seeds the streams and the HMM. Default 1.
+	Seed uint64
 }
 
 // RunPCNNBaseline scores a baseline on the task's validation stream
@@ -39,12 +40,13 @@ type PCNNBaselineSpec struct {
 //   - ctw: context tree weighting fed the training stream, then the
 //     validation stream (layers/pcnn.CTW), over the predicted symbols.
 func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
 	train, valid, err := PCNNStreams(spec.Task, spec.Size, spec.Seed)
 	if err != nil {
 		return nil, err
-	}
-	if spec.Depth == 0 {
-		spec.Depth = 8
 	}
 	start := time.Now()
 	rep := &PCNNReport{Task: spec.Task, Model: spec.Baseline, TrueBits: valid.TrueBits()}
@@ -57,12 +59,6 @@ func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
 		rep.Method = "ctw depth " + report.Ftoa(float64(spec.Depth))
 		bits, err = pcnn.CTWBits(train, valid, len(train.Alphabet), spec.Depth)
 	case "hmm":
-		if spec.States == 0 {
-			spec.States = 32
-		}
-		if spec.Iterations == 0 {
-			spec.Iterations = 50
-		}
 		rep.Method = fmt.Sprintf("hmm %d states, %d Baum-Welch iterations", spec.States, spec.Iterations)
 		rep.Units, rep.Passes = spec.States, spec.Iterations
 		bits, err = hmmBits(train, valid, spec)

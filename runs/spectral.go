@@ -2,14 +2,12 @@ package runs
 
 import (
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/internal/report"
-	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/baseline"
 	"github.com/rtnlab/rtn/layers/twornn"
 	"github.com/rtnlab/rtn/optim"
@@ -24,9 +22,10 @@ var SpectralMethods = []string{"ls", "nuclear", "iht", "tiht", "tiht+sgd", "lstm
 // with N examples each, a recovery method and a test set of noiseless
 // length-6 sequences.
 type SpectralSpec struct {
-	// Task is "random2rnn" or "addition".
+	// Task is "random2rnn" (the default) or "addition".
 	Task string
-	// N is the number of training examples of each length.
+	// N is the number of training examples of each length; if 0 it
+	// defaults to 1,000.
 	N int
 	// Noise is the standard deviation of the training output noise.
 	Noise float64
@@ -35,9 +34,10 @@ type SpectralSpec struct {
 	// Rank is the number of states learned; if 0 it defaults to the
 	// target's (5 for random2rnn with the default States, 2 for addition).
 	Rank int
-	// Method is one of SpectralMethods.
+	// Method is one of SpectralMethods; if empty it defaults to tiht.
 	Method string
-	// Seed selects the target (random2rnn) and the data.
+	// Seed selects the target (random2rnn) and the data; if 0 it
+	// defaults to 1.
 	Seed uint64
 	// D, P and States size the random 2-RNN; if 0 they default to 3, 2, 5.
 	D, P, States int
@@ -101,14 +101,12 @@ func spectralProblem(spec SpectralSpec) (spectral.TwoRNNProblem, error) {
 // RunSpectral runs one spectral experiment. The data come from stream
 // (Seed, 2 + N) so that runs with different N are independent.
 func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
-	if spec.L == 0 {
-		spec.L = 2
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
 	}
-	if spec.Epochs == 0 {
-		spec.Epochs = 100
-	}
-	if !slices.Contains(SpectralMethods, spec.Method) {
-		return nil, errors.Errorf("runs: unknown spectral method %q (want one of %v)", spec.Method, SpectralMethods)
+	if err := checkEstimate(spec.EstimateMemory()); err != nil {
+		return nil, err
 	}
 	lock, err := lockModel(spec.SaveModel, spec.SaveData)
 	if err != nil {
@@ -188,47 +186,31 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 	}, nil
 }
 
-// fineTune trains the linear 2-RNN of res on the training sets with
-// Adam (lr 0.001, the paper's setting), batch 100, the learning rate
-// divided by 10 after 5 epochs without a lower training loss and training
-// ended at the third such plateau (without the drops, Adam's steps at
-// 0.001 are coarser than the spectral estimate's error at large N and the
-// fine-tuning never improves on it), then keeps the result only if its
-// training MSE (by judge) is not above the spectral estimate's.
+// fineTune is the fine-tuning step of the tiht+sgd method: the linear
+// 2-RNN of res trained on the training sets (ascending lengths) by
+// TuneRNN with SpectralTuneSpec's defaults (Adam at 0.001, the
+// paper's setting, batch 100, the rate divided by 10 after 5 epochs
+// without a lower training loss and training ended at the third such
+// plateau: without the drops, Adam's steps at 0.001 are coarser than the
+// spectral estimate's error at large N and the fine-tuning never improves
+// on it), for epochs with seed. It keeps the result only if its training
+// MSE (by judge) is not above the spectral estimate's, and the estimate
+// when training diverges.
 func fineTune(res spectral.Result, train []datasets.TwoRNNData, judge func(spectral.RNN) (float64, error), epochs int, seed uint64) (spectral.Result, int, error) {
 	if res.ZeroFallback {
 		return res, 0, nil // the zero 2-RNN has zero gradients
 	}
-	r := res.Model
-	m, err := twornn.NewModel("tworn", r.In, r.States, r.Out, activation.Identity)
+	data, err := datasets.IODataFrom(train, nil)
 	if err != nil {
 		return res, 0, err
 	}
-	if err := m.SetFromRNN(r); err != nil {
-		return res, 0, err
-	}
-	reg, err := twornn.NewRegression(m, train)
-	if err != nil {
-		return res, 0, err
-	}
-	opt, err := optim.New("adam", optim.Config{LR: 0.001})
-	if err != nil {
-		return res, 0, err
-	}
-	tr, err := optim.NewTrainer(reg, opt, optim.TrainConfig{
-		Epochs: epochs, BatchSize: 100, Seed: seed, Patience: 5, MaxDrops: 3,
-	})
-	if err != nil {
-		return res, 0, err
-	}
-	out, err := tr.Run()
+	tuned, out, err := TuneRNN(res.Model, data, datasets.IOData{}, SpectralTuneSpec{Epochs: epochs, Seed: seed})
 	if optim.IsDiverged(err) {
 		return res, 0, nil // keep the spectral estimate
 	}
 	if err != nil {
 		return res, 0, err
 	}
-	tuned := m.RNN()
 	mse, err := judge(tuned)
 	if err != nil {
 		return res, 0, err

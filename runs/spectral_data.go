@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/pkg/errors"
@@ -35,7 +34,8 @@ type SpectralDataSpec struct {
 	// fine-tuning batches; if 0 it defaults to 1.
 	Seed uint64
 	// ValidFrac and TestFrac are the held-out fractions of a file with
-	// no split of its own.
+	// no split of its own; if 0 they default to 0.1 each, Off holds out
+	// none.
 	ValidFrac, TestFrac float64
 	// Epochs caps the fine-tuning of tiht+sgd; if 0 it defaults to 100.
 	Epochs int
@@ -69,17 +69,9 @@ func splitSpectralData(path string, validFrac, testFrac float64, seed uint64) (s
 // (nuclear only for noisy data: here the penalty is always chosen on a
 // holdout, the noise level being unknown).
 func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
-	if spec.Method == "" {
-		spec.Method = "tiht"
-	}
-	if spec.Seed == 0 {
-		spec.Seed = 1
-	}
-	if spec.Epochs == 0 {
-		spec.Epochs = 100
-	}
-	if !slices.Contains(SpectralDataMethods, spec.Method) {
-		return nil, errors.Errorf("runs: unknown spectral method %q for data (want one of %v)", spec.Method, SpectralDataMethods)
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
 	}
 	lock, err := lockModel(spec.SaveModel, "")
 	if err != nil {
@@ -91,15 +83,16 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 		return nil, err
 	}
 	cfg := spectral.FitConfig{Config: spectral.Config{Method: dataMethod(spec.Method), Rank: spec.Rank, NuclearHoldout: true}}
-	if spec.MaxRank == 0 {
-		spec.MaxRank = 10
-	}
 	start := time.Now()
 	var res spectral.FitResult
 	if spec.Rank == 0 && sp.valid.N() > 0 {
 		res, _, err = spectral.FitSelect(sp.train, sp.valid, cfg, spec.MaxRank)
 	} else {
 		res, err = spectral.Fit(sp.train, cfg)
+	}
+	var re *spectral.RankError
+	if errors.As(err, &re) {
+		return nil, fieldErr("Rank", re.Rank, "at most %d, the rank the Hankel matrix of the data allows with %v", re.Max, re.Basis)
 	}
 	if err != nil {
 		return nil, err

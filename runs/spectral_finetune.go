@@ -37,13 +37,13 @@ type SpectralTuneSpec struct {
 	// Patience is the number of epochs without a better validation MSE
 	// (training MSE without validation data) before the learning rate
 	// drops by 10, twice at most: the third such plateau ends training.
-	// 0: no drops.
+	// Default 5; Off: no drops.
 	Patience int
 	// Seed selects the split (when the file has none) and the batches.
 	// Default 1.
 	Seed uint64
 	// ValidFrac and TestFrac are the held-out fractions of a file with
-	// no split of its own.
+	// no split of its own. Default 0.1 each; Off holds out none.
 	ValidFrac, TestFrac float64
 	// Out is a directory for checkpoint.npz, metrics.jsonl and the tuned
 	// model (model.npz, model.json); nothing is written when empty.
@@ -100,7 +100,10 @@ type tuneMeta struct {
 // through optim.Trainer, with its checkpoints and resume, and keeps the
 // parameters with the best validation MSE.
 func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
-	defaultTune(&spec)
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
 	lock, err := LockOutputs([]string{spec.Out}, nil)
 	if err != nil {
 		return nil, err
@@ -117,20 +120,6 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if sp.train.In != r.In || sp.train.Out != r.Out {
 		return nil, errors.Errorf("runs: %s has d = %d, p = %d but the model %s has d = %d, p = %d", spec.Data, sp.train.In, sp.train.Out, spec.Model, r.In, r.Out)
 	}
-	prob, err := twornn.NewFinetuneProblem(r, sp.train, sp.valid)
-	if err != nil {
-		return nil, err
-	}
-	opt, err := optim.New(spec.Optimizer, spec.Optim)
-	if err != nil {
-		return nil, err
-	}
-	cfg := optim.TrainConfig{Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Patience: spec.Patience, Progress: spec.Progress}
-	if spec.Schedule != "" {
-		if cfg.Schedule, err = optim.ParseSchedule(spec.Schedule); err != nil {
-			return nil, err
-		}
-	}
 	meta := tuneMeta{Model: "linear-2rnn", Seed: spec.Seed, Batch: spec.Batch, Patience: spec.Patience, ValidFrac: spec.ValidFrac,
 		TestFrac: spec.TestFrac, Optimizer: spec.Optimizer, Optim: spec.Optim, States: r.States, In: r.In, Out: r.Out}
 	if meta.ModelSHA, err = fileSHA256(spec.Model); err != nil {
@@ -139,25 +128,19 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if meta.DataSHA, err = fileSHA256(spec.Data); err != nil {
 		return nil, err
 	}
-	cfg.Meta = meta
-	tr, err := newTrainer(prob, opt, cfg, spec.Out, spec.Resume)
-	if err != nil {
-		return nil, err
-	}
-	rep := &SpectralTuneReport{Model: spec.Model, Data: spec.Data, Optimizer: opt.Name(), States: r.States,
+	rep := &SpectralTuneReport{Model: spec.Model, Data: spec.Data, Optimizer: spec.Optimizer, States: r.States,
 		NTrain: sp.train.N(), NValid: sp.valid.N(), NTest: sp.test.N()}
 	rep.InitialTrainMSE, rep.InitialValidMSE, rep.InitialTestMSE = splitMSEs(r, sp)
 	start := time.Now()
-	res, err := tr.Run()
+	tuned, res, err := tuneRNN(r, sp.train, sp.valid, spec, meta)
 	if err != nil {
 		return nil, err
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Epochs, rep.BestEpoch = res.Epochs, res.BestEpoch
-	tuned := prob.RNN()
 	rep.TrainMSE, rep.ValidMSE, rep.TestMSE = splitMSEs(tuned, sp)
 	if spec.Out != "" {
-		info := spectral.ModelInfo{Method: "finetune:" + opt.Name(), Data: spec.Data, Seed: spec.Seed, TrainMSE: float64(rep.TrainMSE)}
+		info := spectral.ModelInfo{Method: "finetune:" + spec.Optimizer, Data: spec.Data, Seed: spec.Seed, TrainMSE: float64(rep.TrainMSE)}
 		if err := saveModel(spec.Out, tuned, info); err != nil {
 			return nil, err
 		}
@@ -165,22 +148,52 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	return rep, nil
 }
 
-func defaultTune(s *SpectralTuneSpec) {
-	if s.Optimizer == "" {
-		s.Optimizer = "adam"
+// TuneRNN is the one fine-tuning of a linear 2-RNN, on sequences in
+// memory: the regression of r on train (twornn.FinetuneProblem, the
+// parameters of the best MSE on valid kept, or of the best training loss
+// when valid is empty) trained by optim.Trainer with the spec's
+// Optimizer, Optim, Schedule, Epochs, Batch, Patience (the rate divided
+// by 10 at a plateau, the third ending training) and Seed, its
+// checkpoints and metrics in Out and resumed from Resume (Model, Data,
+// ValidFrac and TestFrac are not read). Its zero fields take
+// SpectralTuneSpec's defaults: Adam at 0.001, 100 epochs, batches of 100,
+// patience 5, seed 1. TuneSpectral runs it on files and the tiht+sgd
+// method of RunSpectral and RunSpectralData after the spectral estimate.
+// A run that diverges is an error (optim.IsDiverged).
+func TuneRNN(r spectral.RNN, train, valid datasets.IOData, spec SpectralTuneSpec) (spectral.RNN, *optim.Result, error) {
+	spec = spec.WithDefaults()
+	if err := spec.validateTraining(); err != nil {
+		return spectral.RNN{}, nil, err
 	}
-	if s.Epochs == 0 {
-		s.Epochs = 100
+	return tuneRNN(r, train, valid, spec, nil)
+}
+
+// tuneRNN is TuneRNN of a checked spec; meta identifies the run in its
+// checkpoints.
+func tuneRNN(r spectral.RNN, train, valid datasets.IOData, spec SpectralTuneSpec, meta any) (spectral.RNN, *optim.Result, error) {
+	prob, err := twornn.NewFinetuneProblem(r, train, valid)
+	if err != nil {
+		return spectral.RNN{}, nil, err
 	}
-	if s.Batch == 0 {
-		s.Batch = 100
+	opt, err := optim.New(spec.Optimizer, spec.Optim)
+	if err != nil {
+		return spectral.RNN{}, nil, err
 	}
-	if s.Seed == 0 {
-		s.Seed = 1
+	cfg := optim.TrainConfig{Epochs: spec.Epochs, BatchSize: spec.Batch, Seed: spec.Seed, Patience: trainerPatience(spec.Patience), Progress: spec.Progress, Meta: meta}
+	if spec.Schedule != "" {
+		if cfg.Schedule, err = optim.ParseSchedule(spec.Schedule); err != nil {
+			return spectral.RNN{}, nil, err
+		}
 	}
-	if s.Out == "" {
-		s.Out = s.Resume
+	tr, err := newTrainer(prob, opt, cfg, spec.Out, spec.Resume)
+	if err != nil {
+		return spectral.RNN{}, nil, err
 	}
+	res, err := tr.Run()
+	if err != nil {
+		return spectral.RNN{}, res, err
+	}
+	return prob.RNN(), res, nil
 }
 
 // splitMSEs returns the model's MSE on the three parts (NaN when a part

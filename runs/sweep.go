@@ -19,7 +19,8 @@ import (
 	"github.com/rtnlab/rtn/params"
 )
 
-// SweepSpec is a grid of spectral runs (the paper's Figures 3-5).
+// SweepSpec is a grid of spectral runs (the paper's Figures 3-5); its
+// unset fields take the paper's grid (WithDefaults).
 type SweepSpec struct {
 	// Tasks, Ns, Noises and Methods span the grid (see SpectralSpec).
 	Tasks   []string
@@ -60,6 +61,13 @@ type sweepKey struct {
 
 // SpectralSweep runs every combination of the grid.
 func SpectralSweep(s SweepSpec) ([]SpectralReport, error) {
+	s = s.WithDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkEstimate(s.EstimateMemory()); err != nil {
+		return nil, err
+	}
 	if s.Log == nil {
 		s.Log = io.Discard
 	}

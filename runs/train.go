@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -160,64 +159,6 @@ type modelMeta struct {
 	DType      string       `json:"dtype,omitempty"` // empty for float64
 }
 
-func (s *TrainSpec) defaults() error {
-	if s.Model == "" {
-		s.Model = "lstm"
-	}
-	if !layers.HasCell(s.Model) {
-		return errors.Errorf("unknown model %q (registered cells: %s)", s.Model, strings.Join(layers.CellNames(), ", "))
-	}
-	if err := layers.CheckCellConfig(s.Model, s.cellConfig(0)); err != nil {
-		return err
-	}
-	if s.Hidden == 0 {
-		s.Hidden = 32
-	}
-	if s.Layers == 0 {
-		s.Layers = 1
-	}
-	if s.Task == "" {
-		s.Task = "pfa"
-	}
-	if s.Optimizer == "" {
-		s.Optimizer = "adam"
-	}
-	if s.Epochs == 0 {
-		s.Epochs = 10
-	}
-	if s.Batch == 0 {
-		s.Batch = 32
-	}
-	if s.Seed == 0 {
-		s.Seed = 1
-	}
-	if s.Out == "" {
-		s.Out = s.Resume
-	}
-	switch {
-	case s.Hidden < 0:
-		return errors.Errorf("hidden must be positive, got %d", s.Hidden)
-	case s.Epochs < 0:
-		return errors.Errorf("epochs must be positive, got %d", s.Epochs)
-	case s.Batch < 0:
-		return errors.Errorf("batch must be positive, got %d", s.Batch)
-	case s.Chunk < 0:
-		return errors.Errorf("chunk must not be negative, got %d", s.Chunk)
-	case s.Patience < 0:
-		return errors.Errorf("patience must not be negative, got %d", s.Patience)
-	}
-	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
-		return err
-	}
-	if err := graph.CheckDType(s.DType); err != nil {
-		return err
-	}
-	if s.DType == graph.Float64 {
-		s.DType = ""
-	}
-	return nil
-}
-
 // LoadTask returns the task a spec names, built from seed.
 func LoadTask(name, dataFile string, seed uint64) (*datasets.Task, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x7461736b))
@@ -274,8 +215,18 @@ func modelConfig(model string, cell layers.CellConfig, depth int, task *datasets
 
 // Train runs a TrainSpec.
 func Train(spec TrainSpec) (*TrainReport, error) {
-	if err := spec.defaults(); err != nil {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
+	}
+	if err := checkEstimate(spec.EstimateMemory()); err != nil {
+		return nil, err
+	}
+	if spec.DType == graph.Float64 {
+		spec.DType = "" // as checkpoints of float64 runs record it
 	}
 	lock, err := LockOutputs([]string{spec.Out}, nil)
 	if err != nil {

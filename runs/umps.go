@@ -16,7 +16,9 @@ import (
 )
 
 // UMPSSpec configures the training of a u-MPS Born machine (rtn umps
-// train). The zero value of every numeric field takes the paper's setting.
+// train). The zero value of every numeric field takes its default
+// (WithDefaults): the paper's setting for the built-in languages, those
+// of DefaultUMPSFileSpec for a string file (Format set).
 type UMPSSpec struct {
 	// Data is tomita1..tomita7, tomita3-adjacent, motzkin, or a text file
 	// (one string per line, characters as symbols, split 80/20; see
@@ -46,7 +48,9 @@ type UMPSSpec struct {
 	// model in the top-left block, other entries N(0, GrowNoise^2)) and
 	// trains that, without a length-balanced start. GrowAuto takes the
 	// bond rule's choice with Bond = BondAuto (BondRule.GrowFrom at the
-	// top of its grid, none below) and means none for a fixed Bond.
+	// top of its grid, none below) and means none for a fixed Bond. If 0,
+	// it will be defaulted to none, or GrowAuto on a string file; Off
+	// asks for none.
 	GrowFrom int
 	// GrowNoise is the standard deviation of the entries a grown core
 	// adds. If 0, it will be defaulted to 1e-6 (the near-identity
@@ -76,7 +80,8 @@ type UMPSSpec struct {
 	// the likelihood sees the contracted core umps.ContractCore, whose
 	// Z_* exists for every parameter value, and the model file stores it).
 	Norm umps.Norm
-	// Seed seeds the data, the initialisations and the batches; 0 means 1.
+	// Seed seeds the data, the initialisations and the batches. If Seed
+	// is 0, it will be defaulted to 1 (as in every spec of this package).
 	Seed uint64
 	// Restarts is the number of initialisations trained on the same data;
 	// the one with the best validation NLL is kept (the paper keeps the
@@ -99,9 +104,9 @@ type UMPSSpec struct {
 	// equally many strings of each length (umps.LengthBalanced), at the
 	// constant rate LR, after which the paper's training (shuffled
 	// batches, early stopping, drops) starts afresh from their best
-	// parameters by validation NLL. If BalanceEpochs is 0 (the zero value
-	// and the paper's protocol), only the first is trained; rtn umps train
-	// defaults to 5. The balanced start lets Tomita 5 (10K) leave the
+	// parameters by validation NLL. If BalanceEpochs is 0, it will be
+	// defaulted to 5, or to none on a string file; Off trains the first
+	// only (the paper's protocol). The balanced start lets Tomita 5 (10K) leave the
 	// uniform model the near-identity start sits on, where the paper's
 	// batches never do: the parity shows only in the short strings, about
 	// 1 in 1,000 of the data, and balanced batches find it within 2 or 3
@@ -134,7 +139,8 @@ type UMPSSpec struct {
 	// parameters so far rather than the current ones.
 	RestoreOnDrop bool
 	// ClipNorm scales each minibatch gradient down to this Euclidean norm
-	// when it is larger, before Adam sees it; 0 does not clip.
+	// when it is larger, before Adam sees it. If 0, it will be defaulted
+	// to none, or 0.3 on a string file; Off does not clip.
 	ClipNorm float64
 	// Out, if not empty, is a directory that receives model.npz,
 	// checkpoint.npz and metrics.jsonl (each initialisation's in
@@ -350,19 +356,18 @@ func drawFrom(dist []float64, rng *rand.Rand) int {
 }
 
 // FormatSymbols renders symbols over an alphabet: concatenated when every
-// symbol is one character, separated by spaces otherwise (the numbered
-// symbols of PAutomaC files).
+// symbol is one character, each in angle brackets otherwise (the numbered
+// symbols of PAutomaC files: <1><11><3>), the syntax of the u-MPS regexes
+// (umps.CompileRegexSymbols) and of ParseSymbols.
 func FormatSymbols(s []int, alphabet []string) string {
-	sep := ""
-	if !singleRunes(alphabet) {
-		sep = " "
-	}
+	single := singleRunes(alphabet)
 	var b strings.Builder
-	for i, c := range s {
-		if i > 0 {
-			b.WriteString(sep)
+	for _, c := range s {
+		if single {
+			b.WriteString(alphabet[c])
+		} else {
+			b.WriteString("<" + alphabet[c] + ">")
 		}
-		b.WriteString(alphabet[c])
 	}
 	return b.String()
 }
@@ -386,29 +391,18 @@ func singleRunes(alphabet []string) bool {
 	return true
 }
 
-// regexDigits names the symbols of an alphabet that is not made of single
-// characters in a regex: symbol i is the i-th character.
-const regexDigits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-// RegexAlphabet returns the characters that stand for the symbols of
-// alphabet in a regex: the symbols themselves when each is one character,
-// else 0-9, a-z, A-Z by symbol index (so symbol 10 of a PAutomaC problem is
-// "a"). It fails beyond 62 such symbols.
-func RegexAlphabet(alphabet []string) (string, error) {
-	if singleRunes(alphabet) {
-		return strings.Join(alphabet, ""), nil
-	}
-	if len(alphabet) > len(regexDigits) {
-		return "", errors.Errorf("an alphabet of %d multi-character symbols cannot be written in a regex (limit %d)", len(alphabet), len(regexDigits))
-	}
-	return regexDigits[:len(alphabet)], nil
-}
-
 // ParseSymbols reads a string over an alphabet: one symbol per character
 // when every symbol is one character (spaces skipped unless the space is
-// a symbol), else symbols separated by spaces.
+// a symbol), else symbols in angle brackets as FormatSymbols writes them
+// (<1><11>, spaces between them ignored) or separated by spaces (1 11).
 func ParseSymbols(s string, alphabet []string) ([]int, error) {
 	tokens := strings.Fields(s)
+	if !singleRunes(alphabet) && strings.Contains(s, "<") {
+		var err error
+		if tokens, err = bracketTokens(s); err != nil {
+			return nil, err
+		}
+	}
 	if singleRunes(alphabet) {
 		spaced := slices.Contains(alphabet, " ")
 		tokens = tokens[:0]
@@ -433,9 +427,23 @@ func ParseSymbols(s string, alphabet []string) ([]int, error) {
 	return out, nil
 }
 
-// DefaultUMPSFileSpec is what rtn umps train uses, with no flags, on a
-// string file (-format): see docs/umps.md for the reasoning.
-func DefaultUMPSFileSpec() UMPSSpec {
-	return UMPSSpec{Bond: BondAuto, GrowFrom: GrowAuto, Norm: umps.AllLengths, BatchSize: 50, LR: 0.03, InitNoise: 0.1,
-		Patience: 3, RestoreOnDrop: true, Epochs: 30, ClipNorm: 0.3}
+// bracketTokens splits "<a> <b><c>" into a, b, c.
+func bracketTokens(s string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == ' ':
+			i++
+		case s[i] == '<':
+			end := strings.IndexByte(s[i:], '>')
+			if end < 0 {
+				return nil, errors.Errorf("'<' at offset %d is not closed by '>'", i)
+			}
+			out = append(out, s[i+1:i+end])
+			i += end + 1
+		default:
+			return nil, errors.Errorf("%q at offset %d is outside angle brackets: write each symbol as <name>, or separate them by spaces", s[i], i)
+		}
+	}
+	return out, nil
 }

@@ -157,7 +157,7 @@ func TestTrainUMPSBondAuto(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cycle.train")
 	writePAutomaC(t, path, cycleStrings(400, 3), 3)
 	format := datasets.PAutomaC
-	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, Norm: umps.AllLengths, Epochs: 1, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
+	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, GrowFrom: Off, Norm: umps.AllLengths, Epochs: 1, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
 		BondRule: BondRule{Small: 2, Large: 3, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2}}}}
 	auto, err := TrainUMPS(spec)
 	if err != nil {

@@ -1,12 +1,15 @@
 package runs
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 
 	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/datasets"
+	"github.com/rtnlab/rtn/internal/memlimit"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/losses"
 )
@@ -114,4 +117,24 @@ func ScoreUMPS(m *umps.MPS, meta umps.ModelMeta, test string, format datasets.St
 		sc.Perplexity = &pp
 	}
 	return sc, nil
+}
+
+// EstimateMemory counts, for Data a text file read as characters (no
+// Format), each character as an int in the string list and in the
+// length-grouped batches, and each string's slice header; a string's
+// D x D environments are recomputed per batch, not stored. It reads the
+// file once, with a progress bar on Progress. A built-in language counts
+// nothing.
+func (s UMPSSpec) EstimateMemory() (MemoryEstimate, error) {
+	if _, _, err := Membership(s.Data); err == nil {
+		return MemoryEstimate{}, nil
+	}
+	if _, err := os.Stat(s.Data); err != nil {
+		return MemoryEstimate{}, nil // not a file: the data name is refused later
+	}
+	size, _, err := textFileStats(s.Data, s.Progress)
+	if err != nil {
+		return MemoryEstimate{}, errors.Wrap(err, "reading the data file")
+	}
+	return MemoryEstimate{What: fmt.Sprintf("{Data} %s (%s)", s.Data, memlimit.FormatBytes(float64(size))), Bytes: float64s(4 * float64(size))}, nil
 }

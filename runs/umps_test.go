@@ -14,7 +14,7 @@ import (
 // paper's protocol alone; it is reproducible bit for bit and refused
 // under P_*.
 func TestTrainUMPSBalance(t *testing.T) {
-	spec := UMPSSpec{Data: "tomita5", Bond: 2, NTrain: 60, NValid: 20, Epochs: 2, Seed: 3}
+	spec := UMPSSpec{Data: "tomita5", Bond: 2, NTrain: 60, NValid: 20, Epochs: 2, Seed: 3, BalanceEpochs: Off}
 	paper, err := TrainUMPS(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestUMPSLengthModelFile(t *testing.T) {
 // ClipNorm reaches Adam: the same run with the minibatch gradients clipped
 // to a tiny norm ends elsewhere, and the clipped run is reproducible.
 func TestTrainUMPSClipNorm(t *testing.T) {
-	spec := UMPSSpec{Data: "tomita5", Bond: 2, NTrain: 60, NValid: 20, Epochs: 2, Seed: 3, Norm: umps.AllLengths, BatchSize: 10, LR: 0.03, InitNoise: 0.1}
+	spec := UMPSSpec{Data: "tomita5", Bond: 2, NTrain: 60, NValid: 20, Epochs: 2, Seed: 3, Norm: umps.AllLengths, BatchSize: 10, LR: 0.03, InitNoise: 0.1, BalanceEpochs: Off}
 	free, err := TrainUMPS(spec)
 	if err != nil {
 		t.Fatal(err)

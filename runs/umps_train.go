@@ -2,7 +2,6 @@ package runs
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -25,51 +24,17 @@ import (
 // plateau, best parameters by validation NLL. DefaultUMPSFileSpec holds
 // the settings for string files.
 func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
-	if spec.Bond == 0 {
-		spec.Bond = 20
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
 	}
-	if spec.NTrain == 0 {
-		spec.NTrain = 1000
+	if err := CheckOutDir("{Out}", spec.Out); err != nil {
+		return nil, err
 	}
-	if spec.NValid == 0 {
-		spec.NValid = 1000
+	if err := checkEstimate(spec.EstimateMemory()); err != nil {
+		return nil, err
 	}
-	if spec.Epochs == 0 {
-		spec.Epochs = 300
-	}
-	if spec.Seed == 0 {
-		spec.Seed = 1
-	}
-	if spec.Restarts == 0 {
-		spec.Restarts = 1
-	}
-	if spec.LR == 0 {
-		spec.LR = 1e-2
-		if spec.Init == umps.RandomNormal {
-			spec.LR = 1e-1
-		}
-	}
-	if spec.Warmup == 0 {
-		spec.Warmup = 5
-	}
-	if spec.BatchSize == 0 {
-		spec.BatchSize = 50
-	}
-	if spec.Patience == 0 {
-		spec.Patience = 5
-	}
-	if spec.BalanceEpochs < 0 {
-		return nil, errors.Errorf("%d length-balanced epochs, want >= 0", spec.BalanceEpochs)
-	}
-	if !(spec.GrowNoise >= 0 && spec.GrowNoise <= 1) || !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1) {
-		return nil, errors.Errorf("grow noise %v and learning rate %v, want noise in [0, 1] and a finite rate >= 0", spec.GrowNoise, spec.GrowLR)
-	}
-	if spec.Format != nil && spec.ValidFrac == 0 {
-		spec.ValidFrac = 0.2
-	}
-	if spec.Format != nil && !(spec.ValidFrac > 0 && spec.ValidFrac < 1) {
-		return nil, errors.Errorf("validation fraction %v, want in (0, 1)", spec.ValidFrac)
-	}
+	spec = spec.resolved()
 	lock, err := LockOutputs([]string{spec.Out}, nil)
 	if err != nil {
 		return nil, err
@@ -302,9 +267,6 @@ func startParams(spec *UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng 
 			return nil, nil, errors.Wrapf(err, "the bond dimension %d to grow from", spec.GrowFrom)
 		}
 		sd := spec.GrowNoise
-		if sd == 0 {
-			sd = 1e-6
-		}
 		// Grown before finishReport bakes the contraction in, so that a
 		// P_* core keeps its bound.
 		p, err := umps.GrowParams(rep.Params, spec.Bond, sd, rng)
@@ -312,11 +274,7 @@ func startParams(spec *UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng 
 			err = finishReport(rep, smeta, valid)
 		}
 		spec.BalanceEpochs = 0
-		if spec.GrowLR > 0 {
-			spec.LR = spec.GrowLR
-		} else {
-			spec.LR /= 100
-		}
+		spec.LR = spec.GrowLR
 		return p, rep, err
 	}
 	p, err := umps.NewParams(spec.Bond, len(meta.Alphabet), spec.Init, rng)

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -24,18 +25,6 @@ import (
 // (datasets.StringFormat; symbol i is named "i").
 var DataFormats = []string{"text", "lines", "pautomac", "spice"}
 
-// SymbolError is the error for a symbol of a spec field (Field: "prefix"
-// or "stop") that is not in the model's alphabet.
-type SymbolError struct {
-	Field string
-	Err   error
-}
-
-func (e *SymbolError) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns the underlying error.
-func (e *SymbolError) Unwrap() error { return e.Err }
-
 // EvalSpec evaluates a trained model (rtn eval). Each field's comment
 // gives its default.
 type EvalSpec struct {
@@ -51,24 +40,67 @@ type EvalSpec struct {
 	Format string
 }
 
-// Validate fills in the defaults and checks the spec; it is called by
-// Eval, and a command calls it first to report a usage error.
-func (s *EvalSpec) Validate() error {
-	if s.Model == "" {
-		return errors.New("-model (a model directory) is required")
-	}
-	return checkFormat(&s.Format)
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s EvalSpec) WithDefaults() EvalSpec {
+	s.Format = cmpOr(s.Format, "text")
+	return s
 }
 
-// checkFormat defaults an empty format to text and checks it.
-func checkFormat(f *string) error {
-	if *f == "" {
-		*f = "text"
-	}
-	if !slices.Contains(DataFormats, *f) {
-		return errors.Errorf("-format: unknown data format %q (known: %s)", *f, strings.Join(DataFormats, ", "))
+// Validate checks the spec's values (a *FieldError).
+func (s EvalSpec) Validate() error {
+	return firstErr(requireModelDir(s.Model), checkFormat(s.Format))
+}
+
+// EstimateMemory counts the model's parameters (modelEstimate).
+func (s EvalSpec) EstimateMemory() (MemoryEstimate, error) { return modelEstimate(s.Model), nil }
+
+// requireModelDir refuses an empty Model.
+func requireModelDir(dir string) error {
+	if dir == "" {
+		return fieldErr("Model", nil, "a model directory (required)")
 	}
 	return nil
+}
+
+// checkFormat checks a data format.
+func checkFormat(f string) error {
+	if !slices.Contains(DataFormats, f) {
+		return fieldCause("Format", errors.Errorf("unknown data format %q (known: %s)", f, strings.Join(DataFormats, ", ")))
+	}
+	return nil
+}
+
+// cmpOr is s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// modelEstimate counts the memory of the model a model directory
+// describes (its model.json), before it is loaded: its parameters
+// (layers.ModelConfig.Size) three times (the values, the arrays read from
+// model.npz, and the executor's copies and buffers). A model.json that
+// cannot be read counts nothing: the load reports it.
+func modelEstimate(dir string) MemoryEstimate {
+	cfg, err := layers.ReadModelConfig(filepath.Join(dir, layers.ModelConfigFile))
+	if err != nil {
+		return MemoryEstimate{}
+	}
+	n, ok := cfg.Size()
+	if !ok {
+		return MemoryEstimate{}
+	}
+	return MemoryEstimate{What: fmt.Sprintf("{Model} %s (%s, %d layers, %.3g parameters)", dir, cfg.Cell, max(cfg.Layers, 1), n), Bytes: float64s(3 * n)}
+}
+
+// checkUse runs a spec's checks and memory estimate.
+func checkUse(validate func() error, estimate func() (MemoryEstimate, error)) error {
+	if err := validate(); err != nil {
+		return err
+	}
+	return checkEstimate(estimate())
 }
 
 // EvalReport is the outcome of Eval.
@@ -93,7 +125,8 @@ type EvalReport struct {
 
 // Eval runs an EvalSpec.
 func Eval(spec EvalSpec) (*EvalReport, error) {
-	if err := spec.Validate(); err != nil {
+	spec = spec.WithDefaults()
+	if err := checkUse(spec.Validate, spec.EstimateMemory); err != nil {
 		return nil, err
 	}
 	m, err := loadSymbolModel(spec.Model)
@@ -208,8 +241,8 @@ type SampleSpec struct {
 	N int
 	// Seed seeds the draws. Default 1.
 	Seed uint64
-	// Temperature divides the logits (layers.SampleConfig): 1 samples the
-	// model. Required: 0, negative, infinite and NaN are errors.
+	// Temperature divides the logits (layers.SampleConfig): 1 (the
+	// default) samples the model.
 	Temperature float64
 	// MaxLen is the longest string, prefix included. Default 100.
 	MaxLen int
@@ -222,9 +255,8 @@ type SampleSpec struct {
 	Prefix string
 }
 
-// Validate fills in the defaults and checks the spec's own values (the
-// symbols are checked against the model by Sample).
-func (s *SampleSpec) Validate() error {
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s SampleSpec) WithDefaults() SampleSpec {
 	if s.N == 0 {
 		s.N = 10
 	}
@@ -234,18 +266,26 @@ func (s *SampleSpec) Validate() error {
 	if s.MaxLen == 0 {
 		s.MaxLen = 100
 	}
-	switch {
-	case s.Model == "":
-		return errors.New("-model (a model directory) is required")
-	case s.N < 0:
-		return errors.Errorf("-n must be >= 1, got %d", s.N)
-	case s.MaxLen < 0:
-		return errors.Errorf("-max-len must be >= 1, got %d", s.MaxLen)
-	case !(s.Temperature > 0) || math.IsInf(s.Temperature, 0):
-		return errors.Errorf("-temperature must be a positive finite number, got %g", s.Temperature)
+	if s.Temperature == 0 {
+		s.Temperature = 1
 	}
-	return nil
+	return s
 }
+
+// Validate checks the spec's own values (a *FieldError); the symbols are
+// checked against the model by Sample.
+func (s SampleSpec) Validate() error {
+	return firstErr(
+		requireModelDir(s.Model),
+		checkMin("N", s.N, 1),
+		checkMin("MaxLen", s.MaxLen, 1),
+		checkPositive("Temperature", s.Temperature),
+		checkSeed("Seed", s.Seed),
+	)
+}
+
+// EstimateMemory counts the model's parameters (modelEstimate).
+func (s SampleSpec) EstimateMemory() (MemoryEstimate, error) { return modelEstimate(s.Model), nil }
 
 // SampleReport is the outcome of Sample.
 type SampleReport struct {
@@ -269,7 +309,8 @@ type SampledString struct {
 // Sample runs a SampleSpec: N strings drawn one after the other from one
 // random stream, the same on every run.
 func Sample(spec SampleSpec) (*SampleReport, error) {
-	if err := spec.Validate(); err != nil {
+	spec = spec.WithDefaults()
+	if err := checkUse(spec.Validate, spec.EstimateMemory); err != nil {
 		return nil, err
 	}
 	m, err := loadSymbolModel(spec.Model)
@@ -279,17 +320,17 @@ func Sample(spec SampleSpec) (*SampleReport, error) {
 	alpha := m.Config.Symbols
 	cfg := layers.SampleConfig{Temperature: spec.Temperature, MaxLen: spec.MaxLen}
 	if cfg.Prefix, err = ParseSymbols(spec.Prefix, alpha); err != nil {
-		return nil, &SymbolError{Field: "prefix", Err: err}
+		return nil, fieldCause("Prefix", err)
 	}
 	if spec.Stop != "" {
 		i := slices.Index(alpha, spec.Stop)
 		if i < 0 {
-			return nil, &SymbolError{Field: "stop", Err: errors.Errorf("symbol %q is not in the alphabet %q", spec.Stop, FormatSymbols(symbolIDs(len(alpha)), alpha))}
+			return nil, fieldCause("Stop", errors.Errorf("symbol %q is not in the alphabet %q", spec.Stop, FormatSymbols(symbolIDs(len(alpha)), alpha)))
 		}
 		cfg.Stop = []int{i}
 	}
 	if len(cfg.Prefix) > cfg.MaxLen {
-		return nil, &SymbolError{Field: "prefix", Err: errors.Errorf("%d symbols, more than -max-len %d", len(cfg.Prefix), cfg.MaxLen)}
+		return nil, fieldErr("Prefix", spec.Prefix, "at most {MaxLen} %d symbols", cfg.MaxLen)
 	}
 	pr, err := m.NewPredictor()
 	if err != nil {
@@ -332,18 +373,28 @@ type PredictSpec struct {
 	Out string
 }
 
-// Validate fills in the defaults and checks the spec.
-func (s *PredictSpec) Validate() error {
-	switch {
-	case s.Model == "":
-		return errors.New("-model (a model directory) is required")
-	case s.DataFile == "":
-		return errors.New("-data is required")
-	case s.Out == "":
-		return errors.New("-out (the CSV file to write) is required")
-	}
-	return checkFormat(&s.Format)
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s PredictSpec) WithDefaults() PredictSpec {
+	s.Format = cmpOr(s.Format, "text")
+	return s
 }
+
+// Validate checks the spec's values (a *FieldError).
+func (s PredictSpec) Validate() error {
+	if err := requireModelDir(s.Model); err != nil {
+		return err
+	}
+	switch {
+	case s.DataFile == "":
+		return fieldErr("DataFile", nil, "a file of sequences (required)")
+	case s.Out == "":
+		return fieldErr("Out", nil, "the CSV file to write (required)")
+	}
+	return checkFormat(s.Format)
+}
+
+// EstimateMemory counts the model's parameters (modelEstimate).
+func (s PredictSpec) EstimateMemory() (MemoryEstimate, error) { return modelEstimate(s.Model), nil }
 
 // PredictReport is the outcome of Predict.
 type PredictReport struct {
@@ -362,7 +413,8 @@ type PredictReport struct {
 // at that step, having read the symbols before it, in shortest
 // round-trip notation.
 func Predict(spec PredictSpec) (*PredictReport, error) {
-	if err := spec.Validate(); err != nil {
+	spec = spec.WithDefaults()
+	if err := checkUse(spec.Validate, spec.EstimateMemory); err != nil {
 		return nil, err
 	}
 	m, err := loadSymbolModel(spec.Model)

@@ -174,11 +174,11 @@ func TestUseSpecErrors(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"eval no model", func() error { _, err := Eval(EvalSpec{}); return err }, "-model"},
+		{"eval no model", func() error { _, err := Eval(EvalSpec{}); return err }, "Model"},
 		{"eval format", func() error { _, err := Eval(EvalSpec{Model: dir, Format: "csv"}); return err }, "csv"},
-		{"sample temperature", func() error { _, err := Sample(SampleSpec{Model: dir}); return err }, "-temperature"},
-		{"sample n", func() error { _, err := Sample(SampleSpec{Model: dir, N: -1, Temperature: 1}); return err }, "-n"},
-		{"predict out", func() error { _, err := Predict(PredictSpec{Model: dir, DataFile: "x"}); return err }, "-out"},
+		{"sample temperature", func() error { _, err := Sample(SampleSpec{Model: dir, Temperature: -1}); return err }, "Temperature"},
+		{"sample n", func() error { _, err := Sample(SampleSpec{Model: dir, N: -1, Temperature: 1}); return err }, "N must be >= 1"},
+		{"predict out", func() error { _, err := Predict(PredictSpec{Model: dir, DataFile: "x"}); return err }, "Out"},
 		{"missing model", func() error { _, err := Eval(EvalSpec{Model: filepath.Join(dir, "none")}); return err }, "not a model directory"},
 	} {
 		if err := c.run(); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -187,9 +187,9 @@ func TestUseSpecErrors(t *testing.T) {
 	}
 	for _, spec := range []SampleSpec{{Prefix: "abz"}, {Stop: "q"}, {Prefix: "abc", MaxLen: 2}} {
 		spec.Model, spec.Temperature = dir, 1
-		var se *SymbolError
-		if _, err := Sample(spec); !errors.As(err, &se) {
-			t.Errorf("%+v: error %v, want a *SymbolError", spec, err)
+		var fe *FieldError
+		if _, err := Sample(spec); !errors.As(err, &fe) || (fe.Field != "Prefix" && fe.Field != "Stop") {
+			t.Errorf("%+v: error %v, want a *FieldError of Prefix or Stop", spec, err)
 		}
 	}
 }

@@ -19,6 +19,9 @@ func (m RNN) Validate() error {
 	if n < 1 || d < 1 || p < 1 {
 		return errors.Errorf("spectral: linear 2-RNN with n = %d, d = %d, p = %d, want all >= 1", n, d, p)
 	}
+	if n > math.MaxInt/n/d || n > math.MaxInt/p {
+		return errors.Errorf("spectral: linear 2-RNN with n = %d, d = %d, p = %d: its arrays are larger than any slice", n, d, p)
+	}
 	for _, f := range []struct {
 		name string
 		v    []float64

@@ -175,7 +175,7 @@ func (w WFA) Stop() ([]float64, error) {
 	}
 	var b mat.VecDense
 	if err := b.SolveVec(ims, mat.NewVecDense(n, append([]float64(nil), w.Omega[:n]...))); err != nil {
-		return nil, errors.Wrap(err, "spectral: I - sum of transitions")
+		return nil, errors.Errorf("spectral: the automaton has no next-symbol distribution: I minus the sum of its transitions is singular (%v)", err)
 	}
 	return b.RawVector().Data, nil
 }

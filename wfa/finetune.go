@@ -78,9 +78,9 @@ type FinetuneConfig struct {
 	Train optim.TrainConfig
 }
 
-// withDefaults fills in the defaults of c and checks the fields that
-// Finetune reads itself.
-func (c FinetuneConfig) withDefaults() (FinetuneConfig, error) {
+// WithDefaults returns the config with its unset fields at the defaults
+// their comments give.
+func (c FinetuneConfig) WithDefaults() FinetuneConfig {
 	if c.Optimizer == "" {
 		c.Optimizer = "adam"
 	}
@@ -108,6 +108,13 @@ func (c FinetuneConfig) withDefaults() (FinetuneConfig, error) {
 	if c.CheckSE == 0 {
 		c.CheckSE = 2
 	}
+	return c
+}
+
+// withDefaults is WithDefaults and the checks of the fields that Finetune
+// reads itself.
+func (c FinetuneConfig) withDefaults() (FinetuneConfig, error) {
+	c = c.WithDefaults()
 	if math.IsNaN(c.CheckSE) || math.IsInf(c.CheckSE, 0) {
 		return c, errors.Errorf("wfa: fine-tuning check's standard errors %g, want a finite number", c.CheckSE)
 	}

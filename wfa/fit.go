@@ -132,7 +132,9 @@ type Config struct {
 	Seed uint64
 }
 
-func (c Config) withDefaults() (Config, error) {
+// WithDefaults returns the config with its unset fields at the defaults
+// their comments give.
+func (c Config) WithDefaults() Config {
 	if c.Spec.Rows == 0 {
 		c.Spec.Rows = 5
 	}
@@ -166,11 +168,17 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Mixture == 0 {
 		c.Mixture = 8
 	}
-	if c.Mixture < 1 {
-		return c, errors.Errorf("wfa: mixture of %d candidates, want >= 1", c.Mixture)
-	}
 	if c.MixtureSE == 0 {
 		c.MixtureSE = 1
+	}
+	return c
+}
+
+// withDefaults is WithDefaults and the checks of the fields Fit reads.
+func (c Config) withDefaults() (Config, error) {
+	c = c.WithDefaults()
+	if c.Mixture < 1 {
+		return c, errors.Errorf("wfa: mixture of %d candidates, want >= 1", c.Mixture)
 	}
 	if math.IsNaN(c.MixtureSE) || math.IsInf(c.MixtureSE, 0) {
 		return c, errors.Errorf("wfa: mixture gate of %g standard errors, want a finite number", c.MixtureSE)
@@ -453,7 +461,7 @@ func folds(n int, cfg Config) ([][]int, error) {
 		}
 		return [][]int{va}, nil
 	}
-	if n < 2*cfg.Folds {
+	if cfg.Folds > n/2 {
 		return nil, errors.Errorf("wfa: %d strings are too few for %d folds", n, cfg.Folds)
 	}
 	out := make([][]int, cfg.Folds)

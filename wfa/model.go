@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -196,6 +197,9 @@ func Read(r io.Reader) (*Model, error) {
 	if err := m.WFA.Validate(); err != nil {
 		return nil, errors.Wrap(err, "wfa: model file")
 	}
+	if err := checkMagnitude(m.WFA); err != nil {
+		return nil, err
+	}
 	if len(m.Alphabet) != len(m.WFA.Trans) {
 		return nil, errors.Errorf("wfa: model file has %d symbol names for %d transition matrices", len(m.Alphabet), len(m.WFA.Trans))
 	}
@@ -207,6 +211,36 @@ func Read(r io.Reader) (*Model, error) {
 		seen[a] = true
 	}
 	return m, nil
+}
+
+// checkMagnitude refuses weights so large that the sums every use of the
+// automaton takes overflow: the magnitudes of the initial weights, of the
+// final weights, and of the transitions out of each state over all
+// symbols must each add up to a finite float64. A model of weights near
+// 1e308 would otherwise give infinite or NaN values and singular systems
+// in every command.
+func checkMagnitude(w spectral.WFA) error {
+	n := w.States
+	sum := func(v []float64) float64 {
+		t := 0.0
+		for _, x := range v {
+			t += math.Abs(x)
+		}
+		return t
+	}
+	if math.IsInf(sum(w.Alpha), 0) || math.IsInf(sum(w.Omega), 0) {
+		return errors.New("wfa: model file: the initial or final weights are too large: their magnitudes add up to more than the largest float64")
+	}
+	for i := range n {
+		t := 0.0
+		for _, a := range w.Trans {
+			t += sum(a[i*n : (i+1)*n])
+		}
+		if math.IsInf(t, 0) {
+			return errors.Errorf("wfa: model file: the transition weights are too large: those out of state %d add up to more than the largest float64 in magnitude", i)
+		}
+	}
+	return nil
 }
 
 // Load reads the model file at path.

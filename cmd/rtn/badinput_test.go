@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 // badCase is one bad command line: its exit status and a substring of
@@ -54,7 +56,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-model must be one of 2rnn, cp2rnn, gru, hotrnn, lstm, mirnn, mpscell, rnn", "train", "-model", "transformer")
 	c(2, "-rank: layers: cell lstm has no rank to set", "train", "-model", "lstm", "-rank", "3")
 	c(2, "-dropout runs between stacked cells: it needs layers >= 2, got 1", "train", "-dropout", "0.2")
-	c(2, "-embed applies to the registered cells only, not -model umps", "compare", "-model", "umps", "-embed", "4")
+	c(2, "-embed: applies to the registered cells only, not model umps", "compare", "-model", "umps", "-embed", "4")
 	c(2, "-dropout runs between stacked cells: it needs layers >= 2, got 1", "compare", "-model", "lstm", "-dropout", "0.3")
 	c(2, "-dtype must be float64 or float32, got \"half\"", "compare", "-model", "gru", "-dtype", "half")
 	c(1, "-model cp2rnn -hidden 4096 -layers 1 (8.2e+11 parameters) needs about", "train", "-model", "cp2rnn", "-hidden", "4096", "-rank", "100000000")
@@ -90,8 +92,8 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-lr must be a finite number", "train", "-lr", "Inf")
 	c(2, "-clip must be a finite number", "train", "-clip", "-1")
 	c(2, "-weight-decay must be a finite number", "train", "-weight-decay", "NaN")
-	c(2, "-momentum and -nesterov apply to sgd and rmsprop", "train", "-momentum", "0.9")
-	c(2, "-momentum and -nesterov apply to sgd and rmsprop", "train", "-nesterov")
+	c(2, "-momentum must be 0 with -optimizer adam (momentum applies to sgd and rmsprop), got 0.9", "train", "-momentum", "0.9")
+	c(2, "-nesterov must be false with -optimizer adam", "train", "-nesterov")
 	c(2, "-seed must be >= 1", "train", "-seed", "0")
 	c(2, `-task must be pfa (or give -data FILE), got "foo"`, "train", "-task", "foo")
 	c(2, `-optimizer: unknown optimizer "lbfgs"`, "train", "-optimizer", "lbfgs")
@@ -104,7 +106,7 @@ func badCases(model, file, dir string) []badCase {
 	c(1, "-data "+file+" (", "train", "-data", file, "-quiet")
 	// pretrain.
 	c(2, "-data must be one of", "pretrain", "-data", "bach")
-	c(2, "-data jsb needs -data-dir", "pretrain", "-data", "jsb")
+	c(2, "-data-dir must be the directory of the MAT-files of -data jsb", "pretrain", "-data", "jsb")
 	c(2, "-hidden must be in [1, 4096]", "pretrain", "-hidden", "0")
 	c(2, "-epochs must be >= 0", "pretrain", "-epochs", "-1")
 	c(2, "-batch must be >= 1", "pretrain", "-batch", "0")
@@ -112,7 +114,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-lr must be a finite number > 0", "pretrain", "-lr", "0")
 	c(2, "-lr must be a finite number > 0", "pretrain", "-lr", "NaN")
 	c(2, "-clip must be a finite number", "pretrain", "-clip", "Inf")
-	c(2, "-momentum applies to sgd and rmsprop", "pretrain", "-momentum", "0.9")
+	c(2, "-momentum must be 0 with -optimizer adam", "pretrain", "-momentum", "0.9")
 	c(2, "-seed must be >= 1", "pretrain", "-seed", "0")
 	c(2, `-init must be autoenc, random or linear`, "pretrain", "-init", "autoenc,xavier")
 	c(2, `-optimizer: unknown optimizer "newton"`, "pretrain", "-optimizer", "newton")
@@ -127,13 +129,13 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "is not available for the rnn", "pcnn", "-model", "rnn", "-passes", "1")
 	c(2, "-units must be in [1, 1024]", "pcnn", "-units", "0", "-passes", "1")
 	c(2, "-units must be in [1, 1024]", "pcnn", "-units", "2000", "-passes", "1")
-	c(2, "-degree must be full or an integer", "pcnn", "-degree", "99", "-passes", "1")
+	c(2, "-degree must be full or in [1, -units 16], got 99", "pcnn", "-degree", "99", "-passes", "1")
 	c(2, "-degree must be full or an integer", "pcnn", "-degree", "half", "-passes", "1")
 	c(2, "-size must be >= 0", "pcnn", "-size", "-1", "-passes", "1")
-	c(2, "-minutes must be a finite number", "pcnn", "-minutes", "NaN")
+	c(2, "-minutes must be a number in [0, 527040]", "pcnn", "-minutes", "NaN")
 	c(2, "-passes must be >= 0", "pcnn", "-passes", "-1")
 	c(2, "set -minutes or -passes", "pcnn")
-	c(2, "-restarts must be >= 0", "pcnn", "-restarts", "-1", "-passes", "1")
+	c(2, "-restarts must be >= 1, got -1", "pcnn", "-restarts", "-1", "-passes", "1")
 	c(2, "-generate must be >= 0", "pcnn", "-generate", "-1", "-passes", "1")
 	c(2, "-seed must be >= 1", "pcnn", "-seed", "0", "-passes", "1")
 	c(2, "-baseline must be bzip2, ctw or hmm", "pcnn", "-baseline", "lz")
@@ -152,25 +154,25 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-noise must be a finite number", "spectral", "-noise", "-1")
 	c(2, "-noise must be a finite number", "spectral", "-noise", "NaN")
 	c(2, "-L must be in [1, 8]", "spectral", "-L", "9")
-	c(2, "-rank must be >= 1", "spectral", "-rank", "-2")
-	c(2, "-d, -p and -states must be >= 1", "spectral", "-d", "0")
-	c(2, "-d, -p and -states must be >= 1", "spectral", "-states", "0")
+	c(2, "-rank must be >= 0, got -2", "spectral", "-rank", "-2")
+	c(2, "-d must be >= 1, got 0", "spectral", "-d", "0")
+	c(2, "-states must be >= 1, got 0", "spectral", "-states", "0")
 	c(2, "-epochs must be >= 1", "spectral", "-epochs", "0")
 	c(2, "-seed must be >= 1", "spectral", "-seed", "0")
 	c(2, "apply to -task random2rnn only", "spectral", "-task", "addition", "-d", "4")
-	c(2, "larger than the Hankel matricisation allows", "spectral", "-rank", "10")
+	c(2, "-rank must be at most the Hankel matricisation's d^L = 9, got 10", "spectral", "-rank", "10")
 	c(2, "design matrix, too large", "spectral", "-L", "5", "-n", "1000")
 	c(1, "-states 3000 -p 2 -d 3 -n 1000 needs about", "spectral", "-states", "3000")
 	c(1, "-states 5 -p 3000000 -d 3 -n 1000 needs about", "spectral", "-p", "3000000")
 	c(2, "-seeds must be >= 1", "spectral", "-sweep", "-seeds", "0")
 	c(2, `-ns: "x" is not a training size`, "spectral", "-sweep", "-ns", "x")
-	c(2, `-ns: "0" is not a training size`, "spectral", "-sweep", "-ns", "20,0")
-	c(2, `-noises: "-1" is not a finite number`, "spectral", "-sweep", "-noises", "-1")
-	c(2, `-methods: unknown method "svd"`, "spectral", "-sweep", "-methods", "ls,svd")
-	c(2, `-ranks: "10" is not a rank in [1, 9]`, "spectral", "-sweep", "-ranks", "10")
+	c(2, `-ns must be in [1, 1000000], got 0`, "spectral", "-sweep", "-ns", "20,0")
+	c(2, `-noises must be a finite number >= 0, got -1`, "spectral", "-sweep", "-noises", "-1")
+	c(2, `-methods must be one of ls, nuclear, iht, tiht, tiht+sgd, lstm, tt-tiht, tt-als, got "svd"`, "spectral", "-sweep", "-methods", "ls,svd")
+	c(2, `-ranks must be in [1, 9], got 10`, "spectral", "-sweep", "-ranks", "10")
 	c(2, "-sweep needs -out", "spectral", "-sweep", "-out", "")
 	c(1, "-out "+file+"/m.npz: "+file+" is not a directory", "spectral", "-out", file+"/m.npz")
-	c(2, "-save-data must name a .npz or .csv file", "spectral", "-save-data", dir+"/")
+	c(2, "-save-data must be a .npz or .csv file", "spectral", "-save-data", dir+"/")
 	c(1, "-save-data "+file+"/d.csv: "+file+" is not a directory", "spectral", "-save-data", file+"/d.csv")
 	c(1, "is not a directory", "spectral", "finetune", "-model", file, "-data", file, "-out", file)
 	c(1, "is not a directory", "spectral", "predict", "-model", file, "-data", file, "-out", file+"/p.csv")
@@ -194,16 +196,16 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-seed must be >= 1", "reproduce", "-seed", "0")
 	c(2, "-jobs must be >= 1", "reproduce", "-jobs", "0")
 	// umps train.
-	c(2, `-bond must be auto or an integer in [1, 512], got "0"`, "umps", "train", "-bond", "0")
-	c(2, `-bond must be auto or an integer in [1, 512], got "600"`, "umps", "train", "-bond", "600")
+	c(2, `-bond must be auto or in [1, 512], got 0`, "umps", "train", "-bond", "0")
+	c(2, `-bond must be auto or in [1, 512], got 600`, "umps", "train", "-bond", "600")
 	c(2, `-bond must be auto or an integer in [1, 512], got "abc"`, "umps", "train", "-bond", "abc")
-	c(2, "-bond auto needs a string file (-format)", "umps", "train", "-bond", "auto")
-	c(2, `-grow-from must be auto, 0 or an integer below -bond, got "20"`, "umps", "train", "-bond", "20", "-grow-from", "20")
-	c(2, `-grow-from must be auto, 0 or an integer below -bond, got "-3"`, "umps", "train", "-grow-from", "-3")
+	c(2, "-bond must be a number: auto needs a string file (-format)", "umps", "train", "-bond", "auto")
+	c(2, `-grow-from must be auto, none or a bond dimension below -bond, got 20`, "umps", "train", "-bond", "20", "-grow-from", "20")
+	c(2, `-grow-from must be auto, none or a bond dimension below -bond, got -3`, "umps", "train", "-grow-from", "-3")
 	c(2, `-grow-from must be auto, 0 or an integer below -bond, got "x"`, "umps", "train", "-grow-from", "x")
 	c(2, "-grow-lr must be a finite number >= 0, got -1", "umps", "train", "-grow-lr", "-1")
-	c(2, "-train and -valid must be >= 1", "umps", "train", "-train", "0")
-	c(2, "-train and -valid must be >= 1", "umps", "train", "-valid", "-5")
+	c(2, "-train must be >= 1, got 0", "umps", "train", "-train", "0")
+	c(2, "-valid must be >= 1, got -5", "umps", "train", "-valid", "-5")
 	c(2, "-epochs must be >= 1", "umps", "train", "-epochs", "0")
 	c(2, "-balance must be >= 0", "umps", "train", "-balance", "-1")
 	c(2, "-batch must be >= 1", "umps", "train", "-batch", "0")
@@ -217,9 +219,9 @@ func badCases(model, file, dir string) []badCase {
 	c(1, "is not a directory", "umps", "train", "-out", file)
 	c(1, "-data "+file+" (", "umps", "train", "-data", file, "-quiet")
 	// umps sample, prob, complete, eval.
-	c(2, "-model is required", "umps", "sample", "-regex", "0*")
-	c(2, "-regex is required", "umps", "sample", "-model", model)
-	c(2, "-n must be >= 0", "umps", "sample", "-model", model, "-regex", "0*", "-n", "-1")
+	c(2, "-model must be a model file or run directory (required)", "umps", "sample", "-regex", "0*")
+	c(2, "-regex must be a regular expression over the model's alphabet (required)", "umps", "sample", "-model", model)
+	c(2, "-n must be >= 1, got -1", "umps", "sample", "-model", model, "-regex", "0*", "-n", "-1")
 	c(2, "-regex: umps: regex \"(\"", "umps", "sample", "-model", model, "-regex", "(")
 	c(2, "-regex: umps: regex \"[\"", "umps", "sample", "-model", model, "-regex", "[")
 	c(2, "-regex:", "umps", "sample", "-model", model, "-regex", "x+")
@@ -228,19 +230,19 @@ func badCases(model, file, dir string) []badCase {
 	c(1, "-n 100000000 needs about", "umps", "sample", "-model", model, "-regex", "0*", "-n", "100000000")
 	c(1, "DFA states", "umps", "sample", "-model", model, "-regex", ".*1.{25}", "-exact")
 	c(1, "no-such-model", "umps", "sample", "-model", "no-such-model", "-regex", "0*")
-	c(2, "give exactly one of -regex and -string", "umps", "prob", "-model", model)
-	c(2, "give exactly one of -regex and -string", "umps", "prob", "-model", model, "-regex", "0", "-string", "0")
+	c(2, "-regex, -string must be exactly one given", "umps", "prob", "-model", model)
+	c(2, "-regex, -string must be exactly one given", "umps", "prob", "-model", model, "-regex", "0", "-string", "0")
 	c(2, "-string: symbol '2'", "umps", "prob", "-model", model, "-string", "0120")
 	c(2, "-string:", "umps", "prob", "-model", model, "-string", "a")
 	c(2, "-regex: umps: regex \"(0\"", "umps", "prob", "-model", model, "-regex", "(0")
 	c(2, "-regex:", "umps", "prob", "-model", model, "-regex", `\pL`)
 	c(2, "-regex:", "umps", "prob", "-model", model, "-regex", "z")
-	c(2, "-model is required", "umps", "prob", "-string", "01")
+	c(2, "-model must be a model file or run directory (required)", "umps", "prob", "-string", "01")
 	c(2, "-prefix:", "umps", "complete", "-model", model, "-prefix", "0x")
 	c(2, "-suffix:", "umps", "complete", "-model", model, "-suffix", "9")
-	c(2, "-model is required", "umps", "complete")
-	c(2, "-len must be >= 0 and -samples >= 1", "umps", "eval", "-model", model, "-len", "-1")
-	c(2, "-len must be >= 0 and -samples >= 1", "umps", "eval", "-model", model, "-samples", "0")
+	c(2, "-model must be a model file or run directory (required)", "umps", "complete")
+	c(2, "-len must be >= 1, got -1", "umps", "eval", "-model", model, "-len", "-1")
+	c(2, "-samples must be >= 1, got 0", "umps", "eval", "-model", model, "-samples", "0")
 	c(2, "-task:", "umps", "eval", "-model", model, "-task", "tomita9")
 	c(2, "-task:", "umps", "eval", "-model", model, "-task", "motzkin")
 	c(1, "-len 1000000 -samples 1000 needs about", "umps", "eval", "-model", model, "-len", "1000000")
@@ -271,7 +273,7 @@ func TestBadInput(t *testing.T) {
 		"config": {"in": 5, "hidden": 4096}, "layers": 64, "out": 4, "kind": "categorical"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(memoryLimitEnv, "64M")
+	t.Setenv(memlimit.Env, "64M")
 	cases := badCases(model, file, dir)
 	if len(cases) < 150 {
 		t.Errorf("%d cases, want at least 150", len(cases))
@@ -304,34 +306,22 @@ func TestMemoryLimitEnv(t *testing.T) {
 		v    string
 		want float64
 	}{{"1024", 1024}, {"2K", 2048}, {"1.5G", 1.5 * (1 << 30)}, {"3t", 3 * (1 << 40)}} {
-		t.Setenv(memoryLimitEnv, tc.v)
-		got, src, err := memoryLimit()
-		if err != nil || got != tc.want || src != memoryLimitEnv {
-			t.Errorf("%s=%s: %v %q %v, want %v", memoryLimitEnv, tc.v, got, src, err, tc.want)
+		t.Setenv(memlimit.Env, tc.v)
+		got, src, err := memlimit.Limit()
+		if err != nil || got != tc.want || src != memlimit.Env {
+			t.Errorf("%s=%s: %v %q %v, want %v", memlimit.Env, tc.v, got, src, err, tc.want)
 		}
 	}
 	for _, v := range []string{"lots", "-5G", "0", "NaN"} {
-		t.Setenv(memoryLimitEnv, v)
+		t.Setenv(memlimit.Env, v)
 		_, _, code := invoke("spectral", "-states", "3")
 		if code != 2 {
-			t.Errorf("%s=%s: exit status %d, want 2", memoryLimitEnv, v, code)
+			t.Errorf("%s=%s: exit status %d, want 2", memlimit.Env, v, code)
 		}
 	}
-	t.Setenv(memoryLimitEnv, "off")
-	if got, _, err := memoryLimit(); err != nil || got <= 1e300 {
+	t.Setenv(memlimit.Env, "off")
+	if got, _, err := memlimit.Limit(); err != nil || got <= 1e300 {
 		t.Errorf("off: %v %v", got, err)
-	}
-}
-
-// TestEvalTime checks that umps eval refuses hours of sampling that fit
-// in memory (the -len 1000000 run that used to hang).
-func TestEvalTime(t *testing.T) {
-	t.Setenv(memoryLimitEnv, "off")
-	if err := umpsEvalCheck(1000000, 1000, 20, 2, false); err == nil || !strings.Contains(err.Error(), "hours of sampling at bond 20") {
-		t.Errorf("got %v", err)
-	}
-	if err := umpsEvalCheck(16, 1000, 20, 2, true); err != nil {
-		t.Errorf("the default eval is refused: %v", err)
 	}
 }
 

@@ -2,14 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rtnlab/rtn/bench"
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/layers"
+	"github.com/rtnlab/rtn/runs"
 )
 
 // intsFlag is a comma-separated list of integers (-steps, -hidden, -batch).
@@ -34,71 +36,44 @@ func (s *intsFlag) Set(v string) error {
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench")
-	var cfg bench.Config
-	steps, hiddens, batches := intsFlag{50, 100, 1000}, intsFlag{100}, intsFlag{32}
+	d := bench.Config{}.WithDefaults()
+	cfg := d
+	steps, hiddens, batches := intsFlag{50, 100, 1000}, intsFlag{d.Hidden}, intsFlag{d.Batch}
 	only := fs.String("only", "", "comma-separated benchmarks (known: "+strings.Join(bench.Names(), ", ")+")")
 	fs.Var(&batches, "batch", "comma-separated minibatch sizes (sequences or strings)")
 	fs.Var(&hiddens, "hidden", "comma-separated hidden sizes: the units of rnn, lstm, gru, ugru, cp2rnn (CP rank = hidden), hotrnn, hotrnn3 and mirnn, twice the states of 2rnn (the others run once per batch size)")
-	fs.IntVar(&cfg.In, "in", 88, "input and output width of rnn, lstm, gru, ugru, cp2rnn, hotrnn, hotrnn3 and mirnn")
+	fs.IntVar(&cfg.In, "in", d.In, "input and output width of rnn, lstm, gru, ugru, cp2rnn, hotrnn, hotrnn3 and mirnn")
 	fs.Var(&steps, "steps", "comma-separated sequence lengths T")
-	fs.IntVar(&cfg.Reps, "reps", 5, "timed repetitions")
+	fs.IntVar(&cfg.Reps, "reps", d.Reps, "timed repetitions")
 	fs.IntVar(&cfg.Checkpoint, "checkpoint", 0, "keep every k-th state and recompute the rest in the backward pass (0: keep all)")
-	fs.StringVar(&cfg.Executor, "executor", bench.ExecFused, "how the recurrent cells run: "+strings.Join(bench.Executors(), ", ")+" (fused: each cell's kernel where it has one, the tape otherwise; tape: every cell's recorded step compiled, as a cell without a kernel runs; graph: gorgonia graphs)")
-	fs.BoolVar(&cfg.Generic, "generic", false, "run every cell without its kernel (-executor tape)")
-	fs.StringVar(&cfg.DType, "dtype", graph.Float64, "float type of the recurrent steps: float64 or float32 (states, activations and products in float32; parameters, gradients and Adam in float64; not -executor graph; float64 only: "+strings.Join(bench.Float64Only(), ", ")+")")
+	fs.StringVar(&cfg.Executor, "executor", d.Executor, "how the recurrent cells run: "+strings.Join(bench.Executors(), ", ")+" (fused: each cell's kernel where it has one, the tape otherwise; tape: every cell's recorded step compiled, as a cell without a kernel runs; graph: gorgonia graphs)")
+	generic := fs.Bool("generic", false, "same as -executor tape: run every cell without its kernel")
+	fs.StringVar(&cfg.DType, "dtype", d.DType, "float type of the recurrent steps: float64 or float32 (states, activations and products in float32; parameters, gradients and Adam in float64; not -executor graph; float64 only: "+strings.Join(bench.Float64Only(), ", ")+")")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"in", cfg.In}, {"reps", cfg.Reps}} {
-		if f.v < 1 {
-			return usagef("-%s must be >= 1, got %d", f.name, f.v)
+	if *generic {
+		if flagSet(fs, "executor") && cfg.Executor != bench.ExecTape {
+			return usagef("-generic is -executor tape, not -executor %s", cfg.Executor)
 		}
-	}
-	for _, l := range []struct {
-		name string
-		v    []int
-	}{{"steps", steps}, {"hidden", hiddens}, {"batch", batches}} {
-		for _, v := range l.v {
-			if v < 1 {
-				return usagef("-%s must be >= 1, got %d", l.name, v)
-			}
-		}
-	}
-	if cfg.Checkpoint < 0 {
-		return usagef("-checkpoint must be >= 0, got %d", cfg.Checkpoint)
-	}
-	if !contains(bench.Executors(), cfg.Executor) {
-		return usagef("-executor: unknown executor %q (known: %s)", cfg.Executor, strings.Join(bench.Executors(), ", "))
-	}
-	if err := graph.CheckDType(cfg.DType); err != nil {
-		return usagef("-dtype: %v", err)
-	}
-	if cfg.DType == graph.Float32 && cfg.Executor == bench.ExecGraph {
-		return usagef("-dtype float32: -executor graph runs float64 only")
-	}
-	if cfg.Generic {
 		cfg.Executor = bench.ExecTape
 	}
 	var names []string
 	if *only != "" {
 		for _, n := range strings.Split(*only, ",") {
-			n = strings.TrimSpace(n)
-			if !contains(bench.Names(), n) {
-				return usagef("-only: unknown benchmark %q (known: %s)", n, strings.Join(bench.Names(), ", "))
-			}
-			if cfg.DType == graph.Float32 && contains(bench.Float64Only(), n) {
-				return usagef("-only: %s runs float64 only, not -dtype float32", n)
-			}
-			names = append(names, n)
+			names = append(names, strings.TrimSpace(n))
 		}
 	}
-	largest := cfg
-	largest.Steps, largest.Hidden, largest.Batch = slices.Max(steps), slices.Max(hiddens), slices.Max(batches)
-	if err := needMemory(benchBytes(largest)); err != nil {
+	if err := bench.CheckSizes(cfg, names, steps, hiddens, batches); err != nil {
+		var fe *layers.FieldError
+		if errors.As(err, &fe) {
+			err = &runs.FieldError{Field: fe.Field, Err: fe}
+		}
+		return specError(err)
+	}
+	what, bytes := bench.MemoryBytes(cfg, steps, hiddens, batches)
+	if err := specError(runs.CheckMemory(runs.MemoryEstimate{What: what, Bytes: bytes})); err != nil {
 		return err
 	}
 	rs, err := bench.RunSizes(cfg, names, steps, hiddens, batches)

@@ -58,15 +58,28 @@ func exitCode(err error) int {
 
 // oneLine folds msg onto one line (newlines and tabs become spaces, runs
 // of spaces one) and shortens it to maxMessage characters, ending in
-// "..." when cut.
+// "..." when cut; when the message ends in a short cause (its last part
+// after ": ", such as "no space left on device"), the cut is made before
+// the cause, marked " ... ", so that the cause stays.
 func oneLine(msg string) string {
 	msg = strings.Join(strings.Fields(msg), " ")
 	if utf8.RuneCountInString(msg) <= maxMessage {
 		return msg
 	}
 	r := []rune(msg)
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		const mark = " ... "
+		if cause := []rune(msg[i:]); len(cause) <= maxCause {
+			head := r[:maxMessage-len(mark)-len(cause)]
+			return string(head) + mark + string(cause[2:])
+		}
+	}
 	return string(r[:maxMessage-3]) + "..."
 }
+
+// maxCause is the longest cause, after its ": ", that oneLine keeps whole
+// at the end of a cut message.
+const maxCause = 80
 
 // report prints a failure as one line on stderr and returns the exit
 // status (see exitCode).

@@ -42,11 +42,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if *readme != "" {
 		b, err := os.ReadFile(*readme)
 		if err != nil {
-			return usagef("-readme: %v", err)
+			return fmt.Errorf("-readme: %v", err)
 		}
 		readmeText = string(b)
 		if _, err := (&reproduce.Summary{}).ReplaceHeadline(readmeText, ""); err != nil {
-			return usagef("-readme: %s has no headline markers", *readme)
+			return fmt.Errorf("-readme: %s has no headline markers", *readme)
 		}
 	}
 	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed, Jobs: *jobs}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/rtnlab/rtn/internal/memlimit"
 )
 
 type command struct {
@@ -51,8 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// A bad RTN_MEMORY_LIMIT is refused by every command that could
 	// check memory, whether or not the run at hand gets to a check.
 	if name != "version" {
-		if _, _, err := envMemoryLimit(); err != nil {
-			return err
+		if _, _, err := memlimit.FromEnv(); err != nil {
+			return specError(err)
 		}
 	}
 	return c.run(args[1:], stdout, stderr)
@@ -96,7 +98,7 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
-	return nil
+	return checkIntFlags(fs)
 }
 
 func firstLine(s string) string {

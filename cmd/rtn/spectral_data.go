@@ -2,19 +2,16 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/datasets"
-	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/runs"
 	"github.com/rtnlab/rtn/spectral"
 )
@@ -22,18 +19,8 @@ import (
 // runSpectralData is rtn spectral -data FILE; set holds the flags given
 // on the command line.
 func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
-	switch {
-	case !contains(runs.SpectralDataMethods, ds.Method):
-		return usagef("-method must be one of %s with -data, got %q", strings.Join(runs.SpectralDataMethods, ", "), ds.Method)
-	case ds.Rank < 0:
-		return usagef("-rank must be >= 1 (or 0 to choose it from the data), got %d", ds.Rank)
-	case ds.Seed == 0:
-		return usagef("-seed must be >= 1")
-	case ds.Epochs < 1:
-		return usagef("-epochs must be >= 1, got %d", ds.Epochs)
-	}
-	if err := checkFracs(ds.ValidFrac, ds.TestFrac); err != nil {
-		return err
+	if err := ds.Validate(); err != nil {
+		return specError(err)
 	}
 	if err := checkEpochsUse(set, []string{ds.Method}, "to -method", "tiht+sgd"); err != nil {
 		return err
@@ -46,7 +33,7 @@ func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool,
 	}
 	rep, err := runs.RunSpectralData(ds)
 	if err != nil {
-		return rankUsage(err)
+		return specError(err)
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(spectralDataJSON{rep, rep.Data, rep.Basis, rep.NValid, rep.NTest, jsonNum(float64(rep.ValidMSE))})
@@ -101,26 +88,6 @@ func checkModelOut(flag, out string, inputs ...string) error {
 	return nil
 }
 
-// fileExts are the extensions of the files rtn writes; an output
-// directory named with one is most likely meant as a file.
-var fileExts = []string{".npz", ".json", ".jsonl", ".csv", ".png"}
-
-// checkDirOut checks, before any work, an output directory: one that
-// does not exist yet may not be named like a file (run.npz), and it must
-// be writable (checkOutDir).
-func checkDirOut(flag, dir string) error {
-	if dir == "" {
-		return nil
-	}
-	if dir == "-" {
-		return usagef("%s -: this output is a directory, name one", flag)
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) && contains(fileExts, strings.ToLower(filepath.Ext(dir))) {
-		return usagef("%s must name a directory, got the file name %q", flag, dir)
-	}
-	return checkOutDir(flag, dir)
-}
-
 // isDir reports whether path is an existing directory.
 func isDir(path string) bool {
 	st, err := os.Stat(path)
@@ -146,28 +113,6 @@ func checkOwnSplit(path string, set map[string]bool) error {
 	}
 	if s.Split != nil {
 		return usagef("%s cannot be used with %s: the file has a split of its own (its split column or array)", strings.Join(given, ", "), path)
-	}
-	return nil
-}
-
-// rankUsage turns a rank larger than the data's Hankel matrices allow
-// into a usage error naming -rank.
-func rankUsage(err error) error {
-	var re *spectral.RankError
-	if errors.As(err, &re) {
-		return usagef("-rank %d is larger than the Hankel matrix of the data allows (at most %d, with %v)", re.Rank, re.Max, re.Basis)
-	}
-	return err
-}
-
-func checkFracs(valid, test float64) error {
-	switch {
-	case !(valid >= 0 && valid < 1):
-		return usagef("-valid-frac must be in [0, 1), got %g", valid)
-	case !(test >= 0 && test < 1):
-		return usagef("-test-frac must be in [0, 1), got %g", test)
-	case valid+test >= 1:
-		return usagef("-valid-frac + -test-frac must be below 1, got %g", valid+test)
 	}
 	return nil
 }
@@ -238,13 +183,14 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	var spec runs.SpectralTuneSpec
 	fs.StringVar(&spec.Model, "model", "", "model file written by rtn spectral -out (.npz)")
 	fs.StringVar(&spec.Data, "data", "", "sequence-data file (.npz or .csv)")
-	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule)
-	fs.IntVar(&spec.Epochs, "epochs", 100, "total epochs (a resumed run continues up to it)")
-	fs.IntVar(&spec.Batch, "batch", 100, "minibatch size")
-	fs.IntVar(&spec.Patience, "patience", 5, "epochs without a better validation MSE before the learning rate drops by 10 (twice at most: the third such plateau stops; 0: off)")
-	seed := fs.Uint64("seed", 1, "random seed (split of a file without one, batches)")
-	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.1, "validation fraction of a file with no split of its own")
-	fs.Float64Var(&spec.TestFrac, "test-frac", 0.1, "test fraction of a file with no split of its own")
+	d := runs.SpectralTuneSpec{}.WithDefaults()
+	optimizerFlags(fs, &spec.Optimizer, &spec.Optim, &spec.Schedule, d.Optimizer)
+	fs.IntVar(&spec.Epochs, "epochs", d.Epochs, "total epochs (a resumed run continues up to it)")
+	fs.IntVar(&spec.Batch, "batch", d.Batch, "minibatch size")
+	fs.IntVar(&spec.Patience, "patience", d.Patience, "epochs without a better validation MSE before the learning rate drops by 10 (twice at most: the third such plateau stops; 0: off)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split of a file without one, batches)")
+	fs.Float64Var(&spec.ValidFrac, "valid-frac", d.ValidFrac, "validation fraction of a file with no split of its own")
+	fs.Float64Var(&spec.TestFrac, "test-frac", d.TestFrac, "test fraction of a file with no split of its own")
 	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint.npz, metrics.jsonl, model.npz, model.json)")
 	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint.npz to continue from")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -252,11 +198,12 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	spec.Seed = *seed
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := checkTuneFlags(spec); err != nil {
-		return err
+	zeroIsOff(&spec.Patience)
+	zeroIsOff(&spec.ValidFrac, &spec.TestFrac)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
 	}
 	if err := checkTuneOut(spec); err != nil {
 		return err
@@ -269,7 +216,7 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	}
 	rep, err := runs.TuneSpectral(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(rep)
@@ -306,36 +253,4 @@ func checkTuneOut(s runs.SpectralTuneSpec) error {
 		}
 	}
 	return nil
-}
-
-func checkTuneFlags(s runs.SpectralTuneSpec) error {
-	if err := checkOptimizerFlags(s.Optimizer, s.Optim); err != nil {
-		return err
-	}
-	switch {
-	case s.Model == "" || s.Data == "":
-		return usagef("spectral finetune needs -model and -data")
-	case s.Epochs < 1:
-		return usagef("-epochs must be >= 1, got %d", s.Epochs)
-	case s.Batch < 1:
-		return usagef("-batch must be >= 1, got %d", s.Batch)
-	case s.Patience < 0:
-		return usagef("-patience must be >= 0, got %d", s.Patience)
-	case s.Seed == 0:
-		return usagef("-seed must be >= 1")
-	}
-	if !contains(optim.Names(), s.Optimizer) {
-		names := optim.Names()
-		sort.Strings(names)
-		return usagef("-optimizer: unknown optimizer %q (known: %s)", s.Optimizer, joinNames(names))
-	}
-	if _, err := optim.New(s.Optimizer, s.Optim); err != nil {
-		return usagef("%v", err)
-	}
-	if s.Schedule != "" {
-		if _, err := optim.ParseSchedule(s.Schedule); err != nil {
-			return usagef("-schedule: %v", err)
-		}
-	}
-	return checkFracs(s.ValidFrac, s.TestFrac)
 }

@@ -200,7 +200,7 @@ func TestSpectralDataJSONFields(t *testing.T) {
 func TestSpectralSweepSize(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep")
 	_, stderr, code := invoke("spectral", "-sweep", "-ns", "20,1000000", "-methods", "tiht,ls", "-out", out)
-	if code != 2 || !strings.Contains(stderr, "-ns 1000000 with -methods tiht needs an N x d^(2L+1) = 1000000 x 243 design matrix") {
+	if code != 2 || !strings.Contains(stderr, "-ns must be at most 276168 with -methods tiht: its N x d^(2L+1) design matrix is too large") {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

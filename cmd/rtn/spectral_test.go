@@ -46,7 +46,7 @@ func TestSpectralBadFlags(t *testing.T) {
 		{[]string{"-task", "xor"}, "-task"},
 		{[]string{"-n", "0"}, "-n"},
 		{[]string{"-noise", "-1"}, "-noise"},
-		{[]string{"-rank", "10"}, "-rank 10"},
+		{[]string{"-rank", "10"}, "-rank must be at most"},
 		{[]string{"-task", "addition", "-d", "4"}, "random2rnn only"},
 		{[]string{"-d", "10", "-L", "3", "-n", "20000"}, "tt-als"},
 		{[]string{"-sweep", "-ns", "0"}, "-ns"},

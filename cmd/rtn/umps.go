@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/runs"
@@ -51,39 +48,49 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		quiet  bool
 		asJSON bool
 	)
+	d, fd := runs.UMPSSpec{}.WithDefaults(), runs.DefaultUMPSFileSpec()
 	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
 	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
-	fd := runs.DefaultUMPSFileSpec()
-	bond := fs.String("bond", "20", "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
+	bond := fs.String("bond", strconv.Itoa(d.Bond), "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
 	growFrom := fs.String("grow-from", "0", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0; with -format the default is auto)")
 	fs.Float64Var(&spec.GrowLR, "grow-lr", 0, "Adam's learning rate for the grown model, with -grow-from (0: -lr's / 100)")
-	fs.StringVar(&norm, "norm", "n", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
+	fs.StringVar(&norm, "norm", d.Norm.String(), fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
 	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
-	fs.IntVar(&spec.BalanceEpochs, "balance", 5, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is %d)", fd.BalanceEpochs))
-	fs.IntVar(&spec.NTrain, "train", 1000, "training strings (built-in languages)")
-	fs.IntVar(&spec.NValid, "valid", 1000, "validation strings (built-in languages)")
-	fs.IntVar(&spec.Epochs, "epochs", 300, fmt.Sprintf("maximum epochs (early stopping may end sooner; with -format the default is %d)", fd.Epochs))
-	fs.IntVar(&spec.BatchSize, "batch", 50, fmt.Sprintf("strings per minibatch (with -format the default is %d)", fd.BatchSize))
+	fs.IntVar(&spec.BalanceEpochs, "balance", d.BalanceEpochs, "also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is 0)")
+	fs.IntVar(&spec.NTrain, "train", d.NTrain, "training strings (built-in languages)")
+	fs.IntVar(&spec.NValid, "valid", d.NValid, "validation strings (built-in languages)")
+	fs.IntVar(&spec.Epochs, "epochs", d.Epochs, fmt.Sprintf("maximum epochs (early stopping may end sooner; with -format the default is %d)", fd.Epochs))
+	fs.IntVar(&spec.BatchSize, "batch", d.BatchSize, fmt.Sprintf("strings per minibatch (with -format the default is %d)", fd.BatchSize))
 	fs.Float64Var(&spec.LR, "lr", 0, fmt.Sprintf("Adam's learning rate (0: 1e-2, or 1e-1 with -init normal; with -format the default is %g)", fd.LR))
 	fs.Float64Var(&spec.InitNoise, "init-noise", 0, fmt.Sprintf("with -init identity: standard deviation of the noise added to the identity (0: 1e-6; with -format the default is %g)", fd.InitNoise))
-	fs.IntVar(&spec.Patience, "patience", 5, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
+	fs.IntVar(&spec.Patience, "patience", d.Patience, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
 	fs.Float64Var(&spec.ClipNorm, "clip", 0, fmt.Sprintf("scale each minibatch gradient down to this norm when it is larger (0: no clipping; with -format the default is %g)", fd.ClipNorm))
-	fs.IntVar(&spec.Restarts, "restarts", 1, "initialisations trained on the same data, the best by validation NLL kept")
-	seed := fs.Uint64("seed", 1, "random seed")
+	fs.IntVar(&spec.Restarts, "restarts", d.Restarts, "initialisations trained on the same data, the best by validation NLL kept")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (model.npz, checkpoint.npz, metrics.jsonl)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	spec.Seed = *seed
 	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
 		return err
 	}
+	if spec.Format == nil {
+		if err := checkLanguageName(spec.Data); err != nil {
+			return err
+		}
+		if flagSet(fs, "valid-frac") {
+			return usagef("-valid-frac applies to a string file (-format) only: a built-in language is split by -train and -valid")
+		}
+	}
+	// The flags whose 0 means none; with -format, those not given take
+	// the string file's defaults (runs.DefaultUMPSFileSpec).
+	zeroIsOff(&spec.BalanceEpochs)
+	zeroIsOff(&spec.ClipNorm)
 	if spec.Format != nil {
-		// A string file gets the defaults chosen for it (docs/umps.md).
 		for name, set := range map[string]func(){
 			"bond":       func() { *bond = "auto" },
 			"grow-from":  func() { *growFrom = "auto" },
@@ -102,48 +109,14 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		spec.RestoreOnDrop = fd.RestoreOnDrop
 	}
-	if *bond == "auto" {
-		if spec.Format == nil {
-			return usagef("-bond auto needs a string file (-format)")
-		}
-		spec.Bond = runs.BondAuto
-	} else if n, err := strconv.Atoi(*bond); err != nil || n < 1 || n > 512 {
-		return usagef("-bond must be auto or an integer in [1, 512], got %q", *bond)
-	} else {
-		spec.Bond = n
-	}
-	if *growFrom == "auto" {
-		spec.GrowFrom = runs.GrowAuto
-	} else if n, err := strconv.Atoi(*growFrom); err != nil || n < 0 || (n > 0 && spec.Bond != runs.BondAuto && n >= spec.Bond) {
-		return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", *growFrom)
-	} else {
-		spec.GrowFrom = n
-	}
-	switch {
-	case spec.NTrain < 1 || spec.NValid < 1:
-		return usagef("-train and -valid must be >= 1")
-	case spec.Epochs < 1:
-		return usagef("-epochs must be >= 1, got %d", spec.Epochs)
-	case spec.BatchSize < 1:
-		return usagef("-batch must be >= 1, got %d", spec.BatchSize)
-	case !(spec.LR >= 0) || math.IsInf(spec.LR, 1):
-		return usagef("-lr must be a finite number >= 0, got %v", spec.LR)
-	case !(spec.InitNoise >= 0) || math.IsInf(spec.InitNoise, 1):
-		return usagef("-init-noise must be a finite number >= 0, got %v", spec.InitNoise)
-	case !(spec.GrowLR >= 0) || math.IsInf(spec.GrowLR, 1):
-		return usagef("-grow-lr must be a finite number >= 0, got %v", spec.GrowLR)
-	case spec.Patience < 1:
-		return usagef("-patience must be >= 1, got %d", spec.Patience)
-	case !(spec.ClipNorm >= 0) || math.IsInf(spec.ClipNorm, 1):
-		return usagef("-clip must be a finite number >= 0, got %v", spec.ClipNorm)
-	case spec.BalanceEpochs < 0:
-		return usagef("-balance must be >= 0, got %d", spec.BalanceEpochs)
-	case spec.Restarts < 1:
-		return usagef("-restarts must be >= 1, got %d", spec.Restarts)
-	case spec.Seed == 0:
-		return usagef("-seed must be >= 1")
-	}
 	var err error
+	if spec.Bond, err = autoOrInt(*bond, runs.BondAuto); err != nil {
+		return usagef("-bond must be auto or an integer in [1, %d], got %q", runs.MaxBond, *bond)
+	}
+	if spec.GrowFrom, err = autoOrInt(*growFrom, runs.GrowAuto); err != nil {
+		return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", *growFrom)
+	}
+	zeroIsOff(&spec.GrowFrom)
 	if spec.Norm, err = umps.ParseNorm(norm); err != nil {
 		return usagef("-norm must be n or star, got %q", norm)
 	}
@@ -155,16 +128,13 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("-init must be identity or normal, got %q", init)
 	}
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
 	spec.Progress = progressTo(stderr, quiet)
-	if err := checkOutDir("-out", spec.Out); err != nil {
-		return err
-	}
-	if err := umpsDataCheck(spec.Data, spec.Progress); err != nil {
-		return err
-	}
 	rep, err := runs.TrainUMPS(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	reportUMPSClamps(stderr, spec, rep)
 	if asJSON {
@@ -188,25 +158,12 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-// loadModel reads -model and reports a missing flag as a usage error.
-func loadModel(path string) (*umps.MPS, umps.ModelMeta, error) {
-	if path == "" {
-		return nil, umps.ModelMeta{}, usagef("-model is required")
+// autoOrInt reads "auto" as auto and an integer as itself.
+func autoOrInt(v string, auto int) (int, error) {
+	if v == "auto" {
+		return auto, nil
 	}
-	return umps.LoadModel(path)
-}
-
-// umpsRegex compiles -regex over the model's alphabet; a flag set to the
-// empty string is the regex of the empty string.
-func umpsRegex(pattern string, meta umps.ModelMeta) (*umps.Regex, error) {
-	alphabet, err := runs.RegexAlphabet(meta.Alphabet)
-	if err != nil {
-		return nil, err
-	}
-	if pattern == "" {
-		pattern = "()"
-	}
-	return umps.CompileRegex(pattern, alphabet)
+	return strconv.Atoi(v)
 }
 
 // flagSet reports whether the flag name was given on the command line.
@@ -216,57 +173,47 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// givenString is the value of the string flag name, or nil when it was
+// not given on the command line (a spec's "not given", where "" is a
+// value).
+func givenString(fs *flag.FlagSet, name string, v *string) *string {
+	if !flagSet(fs, name) {
+		return nil
+	}
+	return v
+}
+
 func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps sample")
-	model := fs.String("model", "", "model file or run directory")
+	var spec runs.UMPSSampleSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
 	regex := fs.String("regex", "", "regular expression over the model's alphabet (required; '' is the empty string)")
-	count := fs.Int("n", 10, "number of strings")
-	method := fs.String("method", "auto", "auto (Algorithm 1 for an unambiguous regex on a P_* model, else exact), alg1 or exact (DFA sampler, any regex)")
+	fs.IntVar(&spec.Count, "n", d.Count, "number of strings")
+	fs.StringVar(&spec.Method, "method", d.Method, "auto (Algorithm 1 for an unambiguous regex on a P_* model, else exact), alg1 or exact (DFA sampler, any regex)")
 	exact := fs.Bool("exact", false, "same as -method exact")
-	seed := fs.Uint64("seed", 1, "random seed")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object (method, length model, samples)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if !flagSet(fs, "regex") {
-		return usagef("-regex is required")
-	}
-	if *count < 0 {
-		return usagef("-n must be >= 0, got %d", *count)
-	}
-	if err := umpsSampleCheck(*count); err != nil {
-		return err
-	}
-	meth, err := umps.ParseSampleMethod(*method)
-	if err != nil {
-		return usagef("-method must be auto, alg1 or exact, got %q", *method)
-	}
+	spec.Regex = givenString(fs, "regex", regex)
 	if *exact {
-		meth = umps.SampleExact
+		spec.Method = umps.SampleExact.String()
 	}
-	m, meta, err := loadModel(*model)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
+	res, err := runs.RunUMPSSample(spec)
 	if err != nil {
-		return err
-	}
-	r, err := umpsRegex(*regex, meta)
-	if err != nil {
-		return flagError("-regex", err)
-	}
-	rng := rand.New(rand.NewPCG(*seed, 0x73616d70))
-	out, used, err := meta.Distribution(m).Sample(r, *count, meth, rng)
-	if err != nil {
-		return err
-	}
-	strs := make([]string, len(out))
-	for i, s := range out {
-		strs[i] = runs.FormatSymbols(s, meta.Alphabet)
+		return specError(err)
 	}
 	if *asJSON {
-		return writeJSONLine(stdout, map[string]any{"regex": *regex, "method": used.String(),
-			"length_model": meta.LengthModelName(), "samples": strs})
+		return writeJSONLine(stdout, map[string]any{"regex": *regex, "method": res.Method,
+			"length_model": res.LengthModel, "samples": res.Samples})
 	}
-	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", used, meta.LengthModelName())
-	for _, s := range strs {
+	fmt.Fprintf(stderr, "rtn umps sample: method %s, length model %s\n", res.Method, res.LengthModel)
+	for _, s := range res.Samples {
 		fmt.Fprintln(stdout, s)
 	}
 	return nil
@@ -274,54 +221,28 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 
 func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps prob")
-	model := fs.String("model", "", "model file or run directory")
+	var spec runs.UMPSProbSpec
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
 	regex := fs.String("regex", "", "regular expression: print log P(s in R) ('' is the empty string)")
 	str := fs.String("string", "", "a string: print log P(s), log P_n(s) and log P_*(s)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if flagSet(fs, "regex") == flagSet(fs, "string") {
-		return usagef("give exactly one of -regex and -string")
-	}
-	m, meta, err := loadModel(*model)
+	spec.Regex, spec.String = givenString(fs, "regex", regex), givenString(fs, "string", str)
+	p, err := runs.RunUMPSProb(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
-	t, err := umps.NewTransfer(m)
-	if err != nil {
-		return err
-	}
-	dist := meta.Distribution(m)
-	res := map[string]any{"length_model": meta.LengthModelName()}
-	if flagSet(fs, "regex") {
-		r, err := umpsRegex(*regex, meta)
-		if err != nil {
-			return flagError("-regex", err)
-		}
-		lp, err := dist.LogProbRegex(r)
-		if err != nil {
-			return err
-		}
-		res["regex"], res["log_prob"], res["ambiguous"] = *regex, lp, r.Ambiguous()
+	res := map[string]any{"length_model": p.LengthModel, "log_prob": p.LogProb}
+	if spec.Regex != nil {
+		res["regex"], res["ambiguous"] = *regex, p.Ambiguous
 	} else {
-		s, err := runs.ParseSymbols(*str, meta.Alphabet)
-		if err != nil {
-			return flagError("-string", err)
-		}
-		lp, err := dist.LogProbs([][]int{s})
-		if err != nil {
-			return err
-		}
-		ln, err := m.LogProbN(s)
-		if err != nil {
-			return err
-		}
-		res["string"], res["log_prob"], res["log_prob_n"] = *str, lp[0], ln
-		if ls, err := t.LogProbStar(s); err == nil {
-			res["log_prob_star"] = ls
+		res["string"], res["log_prob_n"] = *str, p.LogProbN
+		if p.StarError == "" {
+			res["log_prob_star"] = p.LogProbStar
 		} else {
-			res["log_prob_star_error"] = err.Error()
+			res["log_prob_star_error"] = p.StarError
 		}
 	}
 	if *asJSON {
@@ -338,85 +259,54 @@ func runUMPSProb(args []string, stdout, stderr io.Writer) error {
 
 func runUMPSComplete(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps complete")
-	model := fs.String("model", "", "model file or run directory")
-	prefix := fs.String("prefix", "", "the symbols before the missing one")
-	suffix := fs.String("suffix", "", "the symbols after the missing one")
+	var spec runs.UMPSCompleteSpec
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
+	fs.StringVar(&spec.Prefix, "prefix", "", "the symbols before the missing one")
+	fs.StringVar(&spec.Suffix, "suffix", "", "the symbols after the missing one")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	m, meta, err := loadModel(*model)
+	c, err := runs.RunUMPSComplete(spec)
 	if err != nil {
-		return err
-	}
-	p, err := runs.ParseSymbols(*prefix, meta.Alphabet)
-	if err != nil {
-		return usagef("-prefix: %v", err)
-	}
-	s, err := runs.ParseSymbols(*suffix, meta.Alphabet)
-	if err != nil {
-		return usagef("-suffix: %v", err)
-	}
-	t, err := umps.NewTransfer(m)
-	if err != nil {
-		return err
-	}
-	dist, err := t.Complete(p, s)
-	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		d := map[string]float64{}
-		for c, v := range dist {
-			d[meta.Alphabet[c]] = v
+		for i, v := range c.Probs {
+			d[c.Symbols[i]] = v
 		}
-		return writeJSONLine(stdout, map[string]any{"prefix": *prefix, "suffix": *suffix, "distribution": d,
-			"length_model": meta.LengthModelName()})
+		return writeJSONLine(stdout, map[string]any{"prefix": spec.Prefix, "suffix": spec.Suffix, "distribution": d,
+			"length_model": c.LengthModel})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "symbol\tprobability")
-	for c, v := range dist {
-		fmt.Fprintf(tw, "%s\t%.6f\n", meta.Alphabet[c], v)
+	for i, v := range c.Probs {
+		fmt.Fprintf(tw, "%s\t%.6f\n", c.Symbols[i], v)
 	}
 	return tw.Flush()
 }
 
 func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps eval")
-	model := fs.String("model", "", "model file or run directory")
-	task := fs.String("task", "", "language: tomita1..tomita7, tomita3-adjacent or motzkin (default: the model's training data)")
-	n := fs.Int("len", 16, "string length")
-	count := fs.Int("samples", 1000, "number of samples (and of completions for motzkin)")
-	seed := fs.Uint64("seed", 1, "random seed")
+	var spec runs.UMPSEvalSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
+	fs.StringVar(&spec.Task, "task", "", "language: tomita1..tomita7, tomita3-adjacent or motzkin (default: the model's training data)")
+	fs.IntVar(&spec.Len, "len", d.Len, "string length")
+	fs.IntVar(&spec.Samples, "samples", d.Samples, "number of samples (and of completions for motzkin)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *n < 0 || *count < 1 {
-		return usagef("-len must be >= 0 and -samples >= 1")
+	if err := spec.Validate(); err != nil {
+		return specError(err)
 	}
-	m, meta, err := loadModel(*model)
+	ev, err := runs.RunUMPSEval(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
-	if *task == "" {
-		*task = meta.Data
-	}
-	if _, _, err := runs.Membership(*task); err != nil {
-		return usagef("-task: %v", err)
-	}
-	if err := runs.CheckAlphabet(*task, meta.Alphabet); err != nil {
-		return flagError("-task", err)
-	}
-	if err := umpsEvalCheck(*n, *count, m.Bond, m.Symbols, *task == "motzkin"); err != nil {
-		return err
-	}
-	start := time.Now()
-	ev, err := runs.EvalUMPS(m, *task, *n, *count, rand.New(rand.NewPCG(*seed, 0x6576616c)))
-	if err != nil {
-		return err
-	}
-	ev.Seconds = time.Since(start).Seconds()
 	if *asJSON {
 		return writeJSONLine(stdout, ev)
 	}
@@ -426,4 +316,18 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "completion %%\t%.2f\n", *ev.CompletionPercent)
 	}
 	return tw.Flush()
+}
+
+// reportUMPSClamps says on stderr when the built-in language had fewer
+// strings than -train or -valid asked for.
+func reportUMPSClamps(stderr io.Writer, spec runs.UMPSSpec, rep *runs.UMPSReport) {
+	if _, _, err := runs.Membership(spec.Data); err != nil {
+		return // a file: split 80/20, -train and -valid do not apply
+	}
+	if rep.NTrain < spec.NTrain {
+		fmt.Fprintf(stderr, "rtn: note: -train %d reduced to %d (80%% of the %s strings up to the maximum length)\n", spec.NTrain, rep.NTrain, spec.Data)
+	}
+	if rep.NValid < spec.NValid {
+		fmt.Fprintf(stderr, "rtn: note: -valid %d reduced to %d (20%% of the %s strings up to the maximum length)\n", spec.NValid, rep.NValid, spec.Data)
+	}
 }

@@ -12,10 +12,10 @@ import (
 
 // umpsFileFlags turns umps train's -format and -alphabet into spec fields.
 func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
+	if alphabet != "" {
+		spec.Alphabet = strings.Split(alphabet, ",")
+	}
 	if format == "" {
-		if alphabet != "" {
-			return usagef("-alphabet needs -format lines")
-		}
 		return nil
 	}
 	f, err := datasets.ParseStringFormat(format)
@@ -23,42 +23,28 @@ func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
 		return usagef("-format must be lines, pautomac or spice, got %q", format)
 	}
 	spec.Format = &f
-	if alphabet != "" {
-		if f != datasets.Lines {
-			return usagef("-alphabet is for -format lines (%s files declare their alphabet)", format)
-		}
-		spec.Alphabet = strings.Split(alphabet, ",")
-	}
-	if !(spec.ValidFrac > 0 && spec.ValidFrac < 1) {
-		return usagef("-valid-frac must be in (0, 1), got %v", spec.ValidFrac)
-	}
 	return nil
 }
 
 func runUMPSScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps score")
-	model := fs.String("model", "", "model file or run directory")
-	test := fs.String("test", "", "test strings (required)")
+	var spec runs.UMPSScoreSpec
+	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
+	fs.StringVar(&spec.Test, "test", "", "test strings (required)")
 	format := fs.String("format", "pautomac", "format of -test: pautomac, spice or lines")
-	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings): report the perplexity")
+	fs.StringVar(&spec.Solution, "solution", "", "PAutomaC solution file (true probabilities of the test strings): report the perplexity")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
-	}
-	if *test == "" {
-		return usagef("-test is required")
 	}
 	f, err := datasets.ParseStringFormat(*format)
 	if err != nil {
 		return usagef("-format must be lines, pautomac or spice, got %q", *format)
 	}
-	m, meta, err := loadModel(*model)
+	spec.Format = f
+	sc, err := runs.RunUMPSScore(spec)
 	if err != nil {
-		return err
-	}
-	sc, err := runs.ScoreUMPS(m, meta, *test, f, *solution)
-	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		return writeJSONLine(stdout, sc)

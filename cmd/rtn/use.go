@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,22 +21,20 @@ const dataFormatHelp = "format of -data: text (one sequence per line, each chara
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("eval")
 	var spec runs.EvalSpec
+	d := runs.EvalSpec{}.WithDefaults()
 	fs.StringVar(&spec.Model, "model", "", "model directory written by rtn train -out (required)")
 	fs.StringVar(&spec.DataFile, "data", "", "file of sequences (default: the test split of the model's training data)")
-	fs.StringVar(&spec.Format, "format", "text", dataFormatHelp)
+	fs.StringVar(&spec.Format, "format", d.Format, dataFormatHelp)
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := spec.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	if err := modelDirCheck(spec.Model); err != nil {
-		return err
+		return specError(err)
 	}
 	rep, err := runs.Eval(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		return writeJSONLine(stdout, rep)
@@ -58,38 +55,24 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 func runSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sample")
 	var spec runs.SampleSpec
+	d := runs.SampleSpec{}.WithDefaults()
 	fs.StringVar(&spec.Model, "model", "", "model directory written by rtn train -out (required)")
-	fs.IntVar(&spec.N, "n", 10, "number of strings")
-	fs.Uint64Var(&spec.Seed, "seed", 1, "random seed")
-	fs.Float64Var(&spec.Temperature, "temperature", 1, "softmax temperature: 1 samples the model, below 1 sharpens, above 1 flattens (> 0)")
-	fs.IntVar(&spec.MaxLen, "max-len", 100, "longest string, prefix included")
+	fs.IntVar(&spec.N, "n", d.N, "number of strings")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
+	fs.Float64Var(&spec.Temperature, "temperature", d.Temperature, "softmax temperature: 1 samples the model, below 1 sharpens, above 1 flattens (> 0)")
+	fs.IntVar(&spec.MaxLen, "max-len", d.MaxLen, "longest string, prefix included")
 	fs.StringVar(&spec.Stop, "stop", "", "a symbol that ends a string when drawn (default: none)")
 	fs.StringVar(&spec.Prefix, "prefix", "", "symbols every string starts with (one per character when every symbol is one character, else separated by spaces)")
 	asJSON := fs.Bool("json", false, "print one JSON object (each string with its length and log-probability)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	switch {
-	case spec.N <= 0:
-		return usagef("-n must be >= 1, got %d", spec.N)
-	case spec.MaxLen <= 0:
-		return usagef("-max-len must be >= 1, got %d", spec.MaxLen)
-	case spec.Seed == 0:
-		return usagef("-seed must be >= 1")
-	}
 	if err := spec.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	if err := modelDirCheck(spec.Model); err != nil {
-		return err
+		return specError(err)
 	}
 	rep, err := runs.Sample(spec)
-	var se *runs.SymbolError
-	if errors.As(err, &se) {
-		return usagef("-%v", se)
-	}
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		return writeJSONLine(stdout, rep)
@@ -103,26 +86,24 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("predict")
 	var spec runs.PredictSpec
+	d := runs.PredictSpec{}.WithDefaults()
 	fs.StringVar(&spec.Model, "model", "", "model directory written by rtn train -out (required)")
 	fs.StringVar(&spec.DataFile, "data", "", "file of sequences (required)")
-	fs.StringVar(&spec.Format, "format", "text", dataFormatHelp)
+	fs.StringVar(&spec.Format, "format", d.Format, dataFormatHelp)
 	fs.StringVar(&spec.Out, "out", "", "CSV file to write: sequence, step, symbol, then each symbol's probability (required)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := spec.Validate(); err != nil {
-		return usagef("%v", err)
+		return specError(err)
 	}
 	if err := checkOutput("-out", spec.Out, spec.DataFile, filepath.Join(spec.Model, layers.ModelConfigFile), filepath.Join(spec.Model, layers.ModelParamsFile)); err != nil {
 		return err
 	}
-	if err := modelDirCheck(spec.Model); err != nil {
-		return err
-	}
 	rep, err := runs.Predict(spec)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if *asJSON {
 		return writeJSONLine(stdout, rep)

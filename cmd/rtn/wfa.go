@@ -5,20 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pkg/errors"
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/rtnlab/rtn/datasets"
-	jreport "github.com/rtnlab/rtn/internal/report"
-	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/runs"
-	"github.com/rtnlab/rtn/spectral"
-	"github.com/rtnlab/rtn/wfa"
 )
 
 var wfaCommands = map[string]func(args []string, stdout, stderr io.Writer) error{
@@ -52,174 +44,112 @@ func runWFA(args []string, stdout, stderr io.Writer) error {
 	return f(args[1:], stdout, stderr)
 }
 
-// wfaInputs are the input flags the wfa subcommands share: -format, the
-// format of the string files they read, and -model, the automaton they
-// start from.
-type wfaInputs struct {
-	format, model string
-	hasModel      bool
-	fm            datasets.StringFormat
-	m             *wfa.Model
+// wfaFlagNames are the flags of the wfa specs' fields whose flag is not
+// their name in kebab case.
+var wfaFlagNames = map[string]string{"ValidFraction": "valid", "LRows": "lrows", "LColumns": "lcolumns",
+	"CheckpointPath": "checkpoint", "MetricsPath": "metrics"}
+
+// wfaError is specError with the wfa commands' flag names.
+func wfaError(err error) error { return specErrorNamed(err, wfaFlagNames) }
+
+// formatFlag registers -format, the format of the string files a wfa
+// subcommand reads or writes.
+func formatFlag(fs *flag.FlagSet, usage string) *string {
+	return fs.String("format", "pautomac", usage)
 }
 
-// newWFAFlags returns the flag set of a wfa subcommand with -format and,
-// when modelUsage is not empty, a required -model.
-func newWFAFlags(name, modelUsage string) (*flag.FlagSet, *wfaInputs) {
-	fs := newFlags(name)
-	in := &wfaInputs{hasModel: modelUsage != ""}
-	fs.StringVar(&in.format, "format", "pautomac", "string file format: pautomac, spice or lines")
-	if in.hasModel {
-		fs.StringVar(&in.model, "model", "", modelUsage)
-	}
-	return fs, in
-}
-
-// parse parses args and checks -format and that -model is given.
-func (in *wfaInputs) parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	if err := parse(fs, args, stderr); err != nil {
-		return err
-	}
-	fm, err := datasets.ParseStringFormat(in.format)
+// parseFormat parses the value of -format.
+func parseFormat(name string) (datasets.StringFormat, error) {
+	fm, err := datasets.ParseStringFormat(name)
 	if err != nil {
-		return usagef("-format: %v", err)
+		return fm, usagef("-format: %v", err)
 	}
-	in.fm = fm
-	if in.hasModel && in.model == "" {
-		return usagef("-model is required")
-	}
-	return nil
+	return fm, nil
 }
 
-// load loads -model; call it after the command's own flag checks.
-func (in *wfaInputs) load() (*wfa.Model, error) {
-	m, err := wfa.Load(in.model)
-	in.m = m
-	return m, err
-}
-
-// read reads the string file path named by flag (required). With a
-// loaded model, every symbol is looked up by name in the model's alphabet
-// (symbol i of a counted file is named "i"), whatever the format the model
-// was learned from; a symbol the model does not know is an error naming
-// the line.
-func (in *wfaInputs) read(path, flag string) (datasets.Symbols, error) {
-	if path == "" {
-		return datasets.Symbols{}, usagef("%s is required", flag)
+// refuseGiven is the usage error of the flags of names given on the
+// command line where they have no effect (why, after the flags, says
+// where), or nil.
+func refuseGiven(fs *flag.FlagSet, why string, names ...string) error {
+	var given []string
+	for _, n := range names {
+		if flagSet(fs, n) {
+			given = append(given, "-"+n)
+		}
 	}
-	var alphabet []string
-	if in.m != nil {
-		alphabet = in.m.Alphabet
+	if len(given) == 0 {
+		return nil
 	}
-	return datasets.ReadStringsFile(path, in.fm, alphabet)
-}
-
-// loadWFAModel loads the required -model of a subcommand that reads no
-// strings.
-func loadWFAModel(path string) (*wfa.Model, error) {
-	if path == "" {
-		return nil, usagef("-model is required")
-	}
-	return wfa.Load(path)
+	return usagef("%s%s", strings.Join(given, ", "), why)
 }
 
 func runWFALearn(args []string, stdout, stderr io.Writer) error {
-	fs, in := newWFAFlags("wfa learn", "")
-	train := fs.String("train", "", "training strings")
-	rank := fs.Int("rank", 0, "number of states (0: choose rank, variant and basis on a validation split)")
-	hankel := fs.String("hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, classic and factor when selecting)")
-	lrows := fs.Int("lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 4, 5} when selecting)")
-	lcols := fs.Int("lcolumns", 0, "longest basis suffix, with -rank (default: -lrows; the selection uses lcolumns = lrows)")
-	folds := fs.Int("folds", 1, "cross-validation folds of the selection (1: hold out -valid once)")
-	valid := fs.Float64("valid", 0.2, "share of the training strings held out for the selection with -folds 1")
-	seed := fs.Uint64("seed", 1, "random seed (validation split, randomized SVD)")
-	out := fs.String("out", "", "model file to write (JSON)")
+	fs := newFlags("wfa learn")
+	var spec runs.WFALearnSpec
+	d := runs.WFALearnSpec{}.WithDefaults()
+	format := formatFlag(fs, "string file format: pautomac, spice or lines")
+	fs.StringVar(&spec.Train, "train", "", "training strings")
+	fs.IntVar(&spec.Rank, "rank", 0, "number of states (0: choose rank, variant and basis on a validation split)")
+	fs.StringVar(&spec.Hankel, "hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, classic and factor when selecting)")
+	fs.IntVar(&spec.LRows, "lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 4, 5} when selecting)")
+	fs.IntVar(&spec.LColumns, "lcolumns", 0, "longest basis suffix, with -rank (default: -lrows; the selection uses lcolumns = lrows)")
+	fs.IntVar(&spec.Folds, "folds", d.Folds, "cross-validation folds of the selection (1: hold out -valid once)")
+	fs.Float64Var(&spec.ValidFraction, "valid", d.ValidFraction, "share of the training strings held out for the selection with -folds 1")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (validation split, randomized SVD)")
+	fs.StringVar(&spec.Out, "out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
-	mixture := fs.Int("mixture", 8, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there by -mixture-se standard errors; 1: the best candidate alone; zll only)")
-	mixtureSE := fs.Float64("mixture-se", 1, "keep the mixture only when its validation gain over the best candidate exceeds this many standard errors of that gain (0 or negative: any gain)")
-	criterion := fs.String("select", "zll", "selection criterion: zll (floored values over the automaton's mass), nll (next-symbol likelihood, the fine-tuning objective), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
-	if err := in.parse(fs, args, stderr); err != nil {
+	fs.IntVar(&spec.Mixture, "mixture", d.Mixture, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there by -mixture-se standard errors; 1: the best candidate alone; zll only)")
+	fs.Float64Var(&spec.MixtureSE, "mixture-se", d.MixtureSE, "keep the mixture only when its validation gain over the best candidate exceeds this many standard errors of that gain (0 or negative: any gain)")
+	fs.StringVar(&spec.Select, "select", d.Select, "selection criterion: zll (floored values over the automaton's mass), nll (next-symbol likelihood, the fine-tuning objective), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
+	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg, err := wfaConfig(*rank, *hankel, *lrows, *lcols, *folds, *valid, *seed)
-	if err != nil {
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	if *rank == 0 && *lcols != 0 {
-		return usagef("-lcolumns applies with -rank only: the selection uses lcolumns = lrows")
+	zeroIsOff(&spec.MixtureSE)
+	if err := spec.Validate(); err != nil {
+		return wfaError(err)
 	}
-	if *rank > 0 {
-		var unused []string
-		for _, name := range []string{"folds", "valid", "mixture", "mixture-se", "select", "v"} {
-			if flagSet(fs, name) {
-				unused = append(unused, "-"+name)
-			}
-		}
-		if len(unused) > 0 {
-			return usagef("%s: selection flags, no effect with -rank", strings.Join(unused, ", "))
-		}
-	}
-	if err := checkValidWithFolds(fs, *folds); err != nil {
-		return err
-	}
-	if cfg.Criterion, err = wfa.ParseCriterion(*criterion); err != nil {
-		return usagef("-select: %v", err)
-	}
-	if cfg.Criterion != wfa.ValidZLL && (flagSet(fs, "mixture") || flagSet(fs, "mixture-se")) {
-		return usagef("-mixture and -mixture-se apply with -select zll only")
-	}
-	if *mixture < 1 {
-		return usagef("-mixture must be >= 1, got %d", *mixture)
-	}
-	if math.IsNaN(*mixtureSE) || math.IsInf(*mixtureSE, 0) {
-		return usagef("-mixture-se must be a finite number, got %g", *mixtureSE)
-	}
-	cfg.Mixture, cfg.MixtureSE = *mixture, *mixtureSE
-	if cfg.MixtureSE == 0 {
-		cfg.MixtureSE = -1 // any gain: Config reads 0 as its default
-	}
-	if cfg.Criterion != wfa.ValidZLL {
-		cfg.Mixture = 1 // only zll forms mixtures
-	}
-	if err := checkOutput("-out", *out, *train); err != nil {
-		return err
-	}
-	lock, err := runs.LockOutputs(nil, []string{*out})
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	s, err := in.readTrain(*train, cfg)
-	if err != nil {
-		return err
-	}
-	m, rep, err := wfa.Fit(s, cfg)
-	if *verbose && rep != nil {
-		for _, c := range rep.Candidates {
-			fmt.Fprintf(stderr, "%-40v loo %-10.6g zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.LOO, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
-		}
-	}
-	var re *spectral.HankelRankError
-	if errors.As(err, &re) {
-		return usagef("-rank %d is above the Hankel matrix's largest usable rank %d", *rank, re.Max)
-	}
-	if err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := m.Save(*out); err != nil {
+	if spec.Rank > 0 {
+		if err := refuseGiven(fs, ": selection flags, no effect with -rank", "folds", "valid", "mixture", "mixture-se", "select", "v"); err != nil {
 			return err
 		}
 	}
-	res := wfaLearnResult{Variant: rep.Chosen.Variant.String(), Rows: rep.Chosen.Rows, Cols: rep.Chosen.Cols, Rank: rep.Chosen.Rank,
-		States: m.WFA.States, Candidates: len(rep.Candidates), SelectSeconds: rep.SelectSeconds, FitSeconds: rep.FitSeconds, Model: *out}
-	for _, c := range rep.Components {
+	if spec.Folds > 1 {
+		if err := refuseGiven(fs, fmt.Sprintf(" applies with -folds 1: each of the %d folds holds out 1/%d of the strings", spec.Folds, spec.Folds), "valid"); err != nil {
+			return err
+		}
+	}
+	if spec.Select != d.Select {
+		if err := refuseGiven(fs, ": flags of -select zll only", "mixture", "mixture-se"); err != nil {
+			return err
+		}
+	}
+	rep, err := runs.LearnWFA(spec)
+	if *verbose && rep != nil && rep.Fit != nil {
+		for _, c := range rep.Fit.Candidates {
+			fmt.Fprintf(stderr, "%-40v loo %-10.6g zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.LOO, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
+		}
+	}
+	if err != nil {
+		return wfaError(err)
+	}
+	return printWFALearn(stdout, rep, spec.Out, *asJSON)
+}
+
+// printWFALearn writes the report of wfa learn, as text or as one JSON
+// object; out is the model file written ("" for none).
+func printWFALearn(stdout io.Writer, rep *runs.WFALearnReport, out string, asJSON bool) error {
+	fit := rep.Fit
+	res := wfaLearnResult{Variant: fit.Chosen.Variant.String(), Rows: fit.Chosen.Rows, Cols: fit.Chosen.Cols, Rank: fit.Chosen.Rank,
+		States: rep.Model.WFA.States, Radius: rep.Radius, Candidates: len(fit.Candidates), SelectSeconds: fit.SelectSeconds, FitSeconds: fit.FitSeconds, Model: out}
+	for _, c := range fit.Components {
 		res.Components = append(res.Components, wfaComponent{Variant: c.Spec.Variant.String(), Rows: c.Spec.Rows, Cols: c.Spec.Cols, Rank: c.Spec.Rank, Weight: c.Weight})
 	}
-	if r, err := m.WFA.SpectralRadius(); err == nil {
-		res.Radius = r
-	}
-	if *asJSON {
+	if asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -257,141 +187,16 @@ type wfaComponent struct {
 	Weight  float64 `json:"weight"`
 }
 
-// wfaConfig turns the learn flags into a Config.
-func wfaConfig(rank int, hankel string, lrows, lcols, folds int, valid float64, seed uint64) (wfa.Config, error) {
-	cfg := wfa.Config{Folds: folds, ValidFraction: valid, Seed: seed}
-	if seed == 0 {
-		return cfg, usagef("-seed must be >= 1")
-	}
-	if folds < 1 {
-		return cfg, usagef("-folds must be >= 1, got %d", folds)
-	}
-	if rank < 0 {
-		return cfg, usagef("-rank must be >= 0, got %d", rank)
-	}
-	if lrows < 0 || lcols < 0 || lrows > 32 || lcols > 32 {
-		return cfg, usagef("-lrows and -lcolumns must be in [0, 32]")
-	}
-	if !(valid > 0 && valid < 1) {
-		return cfg, usagef("-valid must be in (0, 1), got %g", valid)
-	}
-	if lcols == 0 {
-		lcols = lrows
-	}
-	cfg.Spec = wfa.Spec{Variant: spectral.Classic, Rows: lrows, Cols: lcols, Rank: rank}
-	if hankel != "" {
-		v, err := spectral.ParseHankelVariant(hankel)
-		if err != nil {
-			return cfg, usagef("-hankel: %v", err)
-		}
-		cfg.Spec.Variant = v
-		cfg.Variants = []spectral.HankelVariant{v}
-	}
-	if lrows > 0 {
-		cfg.Bases = []int{lrows}
-	}
-	return cfg, nil
-}
+// The helpers below are runs' for the rankings and outputs of rtn
+// strings.
 
-func runWFAScore(args []string, stdout, stderr io.Writer) error {
-	fs, in := newWFAFlags("wfa score", "model file")
-	test := fs.String("test", "", "test strings")
-	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings)")
-	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	if err := in.parse(fs, args, stderr); err != nil {
-		return err
-	}
-	m, err := in.load()
-	if err != nil {
-		return err
-	}
-	s, err := in.read(*test, "-test")
-	if err != nil {
-		return err
-	}
-	if len(s.Seqs) == 0 {
-		return errors.Errorf("%s: no strings to score", *test)
-	}
-	var sol []float64
-	if *solution != "" {
-		if sol, err = datasets.ReadSolutionFile(*solution); err != nil {
-			return err
-		}
-		if len(sol) != len(s.Seqs) {
-			return errors.Errorf("%s: %d probabilities for the %d strings of %s", *solution, len(sol), len(s.Seqs), *test)
-		}
-		if sum := floats.Sum(sol); !(sum > 0) || math.IsInf(sum, 0) {
-			return errors.Errorf("%s: the probabilities sum to %g, want a positive finite sum", *solution, sum)
-		}
-	}
-	res := map[string]any{"strings": len(s.Seqs)}
-	ll, err := wfa.LogLoss(m, s.Seqs)
-	if err != nil {
-		return err
-	}
-	// A model of huge or non-finite weights gives a non-finite figure,
-	// null in JSON.
-	res["log_loss"], res["normaliser"] = jreport.Float(ll.NatsPerSymbol), ll.Normaliser
-	if ll.Normaliser == "sample" {
-		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0 or not finite): log_loss is normalised over the distinct test strings, not comparable with a model's own normaliser\n", in.model)
-	}
-	if sol != nil {
-		p, err := wfa.Score(m, s.Seqs, sol)
-		if err != nil {
-			return errors.Wrap(err, in.model) // the solution was checked above
-		}
-		res["perplexity"] = jreport.Float(p)
-	}
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(res)
-	}
-	keys := make([]string, 0, len(res))
-	for k := range res {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, k := range keys {
-		fmt.Fprintf(tw, "%s\t%v\n", k, res[k])
-	}
-	return tw.Flush()
-}
-
-// readTrain reads the -train file of learn and sweep: the memory its
-// alphabet needs is checked first, and -folds against its strings after.
-func (in *wfaInputs) readTrain(path string, cfg wfa.Config) (datasets.Symbols, error) {
-	if err := wfaLearnMemory(path, in.fm, cfg); err != nil {
-		return datasets.Symbols{}, err
-	}
-	s, err := in.read(path, "-train")
-	if err != nil {
-		return s, err
-	}
-	return s, checkFolds(cfg.Folds, len(s.Seqs))
-}
-
-// checkValidWithFolds refuses -valid with more than one fold: the folds
-// hold out 1/K of the strings each.
-func checkValidWithFolds(fs *flag.FlagSet, folds int) error {
-	if folds > 1 && flagSet(fs, "valid") {
-		return usagef("-valid applies with -folds 1: each of the %d folds holds out 1/%d of the strings", folds, folds)
-	}
-	return nil
-}
-
-// checkFolds refuses more cross-validation folds than half the strings.
-func checkFolds(folds, strings int) error {
-	if folds > 1 && strings < 2*folds {
-		return usagef("-folds %d: %d strings allow at most %d folds", folds, strings, strings/2)
-	}
-	return nil
-}
-
-// writeOut writes through fn to path atomically, or to stdout when path is
-// empty or "-".
+// writeOut is runs.WriteOut.
 func writeOut(path string, stdout io.Writer, fn func(io.Writer) error) error {
-	if path == "" || path == "-" {
-		return fn(stdout)
-	}
-	return params.WriteFileAtomic(path, fn)
+	return runs.WriteOut(path, stdout, fn)
 }
+
+// spiceRanks is runs.SpiceRanks.
+func spiceRanks(ranks [][]int, alphabet []string) [][]int { return runs.SpiceRanks(ranks, alphabet) }
+
+// rankName is runs.RankName.
+func rankName(alphabet []string, id int) string { return runs.RankName(alphabet, id) }

@@ -5,97 +5,63 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 
 	jreport "github.com/rtnlab/rtn/internal/report"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/runs"
 	"github.com/rtnlab/rtn/wfa"
 )
 
-// checkWFAFinetuneFlags is the usage error of wfa finetune's numeric and
-// named flags, or nil, and sets cfg.CheckSE from -check-se. Every value
-// is taken as given: 0 is not read as a default.
-func checkWFAFinetuneFlags(cfg *wfa.FinetuneConfig, train string, checkSE float64) error {
-	switch {
-	case train == "":
-		return usagef("-train is required")
-	case !contains(optim.Names(), cfg.Optimizer):
-		return usagef("-optimizer: unknown optimizer %q (known: %s)", cfg.Optimizer, joinNames(optim.Names()))
-	case !(cfg.Optim.LR > 0) || math.IsInf(cfg.Optim.LR, 0):
-		return usagef("-lr must be a finite number > 0, got %g", cfg.Optim.LR)
-	case !(cfg.Optim.ClipNorm >= 0) || math.IsInf(cfg.Optim.ClipNorm, 0):
-		return usagef("-clip must be a finite number >= 0 (0: off), got %g", cfg.Optim.ClipNorm)
-	case cfg.Epochs < 1:
-		return usagef("-epochs must be >= 1, got %d", cfg.Epochs)
-	case cfg.BatchSize < 1:
-		return usagef("-batch must be >= 1, got %d", cfg.BatchSize)
-	case cfg.Patience < 1:
-		return usagef("-patience must be >= 1, got %d", cfg.Patience)
-	case !(cfg.ValidFraction > 0 && cfg.ValidFraction < 1):
-		return usagef("-valid must be in (0, 1), got %g", cfg.ValidFraction)
-	case cfg.Seed == 0:
-		return usagef("-seed must be >= 1")
-	case cfg.Check != wfa.CheckZLL && cfg.Check != wfa.CheckNone:
-		return usagef("-check must be zll or none, got %q", cfg.Check)
-	case math.IsNaN(checkSE) || math.IsInf(checkSE, 0):
-		return usagef("-check-se must be a finite number, got %g", checkSE)
+func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("wfa finetune")
+	var spec runs.WFAFinetuneSpec
+	d := runs.WFAFinetuneSpec{}.WithDefaults().Finetune
+	cfg := &spec.Finetune
+	format := formatFlag(fs, "string file format: pautomac, spice or lines")
+	fs.StringVar(&spec.Model, "model", "", "model file to start from (rtn wfa learn -out)")
+	fs.StringVar(&spec.Train, "train", "", "training strings")
+	fs.StringVar(&spec.Out, "out", "", "fine-tuned model file to write")
+	fs.StringVar(&cfg.Optimizer, "optimizer", d.Optimizer, "optimizer: "+joinNames(optim.Names()))
+	fs.Float64Var(&cfg.Optim.LR, "lr", d.Optim.LR, "learning rate (> 0)")
+	fs.Float64Var(&cfg.Optim.ClipNorm, "clip", 0, "clip gradients to this global norm (0: off)")
+	fs.IntVar(&cfg.Epochs, "epochs", d.Epochs, "most epochs (a resumed run continues up to this total)")
+	fs.IntVar(&cfg.BatchSize, "batch", d.BatchSize, "strings per step")
+	fs.IntVar(&cfg.Patience, "patience", d.Patience, "epochs without validation improvement before the rate drops (x0.1, twice at most: the third such plateau stops)")
+	fs.Float64Var(&cfg.ValidFraction, "valid", d.ValidFraction, "share of the strings held out for early stopping, in (0, 1)")
+	fs.Uint64Var(&cfg.Seed, "seed", d.Seed, "random seed (split, batches), >= 1")
+	fs.StringVar(&cfg.Train.CheckpointPath, "checkpoint", "", "trainer checkpoint file (.npz), written at the end of every epoch (default with -resume: the -resume file)")
+	fs.StringVar(&cfg.Resume, "resume", "", "checkpoint file to continue from, written by -checkpoint with the same -model, -train and training flags")
+	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
+	fs.StringVar(&cfg.Check, "check", d.Check, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse under the floor rule on the validation strings, or better on all the strings by less than -check-se standard errors) or none (return the fine-tuned automaton)")
+	fs.Float64Var(&cfg.CheckSE, "check-se", d.CheckSE, "with -check zll, the gain on all the strings, in standard errors of the per-string gain, below which the start is kept (0 or negative: any gain)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
 	}
-	cfg.CheckSE = checkSE
-	if cfg.CheckSE == 0 {
-		cfg.CheckSE = -1 // any gain: FinetuneConfig reads 0 as its default
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
+		return err
 	}
-	return nil
-}
-
-// checkWFAFinetuneOutputs checks, before any work, that -resume is a
-// file, that -out, -checkpoint and -metrics can be written, that none of
-// them is an input (-model, -train, or -resume but for -checkpoint) and
-// that they are three different files. With -resume and no -checkpoint,
-// the checkpoints go on to the -resume file.
-func checkWFAFinetuneOutputs(cfg *wfa.FinetuneConfig, out, model, train string) error {
-	if cfg.Resume != "" {
-		st, err := os.Stat(cfg.Resume)
-		switch {
-		case os.IsNotExist(err):
-			return fmt.Errorf("-resume %s: no such file", cfg.Resume)
-		case err != nil:
-			return fmt.Errorf("-resume %v", err)
-		case st.IsDir():
-			return fmt.Errorf("-resume %s: is a directory, want a checkpoint file", cfg.Resume)
-		}
+	zeroIsOff(&cfg.CheckSE)
+	if err := spec.Validate(); err != nil {
+		return wfaError(err)
 	}
-	ckFlag := "-checkpoint"
-	if cfg.Resume != "" && cfg.Train.CheckpointPath == "" {
-		cfg.Train.CheckpointPath, ckFlag = cfg.Resume, "-resume (checkpoints go on to it)"
-	}
-	outs := []struct{ flag, path string }{{"-out", out}, {ckFlag, cfg.Train.CheckpointPath}, {"-metrics", cfg.Train.MetricsPath}}
-	for i, o := range outs {
-		inputs := []string{model, train}
-		if o.flag != ckFlag {
-			inputs = append(inputs, cfg.Resume)
-		}
-		if err := checkOutput(o.flag, o.path, inputs...); err != nil {
+	if cfg.Check == wfa.CheckNone {
+		if err := refuseGiven(fs, " applies with -check zll only", "check-se"); err != nil {
 			return err
 		}
-		for _, p := range outs[:i] {
-			if sameFile(p.path, o.path) {
-				return usagef("%s and %s name the same file %s", p.flag, o.flag, o.path)
-			}
-		}
 	}
-	return nil
-}
-
-// finetuneFailure is the error of wfa finetune for err from
-// wfa.Finetune: a divergence before any improvement suggests a lower
-// -lr than lr.
-func finetuneFailure(err error, lr float64) error {
+	cfg.Train.Progress = progressTo(stderr, *quiet)
+	rep, err := runs.FinetuneWFA(spec)
 	var de *wfa.DivergedError
 	if errors.As(err, &de) {
-		return fmt.Errorf("%v; no model written: try a -lr below %g", err, lr)
+		return fmt.Errorf("%v; no model written: try a -lr below %g", err, cfg.Optim.LR)
 	}
-	return err
+	if err != nil {
+		return wfaError(err)
+	}
+	return printFinetuneReport(stdout, rep, spec.Out, *asJSON)
 }
 
 // printFinetuneReport writes the report of wfa finetune, as text or as

@@ -164,7 +164,7 @@ func TestWFAFinetuneBadFlags(t *testing.T) {
 		{[]string{"-valid", "-0.1"}, 2, "-valid must be in (0, 1)"},
 		{[]string{"-seed", "0"}, 2, "-seed must be >= 1"},
 		{[]string{"-check-se", "Inf"}, 2, "-check-se"},
-		{[]string{"-optimizer", "lbfgs"}, 2, `-optimizer: unknown optimizer "lbfgs"`},
+		{[]string{"-optimizer", "lbfgs"}, 2, `-optimizer must be a registered optimizer (`},
 		{[]string{"-out", dir}, 1, "-out " + dir + ": is a directory"},
 		{[]string{"-checkpoint", dir}, 1, "-checkpoint " + dir + ": is a directory"},
 		{[]string{"-metrics", filepath.Join(file, "m.jsonl")}, 1, "is not a directory"},
@@ -179,7 +179,7 @@ func TestWFAFinetuneBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, %q, want %d and one line with %q", c.args, code, stderr, c.code, c.want)
 		}
 	}
-	if _, stderr, code := invoke("wfa", "finetune", "-model", none); code != 2 || !strings.Contains(stderr, "-train is required") {
+	if _, stderr, code := invoke("wfa", "finetune", "-model", none); code != 2 || !strings.Contains(stderr, "-train must be a string file (required)") {
 		t.Errorf("no -train: exit %d, %q", code, stderr)
 	}
 	// Outputs that are inputs, checked against existing files.

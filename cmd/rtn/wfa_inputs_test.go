@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rtnlab/rtn/internal/memlimit"
 	"github.com/rtnlab/rtn/spectral"
 	"github.com/rtnlab/rtn/wfa"
 )
@@ -37,21 +38,21 @@ func TestWFABadInputs(t *testing.T) {
 		Alphabet: []string{"a", "b"}}).Save(named); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(memoryLimitEnv, "1G")
+	t.Setenv(memlimit.Env, "1G")
 	out := filepath.Join(dir, "out")
 	for _, tc := range []badCase{
 		{[]string{"wfa", "learn", "-train", train, "-out", train}, 2, "-out " + train + " is the input"},
 		{[]string{"wfa", "learn", "-train", train, "-out", dir}, 1, "is a directory"},
 		{[]string{"wfa", "learn", "-train", train, "-seed", "0"}, 2, "-seed must be >= 1"},
-		{[]string{"wfa", "learn", "-train", train, "-lcolumns", "2"}, 2, "-lcolumns applies with -rank only"},
-		{[]string{"wfa", "learn", "-train", train, "-folds", "5000"}, 2, "-folds 5000: 300 strings allow at most 150"},
+		{[]string{"wfa", "learn", "-train", train, "-lcolumns", "2"}, 2, "-lcolumns must be 0 without -rank"},
+		{[]string{"wfa", "learn", "-train", train, "-folds", "5000"}, 2, "-folds must be at most 150: " + train + " holds 300 strings"},
 		{[]string{"wfa", "learn", "-train", huge, "-rank", "1"}, 1, "(alphabet 100000000) with -rank 1 needs about"},
 		{[]string{"wfa", "learn", "-train", huge}, 1, "with ranks up to 50 and -mixture 8 needs about 240 TiB"},
 		{[]string{"wfa", "learn", "-train", wide}, 1, "(alphabet 1000) with ranks up to 50 and -mixture 8 needs about 2.46 GiB"},
 		{[]string{"wfa", "learn", "-train", wide, "-select", "nll"}, 1, "2 strings leave no validation strings"},
 		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "2"}, 2, "-max-ruled-out must be in [0, 1]"},
 		{[]string{"wfa", "sweep", "-train", train, "-max-ruled-out", "NaN"}, 2, "-max-ruled-out must be in [0, 1]"},
-		{[]string{"wfa", "sweep", "-train", train, "-test", train}, 2, "-test and -solution go together"},
+		{[]string{"wfa", "sweep", "-train", train, "-test", train}, 2, "-test, -solution must be given together"},
 		{[]string{"wfa", "sweep", "-train", train, "-seed", "0"}, 2, "-seed must be >= 1"},
 		{[]string{"wfa", "sweep", "-train", train, "-ranks", "1000", "-lrows", "2"}, 2, "-ranks: every rank (smallest 1000) is above the largest the Hankel matrices allow (12)"},
 		{[]string{"wfa", "sweep", "-train", huge}, 1, "(alphabet 100000000) with ranks up to 50 needs about"},
@@ -60,23 +61,23 @@ func TestWFABadInputs(t *testing.T) {
 		{[]string{"wfa", "minimize", "-model", model, "-out", "-"}, 2, "-out -: this output is a file, name one"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", out}, 1, ": 1 targets for the 2 prefixes of "},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-json"}, 2, "-json prints the NDCG@5 score: it needs -targets"},
-		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", "-"}, 2, "-out - with -targets"},
+		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", shortTargets, "-out", "-"}, 2, "-out must be a file with -targets"},
 		{[]string{"spectral", "-data", prefixes, "-out", "-"}, 2, "-out -: this output is a directory or a .npz file"},
-		{[]string{"wfa", "sweep", "-train", train, "-ranks", "3,4,3"}, 2, "-ranks: 3 appears twice"},
+		{[]string{"wfa", "sweep", "-train", train, "-ranks", "3,4,3"}, 2, "-ranks must be distinct (3 appears twice)"},
 		{[]string{"wfa", "sweep", "-train", train, "-folds", "2", "-valid", "0.3"}, 2, "-valid applies with -folds 1"},
 		{[]string{"wfa", "learn", "-train", train, "-folds", "2", "-valid", "0.3"}, 2, "-valid applies with -folds 1"},
-		{[]string{"wfa", "learn", "-train", train, "-select", "nll", "-mixture", "3"}, 2, "-mixture and -mixture-se apply with -select zll only"},
+		{[]string{"wfa", "learn", "-train", train, "-select", "nll", "-mixture", "3"}, 2, "-mixture: flags of -select zll only"},
 		{[]string{"wfa", "finetune", "-model", model, "-train", train, "-check", "none", "-check-se", "3"}, 2, "-check-se applies with -check zll only"},
 		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", oneSolution}, 1, ": 1 probabilities for the 2 strings of "},
 		{[]string{"wfa", "score", "-model", model, "-test", empty}, 1, empty + ": no strings to score"},
 		{[]string{"wfa", "score", "-model", model, "-test", prefixes, "-solution", zeros}, 1, zeros + ": the probabilities sum to 0, want a positive finite sum"},
-		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes}, 1, prefixes + ": wfa: 2 strings are too few for a validation share of 0.1 (-valid 0.1)"},
+		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes}, 2, "-valid: " + prefixes + ": wfa: 2 strings are too few for a validation share of 0.1"},
 		{[]string{"wfa", "learn", "-train", train, "-select", "ZLL", "-mixture", "3"}, 2, "-select: "},
-		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes, "-valid", "0.001"}, 2, "-valid 0.001: wfa: 2 strings are too few"},
+		{[]string{"wfa", "finetune", "-model", model, "-train", prefixes, "-valid", "0.001"}, 2, "-valid: " + prefixes + ": wfa: 2 strings are too few for a validation share of 0.001"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-targets", filepath.Join(dir, "none"), "-out", out}, 1, "no such file or directory"},
 		{[]string{"wfa", "rank", "-model", model, "-prefixes", prefixes, "-out", prefixes}, 2, "is the input"},
 		{[]string{"wfa", "sample", "-model", model, "-n", "1000000000", "-out", out}, 1, "-n 1000000000 -max-len 100 needs about"},
-		{[]string{"wfa", "sample", "-model", named, "-out", out}, 2, `-format pautomac writes symbols as numbers and ` + named + ` has a symbol named "a"`},
+		{[]string{"wfa", "sample", "-model", named, "-out", out}, 2, `-format: pautomac writes symbols as numbers and ` + named + ` has a symbol named "a"`},
 		{[]string{"wfa", "sample", "-model", model, "-out", model}, 2, "is the input"},
 		{[]string{"wfa", "minimize", "-model", model, "-out", model}, 2, "is the input"},
 		{[]string{"wfa", "dot", "-model", model, "-min-weight", "NaN", "-out", out}, 2, "-min-weight must be a finite number >= 0"},

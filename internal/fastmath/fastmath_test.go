@@ -88,3 +88,47 @@ func TestTanh4(t *testing.T) {
 		}
 	}
 }
+
+// TestSlices checks Tanh and Sigmoid over slices (lengths with tails of 0
+// to 3): float64 equal bit for bit to math's value by value, float32
+// within one float32 ulp of math's value rounded.
+func TestSlices(t *testing.T) {
+	xs := expInputs(4_001)
+	for i := range xs {
+		if i%2 == 1 {
+			xs[i] = -xs[i]
+		}
+	}
+	for _, n := range []int{0, 1, 2, 3, 4, 7, len(xs)} {
+		x64 := xs[:n]
+		x32 := make([]float32, n)
+		for i, v := range x64 {
+			x32[i] = float32(v)
+		}
+		for _, f := range []struct {
+			name string
+			s64  func(dst, src []float64)
+			s32  func(dst, src []float32)
+			ref  func(float64) float64
+		}{
+			{"tanh", Tanh[float64], Tanh[float32], math.Tanh},
+			{"sigmoid", Sigmoid[float64], Sigmoid[float32], func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+		} {
+			y64 := make([]float64, n)
+			f.s64(y64, x64)
+			for i, x := range x64 {
+				if want := f.ref(x); math.Float64bits(y64[i]) != math.Float64bits(want) {
+					t.Errorf("%s float64(%v) = %v, want %v", f.name, x, y64[i], want)
+				}
+			}
+			y32 := append([]float32(nil), x32...)
+			f.s32(y32, y32) // in place
+			for i, x := range x32 {
+				want := float32(f.ref(float64(x)))
+				if d := int64(math.Float32bits(y32[i])) - int64(math.Float32bits(want)); d > 1 || d < -1 {
+					t.Errorf("%s float32(%v) = %v, want %v: %d ulps", f.name, x, y32[i], want, d)
+				}
+			}
+		}
+	}
+}

@@ -1,9 +1,8 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 	"github.com/rtnlab/rtn/layers/activation"
 )
 
@@ -60,14 +59,17 @@ func (k *elmanKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	k.u.Forward(k.w.Data(c.params, c.Name("U")), c.hidden, c.hidden, k.batch, in[0], 1, h)
 	switch c.act {
 	case activation.Tanh:
-		for i, z := range h {
-			y := F(math.Tanh(float64(z)))
-			h[i], cache[i] = y, 1-y*y
+		fastmath.Tanh(h, h)
+		for i, y := range h {
+			cache[i] = 1 - y*y
 		}
 	case activation.SymSigmoid:
 		for i, z := range h {
-			y := F(math.Tanh(float64(z * 0.5)))
-			h[i], cache[i] = y, (1-y*y)*0.5
+			h[i] = z * 0.5
+		}
+		fastmath.Tanh(h, h)
+		for i, y := range h {
+			cache[i] = (1 - y*y) * 0.5
 		}
 	default:
 		for i := range cache {

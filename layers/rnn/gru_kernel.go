@@ -1,9 +1,8 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 )
 
 var _ graph.FusedCell32 = (*GRU)(nil)
@@ -65,13 +64,18 @@ func (k *gruKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	for r := range k.batch {
 		zx, zh, cr := proj[r*3*H:(r+1)*3*H], k.zh[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
 		h, hn := in[0][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
+		for j := range 2 * H {
+			cr[j] = zx[j] + zh[j]
+		}
+		fastmath.Sigmoid(cr[:2*H], cr[:2*H]) // r, z
 		for j := range H {
-			rg := sigmoid(zx[j] + zh[j])
-			zg := sigmoid(zx[H+j] + zh[H+j])
 			nh := zh[2*H+j] + bh[j]
-			n := F(math.Tanh(float64(zx[2*H+j] + rg*nh)))
+			cr[2*H+j], cr[3*H+j] = zx[2*H+j]+cr[j]*nh, nh
+		}
+		fastmath.Tanh(cr[2*H:3*H], cr[2*H:3*H]) // n
+		for j := range H {
+			zg, n := cr[H+j], cr[2*H+j]
 			hn[j] = n + zg*(h[j]-n)
-			cr[j], cr[H+j], cr[2*H+j], cr[3*H+j] = rg, zg, n, nh
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
 )
 
@@ -41,6 +39,3 @@ func addColSums[F graph.Float](dst, src []F) {
 func learnedStateBack[F graph.Float](grads graph.Grads[F], name string, g []F) {
 	addColSums(grads.Data(name), g)
 }
-
-// sigmoid is 1/(1 + e^-x).
-func sigmoid[F graph.Float](x F) F { return 1 / (1 + F(math.Exp(float64(-x)))) }

@@ -1,9 +1,8 @@
 package rnn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 )
 
 var _ graph.FusedCell32 = (*LSTM)(nil)
@@ -11,12 +10,12 @@ var _ graph.FusedCell32 = (*LSTM)(nil)
 // StepKernel implements graph.FusedCell: Step and its vector-Jacobian
 // product in plain Go.
 func (c *LSTM) StepKernel(batch int) graph.StepKernel {
-	return &lstmKernel[float64]{c: c, batch: batch, dz: make([]float64, batch*4*c.hidden)}
+	return &lstmKernel[float64]{c: c, batch: batch, dz: make([]float64, batch*4*c.hidden), t: make([]float64, c.hidden)}
 }
 
 // StepKernel32 implements graph.FusedCell32: StepKernel in float32.
 func (c *LSTM) StepKernel32(batch int, w graph.Weights[float32]) graph.StepKernelOf[float32] {
-	return &lstmKernel[float32]{c: c, batch: batch, w: w, dz: make([]float32, batch*4*c.hidden)}
+	return &lstmKernel[float32]{c: c, batch: batch, w: w, dz: make([]float32, batch*4*c.hidden), t: make([]float32, c.hidden)}
 }
 
 // lstmKernel caches the activated gates [batch, 4H] (i, f, g, o blocks of
@@ -27,6 +26,7 @@ type lstmKernel[F graph.Float] struct {
 	batch int
 	w     graph.Weights[F]
 	dz    []F // [batch, 4H], the pre-activation gradient
+	t     []F // [H]: tanh(c_t) of a row in Backward
 	u     graph.PackedWeightOf[F]
 }
 
@@ -64,13 +64,15 @@ func (k *lstmKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	for r := range k.batch {
 		row := gates[r*4*H : (r+1)*4*H]
 		cPrev, cNext, hNext := in[1][r*H:(r+1)*H], out[1][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
+		fastmath.Sigmoid(row[:2*H], row[:2*H]) // i, f
+		fastmath.Tanh(row[2*H:3*H], row[2*H:3*H])
+		fastmath.Sigmoid(row[3*H:], row[3*H:]) // o
 		for j := range H {
-			i, f := sigmoid(row[j]), sigmoid(row[H+j])
-			g, o := F(math.Tanh(float64(row[2*H+j]))), sigmoid(row[3*H+j])
-			row[j], row[H+j], row[2*H+j], row[3*H+j] = i, f, g, o
-			cn := f*cPrev[j] + i*g
-			t := F(math.Tanh(float64(cn)))
-			cNext[j], hNext[j] = cn, o*t
+			cNext[j] = row[H+j]*cPrev[j] + row[j]*row[2*H+j]
+		}
+		fastmath.Tanh(hNext, cNext)
+		for j, o := range row[3*H:] {
+			hNext[j] *= o
 		}
 	}
 }
@@ -82,9 +84,13 @@ func (k *lstmKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gr
 		row, dz := gates[r*4*H:(r+1)*4*H], k.dz[r*4*H:(r+1)*4*H]
 		gh, gc := gout[0][r*H:(r+1)*H], gout[1][r*H:(r+1)*H]
 		cPrev, gcPrev := in[1][r*H:(r+1)*H], gin[1][r*H:(r+1)*H]
+		for j := range H { // c_t, as Forward computed it
+			k.t[j] = row[H+j]*cPrev[j] + row[j]*row[2*H+j]
+		}
+		fastmath.Tanh(k.t, k.t)
 		for j := range H {
 			i, f, g, o := row[j], row[H+j], row[2*H+j], row[3*H+j]
-			t := F(math.Tanh(float64(f*cPrev[j] + i*g)))
+			t := k.t[j]
 			dc := gc[j] + gh[j]*o*(1-t*t)
 			gcPrev[j] = dc * f
 			dz[j] = dc * g * i * (1 - i)

@@ -57,7 +57,11 @@ func init() {
 
 // The cells' parameter counts (layers.RegisterCellSize).
 func init() {
-	layers.RegisterCellSize("rnn", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In + c.Hidden + 2)) })
-	layers.RegisterCellSize("lstm", func(c layers.CellConfig) float64 { return float64(c.Hidden * (4*(c.In+c.Hidden+1) + 2)) })
-	layers.RegisterCellSize("gru", func(c layers.CellConfig) float64 { return float64(c.Hidden * (3*(c.In+c.Hidden+1) + 2)) })
+	layers.RegisterCellSize("rnn", func(c layers.CellConfig) float64 { return float64(c.Hidden) * (float64(c.In) + float64(c.Hidden) + 2) })
+	layers.RegisterCellSize("lstm", func(c layers.CellConfig) float64 {
+		return float64(c.Hidden) * (4*(float64(c.In)+float64(c.Hidden)+1) + 2)
+	})
+	layers.RegisterCellSize("gru", func(c layers.CellConfig) float64 {
+		return float64(c.Hidden) * (3*(float64(c.In)+float64(c.Hidden)+1) + 2)
+	})
 }

@@ -71,16 +71,19 @@ func init() {
 // applied as their factories apply them.
 func init() {
 	layers.RegisterCellSize("cp2rnn", func(c layers.CellConfig) float64 {
-		r := or(c.Rank, c.Hidden)
-		return float64(r*(2*c.Hidden+c.In) + 2*c.Hidden)
+		r, h := float64(or(c.Rank, c.Hidden)), float64(c.Hidden)
+		return r*(2*h+float64(c.In)) + 2*h
 	})
 	layers.RegisterCellSize("hotrnn", func(c layers.CellConfig) float64 {
 		p, l, r := or(c.Order, DefaultHOTOrder), or(c.Lags, DefaultHOTLags), or(c.Rank, DefaultHOTRank)
-		d := float64(l*c.Hidden + 1)
-		return float64(r)*d + float64(p-1)*float64(r*r)*d + float64(r*c.Hidden) + float64(c.In*c.Hidden+l*c.Hidden)
+		h, fr, fl := float64(c.Hidden), float64(r), float64(l)
+		d := fl*h + 1
+		return fr*d + float64(p-1)*fr*fr*d + fr*h + (float64(c.In)+fl)*h
 	})
-	layers.RegisterCellSize("mirnn", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In + c.Hidden + 5)) })
-	layers.RegisterCellSize("mpscell", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In*c.Hidden + 1)) })
+	layers.RegisterCellSize("mirnn", func(c layers.CellConfig) float64 { return float64(c.Hidden) * (float64(c.In) + float64(c.Hidden) + 5) })
+	layers.RegisterCellSize("mpscell", func(c layers.CellConfig) float64 {
+		return float64(c.Hidden) * (float64(c.In)*float64(c.Hidden) + 1)
+	})
 }
 
 // tensor is a parameter of a cell: its name under the cell's and its

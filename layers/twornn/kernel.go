@@ -1,9 +1,8 @@
 package twornn
 
 import (
-	"math"
-
 	"github.com/rtnlab/rtn/graph"
+	"github.com/rtnlab/rtn/internal/fastmath"
 	"github.com/rtnlab/rtn/layers/activation"
 )
 
@@ -68,11 +67,15 @@ func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 				pre += z[a*n+j] * xv
 			}
 			h[j], dr[j] = pre, 1
-			switch c.act {
-			case activation.Tanh:
-				y := F(math.Tanh(float64(pre)))
-				h[j], dr[j] = y, 1-y*y
-			case activation.LeakyReLU:
+		}
+		switch c.act {
+		case activation.Tanh:
+			fastmath.Tanh(h, h)
+			for j, y := range h {
+				dr[j] = 1 - y*y
+			}
+		case activation.LeakyReLU:
+			for j, pre := range h {
 				if pre <= 0 {
 					h[j], dr[j] = slope[j]*pre, slope[j]
 				}

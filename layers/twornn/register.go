@@ -37,5 +37,7 @@ func init() {
 
 // The 2-RNN's parameter count (layers.RegisterCellSize): A and h0.
 func init() {
-	layers.RegisterCellSize("2rnn", func(c layers.CellConfig) float64 { return float64(c.Hidden * (c.In*c.Hidden + 1)) })
+	layers.RegisterCellSize("2rnn", func(c layers.CellConfig) float64 {
+		return float64(c.Hidden) * (float64(c.In)*float64(c.Hidden) + 1)
+	})
 }

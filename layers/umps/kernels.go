@@ -89,43 +89,60 @@ func EncodeBatch(seqs [][]int, T int) ([]float64, error) {
 	return out, nil
 }
 
-// leftStates returns the rescaled row states l_0 = alpha, l_t = l_{t-1}
-// A(s_t) / 2^e, t = 0..n, and the total exponent.
-func (p view) leftStates(s []int) ([][]float64, int) {
-	l := make([][]float64, len(s)+1)
-	l[0] = append([]float64(nil), p.alpha...)
-	exp := 0
-	for t, c := range s {
-		h := make([]float64, p.D)
-		blas64.Gemv(blas.Trans, 1, gen(p.D, p.mats[c]), vec(l[t]), 0, vec(h))
-		e, _ := normalise(h)
-		exp += e
-		l[t+1] = h
-	}
-	return l, exp
+// states holds the rescaled states of one string, (n+1) x D each, in
+// buffers reused from string to string: the chain allocates nothing per
+// symbol.
+type states struct {
+	D    int
+	l, r []float64
 }
 
-// rightStates returns r_{n+1} = omega and r_t = A(s_t) r_{t+1} / 2^e
-// (index t-1 in the slice, so r[n] is omega).
-func (p view) rightStates(s []int) [][]float64 {
-	n := len(s)
-	r := make([][]float64, n+1)
-	r[n] = append([]float64(nil), p.omega...)
-	for t := n - 1; t >= 0; t-- {
-		h := make([]float64, p.D)
-		blas64.Gemv(blas.NoTrans, 1, gen(p.D, p.mats[s[t]]), vec(r[t+1]), 0, vec(h))
-		normalise(h)
-		r[t] = h
+// grow makes room for the states of a string of n symbols.
+func (st *states) grow(n int) {
+	if need := (n + 1) * st.D; len(st.l) < need {
+		st.l, st.r = make([]float64, need), make([]float64, need)
 	}
-	return r
+}
+
+// left is l_t and right r_t (r_{n+1} at index n).
+func (st *states) left(t int) []float64  { return st.l[t*st.D : (t+1)*st.D] }
+func (st *states) right(t int) []float64 { return st.r[t*st.D : (t+1)*st.D] }
+
+// leftStates writes the rescaled row states l_0 = alpha, l_t = l_{t-1}
+// A(s_t) / 2^e, t = 0..n, into st and returns the total exponent.
+func (p view) leftStates(s []int, st *states) int {
+	st.grow(len(s))
+	copy(st.left(0), p.alpha)
+	exp := 0
+	for t, c := range s {
+		h := st.left(t + 1)
+		blas64.Gemv(blas.Trans, 1, gen(p.D, p.mats[c]), vec(st.left(t)), 0, vec(h))
+		e, _ := normalise(h)
+		exp += e
+	}
+	return exp
+}
+
+// rightStates writes r_{n+1} = omega and r_t = A(s_t) r_{t+1} / 2^e (index
+// t-1, so that index n is omega) into st.
+func (p view) rightStates(s []int, st *states) {
+	n := len(s)
+	st.grow(n)
+	copy(st.right(n), p.omega)
+	for t := n - 1; t >= 0; t-- {
+		h := st.right(t)
+		blas64.Gemv(blas.NoTrans, 1, gen(p.D, p.mats[s[t]]), vec(st.right(t+1)), 0, vec(h))
+		normalise(h)
+	}
 }
 
 // logAmp2 returns 2 log|f(s)| for each sequence.
 func (p view) logAmp2(seqs [][]int) []float64 {
 	y := make([]float64, len(seqs))
+	st := &states{D: p.D}
 	for b, s := range seqs {
-		l, exp := p.leftStates(s)
-		la, _ := finish(dot(l[len(s)], p.omega), exp)
+		exp := p.leftStates(s, st)
+		la, _ := finish(dot(st.left(len(s)), p.omega), exp)
 		y[b] = 2 * la
 	}
 	return y
@@ -137,28 +154,30 @@ func (p view) logAmp2(seqs [][]int) []float64 {
 func (p view) logAmp2Grad(seqs [][]int, dy, gA, ga, gw []float64) {
 	D, d := p.D, p.d
 	tmp := make([]float64, D)
+	st := &states{D: D}
 	for b, s := range seqs {
 		if dy[b] == 0 {
 			continue
 		}
-		l, _ := p.leftStates(s)
-		r := p.rightStates(s)
+		p.leftStates(s, st)
+		p.rightStates(s, st)
 		for t, c := range s {
-			blas64.Gemv(blas.NoTrans, 1, gen(D, p.mats[c]), vec(r[t+1]), 0, vec(tmp))
-			w := 2 * dy[b] / dot(l[t], tmp)
+			l, r := st.left(t), st.right(t+1)
+			blas64.Gemv(blas.NoTrans, 1, gen(D, p.mats[c]), vec(r), 0, vec(tmp))
+			w := 2 * dy[b] / dot(l, tmp)
 			for i := 0; i < D; i++ {
 				row := gA[(i*d+c)*D : (i*d+c+1)*D]
-				li := w * l[t][i]
+				li := w * l[i]
 				for j := 0; j < D; j++ {
-					row[j] += li * r[t+1][j]
+					row[j] += li * r[j]
 				}
 			}
 		}
-		wa := 2 * dy[b] / dot(p.alpha, r[0])
-		ww := 2 * dy[b] / dot(l[len(s)], p.omega)
+		wa := 2 * dy[b] / dot(p.alpha, st.right(0))
+		ww := 2 * dy[b] / dot(st.left(len(s)), p.omega)
 		for i := 0; i < D; i++ {
-			ga[i] += wa * r[0][i]
-			gw[i] += ww * l[len(s)][i]
+			ga[i] += wa * st.right(0)[i]
+			gw[i] += ww * st.left(len(s))[i]
 		}
 	}
 }
@@ -170,12 +189,14 @@ func (p view) transferSweep(v []float64, maxN int, right bool) ([][]float64, []f
 	D := p.D
 	qs := make([][]float64, maxN+1)
 	logs := make([]float64, maxN+1)
-	q := outer(v)
+	store := make([]float64, (maxN+1)*D*D) // the matrices, one allocation per sweep
+	q := store[:D*D]
+	copy(q, outer(v))
 	tmp := make([]float64, D*D)
 	acc := 0.0
 	for n := 0; n <= maxN; n++ {
 		if n > 0 {
-			next := make([]float64, D*D)
+			next := store[n*D*D : (n+1)*D*D]
 			for _, a := range p.mats {
 				if right {
 					mm(D, false, false, 1, a, q, 0, tmp)

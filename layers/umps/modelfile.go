@@ -1,8 +1,10 @@
 package umps
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/pkg/errors"
 
@@ -49,8 +51,8 @@ func SaveModel(path string, meta ModelMeta, p *params.Params) error {
 }
 
 // LoadModel reads a model file written by SaveModel (path may be the run
-// directory holding model.npz) and checks that it is a u-MPS over its
-// alphabet.
+// directory holding model.npz) and checks it (ModelMeta.Check): a u-MPS
+// whose core, alphabet and metadata agree. Every error names the file.
 func LoadModel(path string) (*MPS, ModelMeta, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "model.npz")
@@ -65,10 +67,52 @@ func LoadModel(path string) (*MPS, ModelMeta, error) {
 	}
 	m, err := FromParams(sets["params"])
 	if err != nil {
-		return nil, meta, err
+		return nil, meta, errors.WithMessagef(err, "model file %s", path)
 	}
-	if m.Symbols != len(meta.Alphabet) {
-		return nil, meta, errors.Errorf("%s: the core has %d symbols but the alphabet %v has %d", path, m.Symbols, meta.Alphabet, len(meta.Alphabet))
+	if err := meta.Check(m); err != nil {
+		return nil, meta, errors.WithMessagef(err, "model file %s", path)
 	}
 	return m, meta, nil
+}
+
+// Check reports the first way meta does not describe m: an alphabet that
+// is not one name per symbol of the core (a name empty, not valid UTF-8
+// or given twice), a bond other than the core's, a normalisation other
+// than "n" and "star", or a length model that is not a distribution.
+func (meta ModelMeta) Check(m *MPS) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if m.Symbols != len(meta.Alphabet) {
+		return errors.Errorf("umps: the core has %d symbols but the alphabet %q has %d", m.Symbols, clipNames(meta.Alphabet), len(meta.Alphabet))
+	}
+	seen := make(map[string]int, len(meta.Alphabet))
+	for i, a := range meta.Alphabet {
+		if a == "" || !utf8.ValidString(a) {
+			return errors.Errorf("umps: alphabet entry %d %q is empty or not valid UTF-8", i, a)
+		}
+		if j, dup := seen[a]; dup {
+			return errors.Errorf("umps: the alphabet names the symbol %q twice (entries %d and %d)", a, j, i)
+		}
+		seen[a] = i
+	}
+	if meta.Bond != m.Bond {
+		return errors.Errorf("umps: the metadata gives bond %d, the core has bond %d", meta.Bond, m.Bond)
+	}
+	if _, err := ParseNorm(meta.Norm); err != nil {
+		return err
+	}
+	if meta.Lengths != nil {
+		return meta.Lengths.Validate()
+	}
+	return nil
+}
+
+// clipNames is names for a message: the first few, and how many more.
+func clipNames(names []string) []string {
+	const show = 8
+	if len(names) <= show {
+		return names
+	}
+	return append(names[:show:show], fmt.Sprintf("... %d more", len(names)-show))
 }

@@ -17,10 +17,13 @@ import (
 // The syntax is Go's (regexp/syntax): literals, character classes
 // ([01], [^0]), `.` for any symbol, concatenation, alternation `|`,
 // `*`, `+`, `?`, `{m,n}`, and groups. A regex always matches whole strings;
-// anchors, word boundaries and case folding are refused.
+// anchors, word boundaries and case folding are refused. Over an alphabet
+// with a symbol of more than one character (CompileRegexSymbols) every
+// symbol is written in angle brackets, <11>.
 type Regex struct {
 	pattern  string
 	alphabet []rune
+	names    []string // the symbols' names when they are written <name>
 	root     *node
 }
 
@@ -46,20 +49,29 @@ type node struct {
 func (r *Regex) Pattern() string { return r.pattern }
 
 // String prints the compiled tree in regex syntax over the alphabet.
-func (r *Regex) String() string { return r.root.format(r.alphabet) }
+func (r *Regex) String() string { return r.root.format(r.symbol) }
 
-func (n *node) format(alpha []rune) string {
+// symbol writes symbol i as the regex syntax does: <name>, or the
+// character quoted.
+func (r *Regex) symbol(i int) string {
+	if r.names != nil {
+		return "<" + r.names[i] + ">"
+	}
+	return regexp.QuoteMeta(string(r.alphabet[i]))
+}
+
+func (n *node) format(sym func(int) string) string {
 	switch n.kind {
 	case kindEps:
 		return "()"
 	case kindSym:
 		if len(n.syms) == 1 {
-			return regexp.QuoteMeta(string(alpha[n.syms[0]]))
+			return sym(n.syms[0])
 		}
 		var s strings.Builder
 		s.WriteByte('[')
 		for _, c := range n.syms {
-			s.WriteString(regexp.QuoteMeta(string(alpha[c])))
+			s.WriteString(sym(c))
 		}
 		s.WriteByte(']')
 		return s.String()
@@ -67,20 +79,20 @@ func (n *node) format(alpha []rune) string {
 		var s strings.Builder
 		for _, c := range n.subs {
 			if c.kind == kindAlt {
-				s.WriteString("(" + c.format(alpha) + ")")
+				s.WriteString("(" + c.format(sym) + ")")
 			} else {
-				s.WriteString(c.format(alpha))
+				s.WriteString(c.format(sym))
 			}
 		}
 		return s.String()
 	case kindAlt:
 		parts := make([]string, len(n.subs))
 		for i, c := range n.subs {
-			parts[i] = c.format(alpha)
+			parts[i] = c.format(sym)
 		}
 		return strings.Join(parts, "|")
 	}
-	in := n.subs[0].format(alpha)
+	in := n.subs[0].format(sym)
 	if n.subs[0].kind != kindSym {
 		in = "(" + in + ")"
 	}
@@ -96,26 +108,36 @@ func CompileRegex(pattern, alphabet string) (*Regex, error) {
 	if len(alpha) == 0 {
 		return nil, errors.New("umps: empty alphabet")
 	}
+	return compileRegex(pattern, pattern, alpha, nil)
+}
+
+// compileRegex compiles pattern over alpha; errors quote shown, the
+// pattern as the user wrote it, and names, when set, the symbols that
+// alpha's characters stand for.
+func compileRegex(pattern, shown string, alpha []rune, names []string) (*Regex, error) {
 	index := map[rune]int{}
 	for i, c := range alpha {
 		if _, dup := index[c]; dup {
-			return nil, errors.Errorf("umps: alphabet %q repeats %q", alphabet, c)
+			return nil, errors.Errorf("umps: alphabet %q repeats %q", string(alpha), c)
 		}
 		index[c] = i
 	}
 	re, err := syntax.Parse(pattern, syntax.Perl|syntax.DotNL)
 	if err != nil {
+		if shown != pattern {
+			return nil, errors.Errorf("umps: regex %q: %v", shown, err)
+		}
 		return nil, parseError(pattern, err)
 	}
-	c := compiler{pattern: pattern, alpha: alpha, index: index}
+	c := compiler{pattern: shown, alpha: alpha, index: index, named: names != nil}
 	root, err := c.compile(re.Simplify())
 	if err != nil {
 		return nil, err
 	}
 	if root == nil {
-		return nil, errors.Errorf("umps: regex %q matches no string over the alphabet %q", pattern, alphabet)
+		return nil, errors.Errorf("umps: regex %q matches no string over the alphabet", shown)
 	}
-	return &Regex{pattern: pattern, alphabet: alpha, root: root}, nil
+	return &Regex{pattern: shown, alphabet: alpha, names: names, root: root}, nil
 }
 
 // parseError turns a regexp/syntax error into one line with the offset.
@@ -135,6 +157,7 @@ type compiler struct {
 	pattern string
 	alpha   []rune
 	index   map[rune]int
+	named   bool // alpha stands for symbols written <name>
 }
 
 // compile returns the node for re, or nil when re matches no string.
@@ -169,6 +192,9 @@ func (c *compiler) compile(re *syntax.Regexp) (*node, error) {
 					break
 				}
 			}
+		}
+		if len(syms) == 0 && c.named {
+			return nil, errors.Errorf("umps: regex %q: a class holds no symbol of the alphabet", c.pattern)
 		}
 		if len(syms) == 0 {
 			return nil, errors.Errorf("umps: regex %q: class %s holds no symbol of the alphabet %q", c.pattern, clipRunes(re.String(), 40), string(c.alpha))

@@ -1,6 +1,6 @@
 //go:build !unix || openbsd
 
-package main
+package memlimit
 
 // addressSpaceLimit is unknown (0) where the syscall package reads no
 // RLIMIT_AS.

@@ -1,4 +1,4 @@
-package twornn
+package runs
 
 import (
 	"math"
@@ -35,10 +35,10 @@ func ioSample(t *testing.T, rng *rand.Rand, target spectral.RNN, count int, nois
 	return s
 }
 
-// Finetune from a perturbed target lowers the validation MSE, returns the
+// TuneRNN from a perturbed target lowers the validation MSE, returns the
 // parameters of its best validation loss, gives the same bits twice, and
 // refuses sequences of another input size.
-func TestFinetune(t *testing.T) {
+func TestTuneRNN(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	target, err := spectral.RandomTwoRNN(spectral.RandomTwoRNNConfig{States: 3, In: 2, Out: 1}, rng)
 	if err != nil {
@@ -54,8 +54,8 @@ func TestFinetune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := FinetuneConfig{Optim: optim.Config{LR: 1e-3}, Train: optim.TrainConfig{Epochs: 5, BatchSize: 20}}
-	tuned, res, err := Finetune(start, train, valid, cfg)
+	cfg := SpectralTuneSpec{Optim: optim.Config{LR: 1e-3}, Epochs: 5, Batch: 20, Patience: Off}
+	tuned, res, err := TuneRNN(start, train, valid, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +67,12 @@ func TestFinetune(t *testing.T) {
 	if !(after < before/2) || res.BestEpoch < 1 || math.Abs(after-res.BestValid) > rel*after {
 		t.Errorf("validation MSE %g -> %g, best epoch %d with %g", before, after, res.BestEpoch, res.BestValid)
 	}
-	again, _, err := Finetune(start, train, valid, cfg)
+	again, _, err := TuneRNN(start, train, valid, cfg)
 	if err != nil || !slices.Equal(again.A, tuned.A) || !slices.Equal(again.Alpha, tuned.Alpha) || !slices.Equal(again.Omega, tuned.Omega) {
 		t.Errorf("a second run differs (%v)", err)
 	}
 	wide := ioSample(t, rng, spectral.RNN{States: 1, In: 3, Out: 1, Alpha: []float64{1}, A: []float64{1, 1, 1}, Omega: []float64{1}}, 10, 0)
-	if _, _, err := Finetune(start, train, wide, cfg); err == nil || !strings.Contains(err.Error(), "validation sequences have d = 3") {
+	if _, _, err := TuneRNN(start, train, wide, cfg); err == nil || !strings.Contains(err.Error(), "validation sequences have d = 3") {
 		t.Errorf("validation sequences of another d: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix && !openbsd
 
-package main
+package memlimit
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package reproduce
+package runs
 
 import "math"
 

@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"bufio"
@@ -12,17 +12,22 @@ import (
 	"strings"
 )
 
-// Every command estimates, from its flags and inputs, the memory its
-// biggest allocations need, and refuses before allocating when the
-// estimate passes the memory available to the process: the smallest of
-// the cgroup's limit, the address space left under the process's
-// RLIMIT_AS (ulimit -v) and the physical memory, or the environment
-// variable RTN_MEMORY_LIMIT when it is set (parseMemoryLimit gives its
-// syntax; run checks it before any command).
+// Env names the environment variable that overrides the memory limit.
+const Env = "RTN_MEMORY_LIMIT"
 
-// memoryLimitEnv names the environment variable that overrides the
-// memory limit.
-const memoryLimitEnv = "RTN_MEMORY_LIMIT"
+// EnvError is a malformed RTN_MEMORY_LIMIT.
+type EnvError struct {
+	// Value is the variable's value.
+	Value string
+	// Err says what is wrong with it.
+	Err error
+}
+
+// Error names the variable, its value and the fault.
+func (e *EnvError) Error() string { return fmt.Sprintf("%s=%q: %v", Env, e.Value, e.Err) }
+
+// Unwrap returns the fault.
+func (e *EnvError) Unwrap() error { return e.Err }
 
 // maxMemoryLimit is the largest RTN_MEMORY_LIMIT, 8 EiB: a larger figure
 // is a typo, and "off" is the way to turn the check off.
@@ -39,26 +44,27 @@ type memorySource struct {
 	name  string
 }
 
-// memoryLimit returns the bytes the process may use and where the figure
-// comes from; +Inf when nothing is known or the check is off.
-func memoryLimit() (float64, string, error) {
-	if b, set, err := envMemoryLimit(); set || err != nil {
-		return b, memoryLimitEnv, err
+// Limit returns the bytes the process may use and where the figure comes
+// from (Env, "cgroup limit", "address space left under ulimit -v" or
+// "physical memory"); +Inf when nothing is known or the check is off.
+func Limit() (float64, string, error) {
+	if b, set, err := FromEnv(); set || err != nil {
+		return b, Env, err
 	}
 	b, source := smallestLimit(cgroupLimit("/proc/self/cgroup", "/sys/fs/cgroup"), addressSpaceLimit(), physicalMemory())
 	return b, source, nil
 }
 
-// envMemoryLimit reads RTN_MEMORY_LIMIT: whether it is set, and its
-// bytes, or a usage error naming it.
-func envMemoryLimit() (float64, bool, error) {
-	v := strings.TrimSpace(os.Getenv(memoryLimitEnv))
+// FromEnv reads RTN_MEMORY_LIMIT: whether it is set, and its bytes, or
+// an *EnvError.
+func FromEnv() (float64, bool, error) {
+	v := strings.TrimSpace(os.Getenv(Env))
 	if v == "" {
 		return 0, false, nil
 	}
-	b, err := parseMemoryLimit(v)
+	b, err := Parse(v)
 	if err != nil {
-		return 0, true, usagef("%s=%q: %v", memoryLimitEnv, v, err)
+		return 0, true, &EnvError{Value: v, Err: err}
 	}
 	return b, true, nil
 }
@@ -164,12 +170,12 @@ func statusBytes(path, key string) float64 {
 	return 0
 }
 
-// parseMemoryLimit reads RTN_MEMORY_LIMIT, whose whole syntax is: "off"
+// Parse reads RTN_MEMORY_LIMIT, whose whole syntax is: "off"
 // (no check), or a byte count (digits), or a number of digits with an
 // optional fraction (1.5) followed by K, M, G or T (powers of 1024; either
 // case). It must come to at least 1 byte and at most 8 EiB. Anything
 // else is an error: a sign, an exponent, another unit, an overflow.
-func parseMemoryLimit(s string) (float64, error) {
+func Parse(s string) (float64, error) {
 	const syntax = "want a byte count, or a number with K, M, G or T (powers of 1024), such as 8G or 1.5T, or off"
 	if strings.EqualFold(s, "off") {
 		return math.Inf(1), nil
@@ -215,8 +221,8 @@ func allDigits(s string) bool {
 	return true
 }
 
-// formatBytes prints b with a binary unit, e.g. "12.3 GiB".
-func formatBytes(b float64) string {
+// FormatBytes prints b with a binary unit, e.g. "12.3 GiB".
+func FormatBytes(b float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	i := 0
 	for b >= 1024 && i < len(units)-1 {
@@ -228,20 +234,3 @@ func formatBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.3g %s", b, units[i])
 }
-
-// needMemory fails, naming what (a flag and its value), when bytes
-// exceed the memory limit.
-func needMemory(what string, bytes float64) error {
-	limit, source, err := memoryLimit()
-	if err != nil {
-		return err
-	}
-	if bytes <= limit {
-		return nil
-	}
-	return fmt.Errorf("%s needs about %s of memory, above the limit of %s (%s; set %s to change it)",
-		what, formatBytes(bytes), formatBytes(limit), source, memoryLimitEnv)
-}
-
-// float64s is the size in bytes of n float64 (or int) values.
-func float64s(n float64) float64 { return 8 * n }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"flag"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/rtnlab/rtn/runs"
+)
+
+// maxFlagInt is the largest magnitude of an integer flag, 2^31 - 1: no
+// count or size of rtn comes near it (a run of 2^31 epochs, steps or
+// strings would not end), and within it the product of two flags fits in
+// an int, so that a huge value is refused by name rather than overflowing
+// into a small one, a panic or a run that never ends.
+const maxFlagInt = math.MaxInt32
+
+// maxMinutes is the largest time budget in minutes, a year: a longer one
+// overflows the budget's time.Duration.
+const maxMinutes = 366 * 24 * 60
+
+// checkIntFlags refuses, as a usage error naming the flag, an integer
+// flag set beyond maxFlagInt in magnitude.
+func checkIntFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok || err != nil {
+			return
+		}
+		var v int64
+		switch x := g.Get().(type) {
+		case int:
+			v = int64(x)
+		case int64:
+			v = x
+		default:
+			return
+		}
+		if v > maxFlagInt || v < -maxFlagInt {
+			err = usagef("-%s %d is out of range: an integer flag is at most %d in magnitude", f.Name, v, maxFlagInt)
+		}
+	})
+	return err
+}
+
+// checkLanguageName refuses, as a usage error, a -data value that names
+// no built-in language and no file and does not look like a path (no '/'
+// or '.'): a mistyped language name (tomita9) rather than a missing file.
+func checkLanguageName(data string) error {
+	if _, _, err := runs.Membership(data); err == nil || strings.ContainsAny(data, "/.") {
+		return nil
+	} else if _, serr := os.Stat(data); serr != nil {
+		return usagef("-data: %v", err)
+	}
+	return nil
+}
