@@ -270,52 +270,17 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 	if len(w.Components) > 1 {
 		sum.Spectral = fmt.Sprintf("mixture of %d, first %v", len(w.Components), w.Spec)
 	}
-	var best *StringsModel
-	bestLoss := math.Inf(1)
-	d := len(data.Alphabet)
-	var trained []*pfa.Model
+	g := &stringsGrid{spec: spec, w: w, train: train, valid: valid, d: len(data.Alphabet), deadline: deadline, sum: sum, bestLoss: math.Inf(1)}
 	for _, fam := range spec.Families {
-		famBest := math.Inf(1)
-		for i, n := 0, 0; ; i++ {
-			var ok bool
-			if n, ok = spec.candidateStates(fam, w, i, n); !ok {
-				break
-			}
-			c := StringsCandidate{Family: fam, States: n, Start: spec.Start, Method: spec.Method}
-			if fam == FamilyWFA {
-				c.Start, c.Method = StartSpectral, "none"
-			}
-			if time.Now().After(deadline) {
-				c.Skipped = "budget"
-				sum.Candidates = append(sum.Candidates, c)
-				break
-			}
-			m, err := fitCandidate(&c, w, train, valid, d, spec, deadline)
-			if err != nil {
-				return nil, nil, err
-			}
-			if spec.Log != nil {
-				fmt.Fprintf(spec.Log, "strings fit: %s states %d start %s %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
-					c.Family, c.States, c.Start, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
-			}
-			sum.Candidates = append(sum.Candidates, c)
-			if c.Valid < bestLoss {
-				bestLoss, best, sum.Chosen = c.Valid, m, len(sum.Candidates)-1
-			}
-			if m.PFA != nil && !math.IsInf(c.Valid, 0) {
-				trained = append(trained, m.PFA)
-			}
-			if spec.States == nil && !(c.Valid < famBest) {
-				break
-			}
-			famBest = min(famBest, c.Valid)
+		if err := g.family(fam); err != nil {
+			return nil, nil, err
 		}
 	}
-	if best == nil {
+	if g.best == nil {
 		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
 	}
-	if !spec.Single && len(trained) > 1 {
-		m, c, err := mixCandidates(trained, valid, spec)
+	if !spec.Single && len(g.trained) > 1 {
+		m, c, err := mixCandidates(g.trained, valid, spec)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -324,12 +289,10 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 				fmt.Fprintf(spec.Log, "strings fit: mixture of %d automata, %d states: valid %.5f nats/string, %.4f nats/symbol, %.1fs\n",
 					c.Components, c.States, c.Valid, c.ValidPerSymbol, c.Seconds)
 			}
-			sum.Candidates = append(sum.Candidates, *c)
-			if c.Valid < bestLoss {
-				bestLoss, best, sum.Chosen = c.Valid, m, len(sum.Candidates)-1
-			}
+			g.add(*c, m)
 		}
 	}
+	best := g.best
 	best.Alphabet = slices.Clone(data.Alphabet)
 	best.Format = StringsModelFormat
 	sum.Seconds = time.Since(began).Seconds()
@@ -340,6 +303,67 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 		}
 	}
 	return best, sum, nil
+}
+
+// stringsGrid is a fit's state while it tries the candidates: the best
+// so far and the trained automata.
+type stringsGrid struct {
+	spec         StringsFitSpec
+	w            *wfa.Model
+	train, valid [][]int
+	d            int
+	deadline     time.Time
+	sum          *StringsFitSummary
+	best         *StringsModel
+	bestLoss     float64
+	trained      []*pfa.Model
+}
+
+// add records a candidate and keeps its model if it is the best so far.
+func (g *stringsGrid) add(c StringsCandidate, m *StringsModel) {
+	g.sum.Candidates = append(g.sum.Candidates, c)
+	if c.Valid < g.bestLoss {
+		g.bestLoss, g.best, g.sum.Chosen = c.Valid, m, len(g.sum.Candidates)-1
+	}
+}
+
+// family tries the family's sizes (the fixed grid, or the growing one
+// until a size does not improve on the family's best), each within the
+// budget.
+func (g *stringsGrid) family(fam string) error {
+	spec := g.spec
+	famBest := math.Inf(1)
+	for i, n := 0, 0; ; i++ {
+		var ok bool
+		if n, ok = spec.candidateStates(fam, g.w, i, n); !ok {
+			return nil
+		}
+		c := StringsCandidate{Family: fam, States: n, Start: spec.Start, Method: spec.Method}
+		if fam == FamilyWFA {
+			c.Start, c.Method = StartSpectral, "none"
+		}
+		if time.Now().After(g.deadline) {
+			c.Skipped = "budget"
+			g.sum.Candidates = append(g.sum.Candidates, c)
+			return nil
+		}
+		m, err := fitCandidate(&c, g.w, g.train, g.valid, g.d, spec, g.deadline)
+		if err != nil {
+			return err
+		}
+		if spec.Log != nil {
+			fmt.Fprintf(spec.Log, "strings fit: %s states %d start %s %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
+				c.Family, c.States, c.Start, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
+		}
+		g.add(c, m)
+		if m.PFA != nil && !math.IsInf(c.Valid, 0) {
+			g.trained = append(g.trained, m.PFA)
+		}
+		if spec.States == nil && !(c.Valid < famBest) {
+			return nil
+		}
+		famBest = min(famBest, c.Valid)
+	}
 }
 
 // candidateStates returns the number of states of the family's i-th
