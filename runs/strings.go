@@ -46,14 +46,17 @@ type StringsFitSpec struct {
 	Families []string
 	// States, when not nil, are the candidate numbers of states of the
 	// automata (a fixed grid). When nil, the number of states grows from
-	// StatesFrom by the factor StatesGrowth (rounded up) while the
-	// validation loss improves on the family's best, up to StatesMax.
+	// StatesFrom by the factor StatesGrowth (rounded up) until
+	// StatesPatience sizes in a row do not improve the family's best
+	// validation loss, or above StatesMax.
 	States []int
-	// StatesFrom, StatesGrowth and StatesMax set the growing grid. If 0,
-	// they will be defaulted to 8, 1.5 and 128.
-	StatesFrom   int
-	StatesGrowth float64
-	StatesMax    int
+	// StatesFrom, StatesGrowth and StatesMax set the growing grid, which
+	// stops after StatesPatience sizes in a row without improvement. If 0,
+	// they will be defaulted to 8, 1.5, 128 and 2.
+	StatesFrom     int
+	StatesGrowth   float64
+	StatesMax      int
+	StatesPatience int
 	// Start is StartSpectral or StartRandom. If empty, it will be
 	// defaulted to StartSpectral.
 	Start string
@@ -109,6 +112,9 @@ func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.StatesMax == 0 {
 		s.StatesMax = 128
 	}
+	if s.StatesPatience == 0 {
+		s.StatesPatience = 2
+	}
 	if s.Training.Tolerance == 0 {
 		s.Training.Tolerance = 1e-5
 	}
@@ -162,6 +168,9 @@ func (s StringsFitSpec) Validate() error {
 		if n < 1 || n > pfa.MaxStates {
 			return errors.Errorf("strings fit: %d states, want 1 to %d", n, pfa.MaxStates)
 		}
+	}
+	if s.StatesPatience < 1 {
+		return errors.Errorf("strings fit: states patience %d, want at least 1", s.StatesPatience)
 	}
 	if s.StatesFrom > s.StatesMax {
 		return errors.Errorf("strings fit: states from %d above the most states %d", s.StatesFrom, s.StatesMax)
@@ -328,11 +337,12 @@ func (g *stringsGrid) add(c StringsCandidate, m *StringsModel) {
 }
 
 // family tries the family's sizes (the fixed grid, or the growing one
-// until a size does not improve on the family's best), each within the
-// budget.
+// until StatesPatience sizes in a row do not improve on the family's
+// best), each within the budget.
 func (g *stringsGrid) family(fam string) error {
 	spec := g.spec
 	famBest := math.Inf(1)
+	since := 0
 	for i, n := 0, 0; ; i++ {
 		var ok bool
 		if n, ok = spec.candidateStates(fam, g.w, i, n); !ok {
@@ -359,10 +369,14 @@ func (g *stringsGrid) family(fam string) error {
 		if m.PFA != nil && !math.IsInf(c.Valid, 0) {
 			g.trained = append(g.trained, m.PFA)
 		}
-		if spec.States == nil && !(c.Valid < famBest) {
+		if c.Valid < famBest {
+			famBest, since = c.Valid, 0
+			continue
+		}
+		since++
+		if spec.States == nil && since >= spec.StatesPatience {
 			return nil
 		}
-		famBest = min(famBest, c.Valid)
 	}
 }
 

@@ -96,7 +96,7 @@ func TestStringsFitGrowsStates(t *testing.T) {
 	model := filepath.Join(dir, "m.json")
 	var out, errb bytes.Buffer
 	args := []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "2", "-states-growth", "1.5", "-states-max", "6",
-		"-em-iters", "10", "-epochs", "2", "-single", "-json"}
+		"-states-patience", "1", "-em-iters", "10", "-epochs", "2", "-single", "-json"}
 	if err := run(args, &out, &errb); err != nil {
 		t.Fatalf("fit: %v\n%s", err, errb.String())
 	}
