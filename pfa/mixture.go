@@ -123,3 +123,25 @@ func MixtureWeights(logp [][]float64, counts []float64, iters int) []float64 {
 	}
 	return w
 }
+
+// Unigram returns the one-state PFA of the strings' symbol and end
+// frequencies, each count plus one: a mixture component that gives every
+// string a positive probability.
+func Unigram(seqs [][]int, symbols int) *Model {
+	m := New(KindPFA, 1, symbols)
+	counts := make([]float64, 1+symbols)
+	for _, x := range seqs {
+		counts[0]++
+		for _, a := range x {
+			counts[1+a]++
+		}
+	}
+	total := 0.0
+	for _, c := range counts {
+		total += c + 1
+	}
+	for i, c := range counts {
+		m.Row[i] = math.Log((c + 1) / total)
+	}
+	return m
+}

@@ -51,3 +51,16 @@ func TestMixtureWeightsFindTheSource(t *testing.T) {
 		})
 	}
 }
+
+func TestUnigramFrequencies(t *testing.T) {
+	seqs := [][]int{{0, 1, 1}, {}, {2}}
+	// counts plus one: end 3+1, symbol 0 1+1, symbol 1 2+1, symbol 2 1+1.
+	want := []float64{4.0 / 11, 2.0 / 11, 3.0 / 11, 2.0 / 11}
+	p := Unigram(seqs, 3).Probs()
+	got := []float64{p.Stop[0], p.M[0], p.M[1], p.M[2]}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > mixtureTol {
+			t.Fatalf("probability %d is %g, want %g", i, got[i], want[i])
+		}
+	}
+}

@@ -81,9 +81,9 @@ type StringsFitSpec struct {
 	// defaulted to 1.
 	Seed uint64
 	// Single keeps the best candidate alone; by default the fit also
-	// tries the mixture of the trained automata, its weights fitted on
-	// the validation split (MixtureCandidates), and keeps it when its
-	// validation loss is lower.
+	// tries the mixture of the trained automata and a one-state unigram
+	// (pfa.Unigram), its weights fitted on the validation split, and keeps
+	// it when its validation loss is lower.
 	Single bool
 	// Jobs is the number of workers; the model is the same for any. If
 	// 0, it will be defaulted to 1.
@@ -288,8 +288,8 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 	if g.best == nil {
 		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
 	}
-	if !spec.Single && len(g.trained) > 1 {
-		m, c, err := mixCandidates(g.trained, valid, spec)
+	if !spec.Single && len(g.trained) > 0 {
+		m, c, err := mixCandidates(append(g.trained, pfa.Unigram(train, g.d)), valid, spec)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -457,7 +457,8 @@ func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int
 // of the candidates (lighter ones are dropped, the rest renormalised).
 const mixMinWeight = 1e-3
 
-// mixCandidates returns the mixture of the trained automata with weights
+// mixCandidates returns the mixture of the automata (the trained ones
+// and a one-state unigram that keeps every string possible) with weights
 // fitted by EM on the validation strings (100 iterations), and its
 // candidate line; nil when fewer than two components keep a weight.
 func mixCandidates(trained []*pfa.Model, valid [][]int, spec StringsFitSpec) (*StringsModel, *StringsCandidate, error) {
