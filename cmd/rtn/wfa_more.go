@@ -114,9 +114,12 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return wfaError(err)
 	}
-	mass, err := runs.SampleWFA(spec)
-	if err == nil && !mass {
+	rep, err := runs.SampleWFA(spec)
+	if err == nil && !rep.Mass {
 		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1): its strings are drawn from next-symbol weights that do not describe a distribution\n", spec.Model)
+	}
+	if err == nil {
+		noteRedrawn(stderr, rep.Redrawn, spec.MaxLen)
 	}
 	return wfaError(err)
 }
