@@ -196,6 +196,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	spec.Progress = progressTo(stderr, false)
 	rep, err := runs.SweepWFA(spec)
 	if rep == nil {
 		return wfaError(err)
