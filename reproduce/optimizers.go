@@ -82,7 +82,7 @@ func runOptimizersPlan(ctx *Context, pl optimizersPlan) ([]Row, error) {
 	for i := range seeds {
 		seeds[i] = ctx.Seed + uint64(i)
 	}
-	res, err := compare.Run(compare.Config{Problem: factory, Meta: spec, Executor: spec.Executor, Settings: pl.settings, Seeds: seeds,
+	res, err := compare.Run(compare.Config{Problem: factory, Meta: spec, Executor: spec.Executor, References: spec.References, Settings: pl.settings, Seeds: seeds,
 		LRGrid: pl.grid, Budget: pl.budget, BatchSize: pl.batch, Jobs: runtime.NumCPU()})
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func runOptimizersPlan(ctx *Context, pl optimizersPlan) ([]Row, error) {
 		if err := sum.WriteFiles(dir); err != nil {
 			return nil, err
 		}
-		if err := runs.ComparePlots(dir, sum); err != nil {
+		if err := runs.ComparePlots(dir, sum, ""); err != nil {
 			return nil, err
 		}
 	}

@@ -2,7 +2,8 @@ package runs
 
 import (
 	"io"
-	"math/rand/v2"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -10,33 +11,73 @@ import (
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/layers"
-	"github.com/rtnlab/rtn/layers/activation"
-	"github.com/rtnlab/rtn/layers/pcnn"
-	"github.com/rtnlab/rtn/layers/twornn"
-	"github.com/rtnlab/rtn/layers/umps"
-	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
-	"github.com/rtnlab/rtn/spectral"
-	"github.com/rtnlab/rtn/wfa"
 )
 
 // compareOwnModels are the models of CompareProblem that are not a
-// registered cell on a sequence task, each with its default task and
-// hidden size (0: none).
+// registered cell on a sequence task, each with its default task, hidden
+// size (0: none), learning-rate grid and whether it reads -data.
 var compareOwnModels = []struct {
 	name, task string
 	hidden     int
+	grid       []float64
+	data       bool
 }{
-	{"2rnn", "random2rnn", 0}, {"2rnn-spectral", "random2rnn", 0}, {"umps", "tomita3", 8},
-	{"pcnn", "alphabet", 16}, {"pcnn-rnn", "alphabet", 16}, {"pcnn-cnn", "alphabet", 16}, {"wfa", "pautomac", 0},
+	{"2rnn", "random2rnn", 0, decades(-4, -1), false},
+	// Fine-tuning a spectral start wants small rates (the spectral
+	// paper's Adamax uses 1e-3; SGD diverges above 1e-5).
+	{"2rnn-spectral", "random2rnn", 0, decades(-6, -2), false},
+	{"umps", "tomita3", 8, decades(-3, 0), true},
+	{"pcnn", "alphabet", 16, decades(-3, -1), false},
+	{"pcnn-rnn", "alphabet", 16, decades(-3, -1), false},
+	{"pcnn-cnn", "alphabet", 16, decades(-3, -1), false},
+	// wfa finetune's SGD needs about 1e-5 (docs/wfa.md).
+	{"wfa", "pautomac", 0, decades(-7, -3), true},
 }
 
-// Defaults of a registered cell in a comparison: its task, and its
-// width when CompareSpec.Hidden is 0 (CompareCellHidden).
+// decades is the grid 10^lo, 10^(lo+1), ..., 10^hi.
+func decades(lo, hi int) []float64 {
+	var g []float64
+	for k := lo; k <= hi; k++ {
+		g = append(g, math.Pow10(k))
+	}
+	return g
+}
+
+// Defaults of a registered cell in a comparison: its task, its width
+// when CompareSpec.Hidden is 0 (CompareCellHidden) and its grid.
 const (
 	compareCellTask   = "pfa"
 	CompareCellHidden = 32
 )
+
+var compareCellGrid = decades(-3, 0)
+
+// CompareGrid is the default learning-rate grid of a model (CompareSpec
+// uses it when LRGrid is nil): 1e-3..1 for the cells and umps, 1e-4..0.1
+// for 2rnn, 1e-6..0.01 for 2rnn-spectral, 1e-3..0.1 for the PCNNs,
+// 1e-7..1e-3 for wfa, one rate per decade; nil for an unknown model.
+func CompareGrid(model string) []float64 {
+	for _, o := range compareOwnModels {
+		if o.name == model {
+			return slices.Clone(o.grid)
+		}
+	}
+	if CompareCell(model) {
+		return slices.Clone(compareCellGrid)
+	}
+	return nil
+}
+
+// compareReadsData says whether model reads CompareSpec.DataFile.
+func compareReadsData(model string) bool {
+	for _, o := range compareOwnModels {
+		if o.name == model {
+			return o.data
+		}
+	}
+	return true
+}
 
 // CompareModels lists the models CompareProblem builds: every registered
 // cell (layers.CellNames) but 2rnn, as a sequence model, then 2rnn,
@@ -69,11 +110,20 @@ func isOwnModel(model string) bool {
 // on a sequence task (2rnn is the spectral paper's regression there).
 func CompareCell(model string) bool { return !isOwnModel(model) && layers.HasCell(model) }
 
-// CompareSpec describes the problem of an optimizer comparison (rtn
-// compare): a model and its data. The data are drawn once from DataSeed;
-// each run's seed draws the initial parameters (and the Trainer's batch
-// order), so that the seeds measure the spread due to the start and the
-// batches on fixed data. Each field's comment gives its default.
+// MaxJobs is the most runs a comparison runs at once: far beyond the
+// cores of one machine (a grid larger than that is split with Shard).
+const MaxJobs = 1024
+
+// CompareSpec describes an optimizer comparison (rtn compare): a model
+// and its data (the problem), the optimizers, the learning-rate grid, the
+// seeds, the budget of each run and the protocol; or a suite of problems
+// compared with the same optimizers (Suite). The data are drawn once from
+// DataSeed; each run's seed draws the initial parameters (and the
+// Trainer's batch order), so that the seeds measure the spread due to the
+// start and the batches on fixed data. WithDefaults fills in the defaults
+// each field's comment gives; Validate checks every field (the error is a
+// *FieldError naming it). The problem's fields are the comparison's
+// identity (compare.Config.Meta, in JSON); the others are compare.Config's.
 type CompareSpec struct {
 	// Model is one of CompareModels: a registered cell (rnn, lstm, gru,
 	// cp2rnn, hotrnn, mirnn, mpscell, a user's) on a sequence task (as rtn
@@ -84,16 +134,19 @@ type CompareSpec struct {
 	// stream; the only models the riemann optimizer trains); wfa (the
 	// spectral WFA of a string file as a linear 2-RNN trained on the
 	// strings' likelihood, as rtn wfa finetune: the start is wfa.Fit's,
-	// the same for every seed). Default lstm.
+	// the same for every seed). Default lstm (none with a Suite).
 	Model string `json:"model"`
-	// Task is the data: for a cell a train task ("pfa") unless DataFile
-	// is set; for 2rnn "random2rnn" or "addition"; for umps a u-MPS data
-	// set (tomita1..7, motzkin); for pcnn "alphabet", "music", "xor" or
+	// Task is the data: for a cell a train task ("pfa") or a piano-roll
+	// set of the polyphonic data directory ("jsb", "nottingham", "muse",
+	// "piano") unless DataFile is set; for 2rnn "random2rnn" or
+	// "addition"; for umps a u-MPS data set (tomita1..7, motzkin) or,
+	// with DataFile, its format; for pcnn "alphabet", "music", "xor" or
 	// "anbn"; for wfa the format of DataFile ("pautomac", "spice" or
 	// "lines"). Default: the first of each list.
 	Task string `json:"task"`
-	// DataFile is a text file, one sequence per line (a cell),
-	// or the string file (wfa, required).
+	// DataFile is a text file, one sequence per line (a cell), or a
+	// string file (umps; wfa, required). The other models (2rnn,
+	// 2rnn-spectral, the PCNNs) draw their data and refuse it.
 	DataFile string `json:"data_file,omitempty"`
 	// DataSHA256 is the SHA-256 of DataFile's contents, set by
 	// CompareProblem, so that a resumed comparison whose file changed is
@@ -105,8 +158,9 @@ type CompareSpec struct {
 	// dimension (umps: 8) or the number of units (pcnn: 16).
 	Hidden int `json:"hidden,omitempty"`
 	// Size is the data size: training examples per length (2rnn: 640),
-	// training strings (umps: 500), the task's size (pcnn: 100 lines, bars
-	// or blocks); unused for rnn, lstm and gru.
+	// training strings (umps: 500, also of a DataFile; wfa: the first
+	// Size strings of DataFile, 0: all), the task's size (pcnn: 100
+	// lines, bars or blocks); unused for the cells.
 	Size int `json:"size,omitempty"`
 	// Noise is the 2-RNN regression's output noise (standard deviation).
 	Noise float64 `json:"noise,omitempty"`
@@ -129,10 +183,68 @@ type CompareSpec struct {
 	Chunk int `json:"chunk,omitempty"`
 	// DataSeed seeds the data. Default 1.
 	DataSeed uint64 `json:"data_seed"`
+	// TargetFrom says where the comparison's Target came from (set by
+	// RunCompare under ProtocolAlgoPerf: the reference run), so that the
+	// target is stored with the comparison.
+	TargetFrom string `json:"target_from,omitempty"`
+
+	// Settings are the optimizers compared (ParseCompareOptimizers reads
+	// rtn compare's syntax). Default: sgd, momentum, adam, rmsprop,
+	// adagrad.
+	Settings []compare.Setting `json:"-"`
+	// LRGrid is the learning-rate grid. If LRGrid is nil, it will be
+	// defaulted to the model's grid (CompareGrid), unless OwnRates is
+	// set: then each optimizer runs at its own rate.
+	LRGrid   []float64 `json:"-"`
+	OwnRates bool      `json:"-"`
+	// Seeds are the seeds of the runs (the tuning seeds). Default 1, 2, 3
+	// (1 under ProtocolDeepOBS, which reruns the tuned rate).
+	Seeds []uint64 `json:"-"`
+	// Budget bounds each run. Default 3 epochs (a suite: each problem's).
+	Budget compare.Budget `json:"-"`
+	// Batch is the minibatch size; FullBatch trains every step on the
+	// whole training set. Default 32 (a suite: each problem's).
+	Batch int `json:"-"`
+	// EvalEvery adds a curve point every EvalEvery steps (0: per epoch;
+	// a suite: each problem's).
+	EvalEvery int `json:"-"`
+	// Target is a validation loss to reach (0: none; under
+	// ProtocolAlgoPerf, 0 takes it from a reference run).
+	Target float64 `json:"-"`
+	// DivergeFactor is compare.Config.DivergeFactor. Default 10; a
+	// negative value keeps only the NaN/Inf tests.
+	DivergeFactor float64 `json:"-"`
+	// Protocol is "" (the grid and its tuning), ProtocolDeepOBS or
+	// ProtocolAlgoPerf.
+	Protocol string `json:"-"`
+	// ExtendGrid is compare.Config.ExtendGrid: up to this many rates
+	// beyond the grid for a setting tuned at its edge (0: none).
+	ExtendGrid int `json:"-"`
+	// Rerun is compare.Config.Rerun: the tuned rate run again with this
+	// many seeds in all. Default 10 under ProtocolDeepOBS, else 0.
+	Rerun int `json:"-"`
+	// Suite names a suite of problems (CompareSuites) compared with the
+	// same Settings, Seeds and Protocol, each in its own subdirectory of
+	// Out; the problem's fields must then be zero.
+	Suite string `json:"-"`
+	// Jobs is the number of runs trained at once. Default: the number of
+	// CPUs. Results do not depend on it.
+	Jobs int `json:"-"`
+	// Shard selects the runs of this process (zero: all).
+	Shard compare.Shard `json:"-"`
+	// Out is the output directory: runs (to resume), tables, CSV, JSON,
+	// figures. If Out is empty, nothing is written.
+	Out string `json:"-"`
+	// Progress receives one line per finished run (nil: none).
+	Progress io.Writer `json:"-"`
+
 	// Executor is set by CompareProblem: what runs the model's steps, for
 	// compare.Config.Executor (the executor layers.Problem chooses for a
 	// cell; the models' own kernels or graphs otherwise).
 	Executor compare.Executor `json:"-"`
+	// References are set by CompareProblem: the losses the problem knows
+	// (its optimum, a trivial predictor's), for compare.Config.References.
+	References []compare.Reference `json:"-"`
 	// Log receives warnings, each once per comparison: that the model's
 	// steps fall back to gorgonia's compiled graphs
 	// (layers.ProblemConfig.Log). If Log is nil, they go to the standard
@@ -152,61 +264,135 @@ var modelExecutors = map[string]compare.Executor{
 	"wfa":           {Kind: layers.ExecFused, DType: graph.Float64},
 }
 
-func (s *CompareSpec) defaults() error {
+// problemDefaults fills in the problem's unset fields: the model, the
+// data seed, and the model's task, width and (a cell) layers.
+func (s *CompareSpec) problemDefaults() {
 	if s.Model == "" {
 		s.Model = "lstm"
 	}
 	if s.DataSeed == 0 {
 		s.DataSeed = 1
 	}
-	task, hidden := compareCellTask, CompareCellHidden
+	task, hidden := "", 0
 	switch {
 	case CompareCell(s.Model):
+		task, hidden = compareCellTask, CompareCellHidden
+		if s.Layers == 0 {
+			s.Layers = 1
+		}
+		if s.DType == graph.Float64 {
+			s.DType = ""
+		}
 	case isOwnModel(s.Model):
 		for _, o := range compareOwnModels {
 			if o.name == s.Model {
 				task, hidden = o.task, o.hidden
 			}
 		}
-		if s.Rank != 0 || s.Order != 0 || s.Lags != 0 {
-			return errors.Errorf("model %s has no rank, order or lags to set (the registered cells have)", s.Model)
-		}
-		if s.Activation != "" || s.Layers != 0 || s.Dropout != 0 || s.Embed != 0 || s.DType != "" {
-			return errors.Errorf("model %s has no activation, layers, dropout, embedding or dtype to set (the registered cells have)", s.Model)
-		}
-	default:
-		return errors.Errorf("unknown model %q (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
 	}
 	if s.Task == "" {
 		s.Task = task
 	}
-	if s.Hidden < 0 || s.Size < 0 || s.Chunk < 0 || !(s.Noise >= 0) {
-		return errors.Errorf("hidden, size, chunk and noise must not be negative, got %d, %d, %d, %v", s.Hidden, s.Size, s.Chunk, s.Noise)
-	}
 	if s.Hidden == 0 {
 		s.Hidden = hidden
 	}
+}
+
+// problemCheck checks the problem's fields (after problemDefaults).
+func (s *CompareSpec) problemCheck() error {
+	switch {
+	case CompareCell(s.Model):
+	case isOwnModel(s.Model):
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"Rank", s.Rank != 0}, {"Order", s.Order != 0}, {"Lags", s.Lags != 0}, {"Activation", s.Activation != ""},
+			{"Layers", s.Layers != 0}, {"Dropout", s.Dropout != 0}, {"Embed", s.Embed != 0}, {"DType", s.DType != ""}} {
+			if f.set {
+				return compareErr(f.name, "applies to the registered cells only, not model %s", s.Model)
+			}
+		}
+	default:
+		return compareErr("Model", "%q is unknown (known: %s)", s.Model, strings.Join(CompareModels(), ", "))
+	}
+	switch {
+	case s.DataFile != "" && !compareReadsData(s.Model):
+		return compareErr("DataFile", "model %s draws its data from the task and reads no file (models that do: the cells, umps, wfa)", s.Model)
+	case s.Model == "wfa" && s.DataFile == "":
+		return compareErr("DataFile", "model wfa needs a string file")
+	case s.DataSeed == 0:
+		return compareErr("DataSeed", "must be >= 1, got 0")
+	case s.Hidden < 0:
+		return compareErr("Hidden", "must be >= 0, got %d", s.Hidden)
+	case s.Size < 0:
+		return compareErr("Size", "must be >= 0, got %d", s.Size)
+	case s.Chunk < 0:
+		return compareErr("Chunk", "must be >= 0, got %d", s.Chunk)
+	case !(s.Noise >= 0) || math.IsInf(s.Noise, 0):
+		return compareErr("Noise", "must be a finite number >= 0, got %v", s.Noise)
+	}
+	if err := s.taskCheck(); err != nil {
+		return err
+	}
 	if CompareCell(s.Model) {
-		return s.cellDefaults()
+		return s.cellCheck()
 	}
 	return nil
 }
 
-// cellDefaults checks and completes the fields of a cell model.
-func (s *CompareSpec) cellDefaults() error {
-	if s.Layers == 0 {
-		s.Layers = 1
+// taskCheck refuses a task the model does not know and the fields the
+// model does not use.
+func (s *CompareSpec) taskCheck() error {
+	stringFile := s.Model == "wfa" || (s.Model == "umps" && s.DataFile != "")
+	if stringFile {
+		if _, err := datasets.ParseStringFormat(s.Task); err != nil {
+			return compareErr("Task", "names the format of -data for model %s: %v", s.Model, err)
+		}
 	}
+	refuse := func(name string, set bool) error {
+		if set {
+			return compareErr(name, "has no effect with model %s", s.Model)
+		}
+		return nil
+	}
+	switch {
+	case s.Model == "wfa":
+		return firstErr(refuse("Chunk", s.Chunk != 0), refuse("Noise", s.Noise != 0))
+	case CompareCell(s.Model):
+		return firstErr(refuse("Size", s.Size != 0), refuse("Noise", s.Noise != 0))
+	case strings.HasPrefix(s.Model, "2rnn"):
+		return refuse("Chunk", s.Chunk != 0)
+	}
+	return firstErr(refuse("Chunk", s.Chunk != 0), refuse("Noise", s.Noise != 0))
+}
+
+// cellCheck checks the fields of a cell model.
+func (s *CompareSpec) cellCheck() error {
 	if err := layers.CheckComposition(s.Layers, s.Dropout, s.Embed); err != nil {
+		var fe *layers.FieldError
+		if errors.As(err, &fe) {
+			return fieldCause(strings.ToUpper(fe.Field[:1])+fe.Field[1:], err)
+		}
 		return err
 	}
 	if err := graph.CheckDType(s.DType); err != nil {
-		return err
+		return fieldErr("DType", s.DType, "float64 or float32")
 	}
-	if s.DType == graph.Float64 {
-		s.DType = ""
+	for _, f := range []struct {
+		name string
+		cfg  layers.CellConfig
+	}{
+		{"Activation", layers.CellConfig{Activation: s.Activation}},
+		{"Rank", layers.CellConfig{Rank: s.Rank}},
+		{"Order", layers.CellConfig{Order: s.Order}},
+		{"Lags", layers.CellConfig{Lags: s.Lags}},
+		{"Rank", s.cellConfig()},
+	} {
+		if err := layers.CheckCellConfig(s.Model, f.cfg); err != nil {
+			return fieldCause(f.name, err)
+		}
 	}
-	return layers.CheckCellConfig(s.Model, s.cellConfig())
+	return nil
 }
 
 // cellConfig is the configuration of a cell model (its input width is
@@ -219,7 +405,8 @@ func (s *CompareSpec) cellConfig() layers.CellConfig {
 // defaults (for compare.Config.Meta) and its Executor (for
 // compare.Config.Executor). The data are built here, once.
 func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
-	if err := spec.defaults(); err != nil {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
 		return nil, spec, err
 	}
 	if spec.DataFile != "" {
@@ -237,11 +424,11 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 	case "2rnn", "2rnn-spectral":
 		f, err = twoRNNFactory(&spec)
 	case "umps":
-		f, err = umpsFactory(spec)
+		f, err = umpsFactory(&spec)
 	case "wfa":
 		f, err = wfaFactory(spec)
 	case "pcnn", "pcnn-rnn", "pcnn-cnn":
-		f, err = pcnnFactory(spec)
+		f, err = pcnnFactory(&spec)
 	default:
 		f, err = sequenceFactory(&spec)
 	}
@@ -249,189 +436,4 @@ func CompareProblem(spec CompareSpec) (compare.Factory, CompareSpec, error) {
 		spec.Executor = e
 	}
 	return f, spec, err
-}
-
-// initRand is the generator of a run's initial parameters.
-func initRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x696e6974)) }
-
-// sequenceFactory returns the factory of a cell's sequence model and sets
-// spec.Executor from a problem built here, whose warnings go to spec.Log:
-// the runs' problems, on the same executor, keep theirs quiet.
-func sequenceFactory(spec *CompareSpec) (compare.Factory, error) {
-	task, err := LoadTask(spec.Task, spec.DataFile, spec.DataSeed)
-	if err != nil {
-		return nil, err
-	}
-	mcfg, chunk := modelConfig(spec.Model, spec.cellConfig(), spec.Layers, task), spec.Chunk
-	mcfg.Embed, mcfg.Dropout, mcfg.DType = spec.Embed, spec.Dropout, spec.DType
-	if spec.Embed > 0 && mcfg.Input != layers.InputNextSymbol {
-		return nil, errors.Errorf("an embedding reads symbols: task %q is not a next-symbol task", task.Name)
-	}
-	probe, err := layers.NewModel(mcfg, initRand(spec.DataSeed))
-	if err != nil {
-		return nil, err
-	}
-	data, err := probe.Inputs(task) // the task as the model reads it, made once and shared by the runs
-	if err != nil {
-		return nil, err
-	}
-	build := func(seed uint64, log io.Writer) (*layers.Problem, error) {
-		m, err := layers.NewModel(mcfg, initRand(seed))
-		if err != nil {
-			return nil, err
-		}
-		return layers.NewProblem(m.Seq, data, layers.ProblemConfig{Chunk: chunk, DType: mcfg.DType, Log: log})
-	}
-	p, err := build(spec.DataSeed, spec.Log)
-	if err != nil {
-		return nil, err
-	}
-	spec.Executor = compare.Executor(p.Executor())
-	return func(seed uint64) (optim.Problem, error) { return build(seed, io.Discard) }, nil
-}
-
-// twoRNNProblem is the 2-RNN regression with a validation set (the
-// length-(2L+1) examples of a second, independent draw of the training
-// sets) and the noiseless length-6 test set; losses are MSE.
-type twoRNNProblem struct {
-	*twornn.Regression
-	m           *twornn.Model
-	valid, test datasets.TwoRNNData
-}
-
-// ValidationLoss implements optim.Validator.
-func (p *twoRNNProblem) ValidationLoss() (float64, error) { return p.m.MSE(p.valid) }
-
-// TestLoss implements compare.Tester.
-func (p *twoRNNProblem) TestLoss() (float64, error) { return p.m.MSE(p.test) }
-
-func twoRNNFactory(spec *CompareSpec) (compare.Factory, error) {
-	if spec.Size == 0 {
-		spec.Size = 640
-	}
-	target, err := spectralProblem(SpectralSpec{Task: spec.Task, Seed: spec.DataSeed})
-	if err != nil {
-		return nil, err
-	}
-	if spec.Hidden == 0 {
-		spec.Hidden = target.Target.States
-	}
-	rng := rand.New(rand.NewPCG(spec.DataSeed, 2))
-	cfg := spectral.TwoRNNSplitConfig{N: spec.Size, Noise: spec.Noise}
-	sp, err := target.Splits(cfg, rng)
-	if err != nil {
-		return nil, err
-	}
-	vs, err := target.Splits(cfg, rng)
-	if err != nil {
-		return nil, err
-	}
-	in, out := sp.Train[0].In, sp.Train[0].Out
-	var start *spectral.RNN
-	if spec.Model == "2rnn-spectral" {
-		res, err := spectral.Learn(sp.Train, spectral.Config{Rank: spec.Hidden, Method: spectral.MethodTIHT, NuclearHoldout: spec.Noise > 0})
-		if err != nil {
-			return nil, err
-		}
-		start = &res.Model
-	}
-	return func(seed uint64) (optim.Problem, error) {
-		m, err := twornn.NewModel("tworn", in, spec.Hidden, out, activation.Identity)
-		if err != nil {
-			return nil, err
-		}
-		if start != nil {
-			err = m.SetFromRNN(*start)
-		} else {
-			err = m.Init(initRand(seed))
-		}
-		if err != nil {
-			return nil, err
-		}
-		reg, err := twornn.NewRegression(m, sp.Train[:])
-		if err != nil {
-			return nil, err
-		}
-		return &twoRNNProblem{Regression: reg, m: m, valid: vs.Train[2], test: sp.Test}, nil
-	}, nil
-}
-
-func umpsFactory(spec CompareSpec) (compare.Factory, error) {
-	size := spec.Size
-	if size == 0 {
-		size = 500
-	}
-	train, valid, alphabet, err := UMPSData(spec.Task, size, max(size/5, 1), rand.New(rand.NewPCG(spec.DataSeed, 0x756d7073)))
-	if err != nil {
-		return nil, err
-	}
-	return func(seed uint64) (optim.Problem, error) {
-		p, err := umps.NewParams(spec.Hidden, len(alphabet), umps.RandomNormal, initRand(seed))
-		if err != nil {
-			return nil, err
-		}
-		return umps.NewProblem(p, train, valid, umps.PerLength)
-	}, nil
-}
-
-func pcnnFactory(spec CompareSpec) (compare.Factory, error) {
-	size := spec.Size
-	if size == 0 {
-		size = 100
-	}
-	train, valid, err := PCNNStreams(spec.Task, size, spec.DataSeed)
-	if err != nil {
-		return nil, err
-	}
-	ps := PCNNSpec{Model: "pcnn", Activation: "tanh", Units: spec.Hidden}
-	method := pcnn.Method{Writing: pcnn.QDH, Transition: pcnn.RBPM}
-	if spec.Model == "pcnn-rnn" {
-		ps.Model, method.Transition = "rnn", pcnn.QDRBPM
-	} else if spec.Model == "pcnn-cnn" {
-		ps.Model = "cnn"
-	}
-	return func(seed uint64) (optim.Problem, error) {
-		m, err := NewPCNNModel(ps, train, len(train.Alphabet), initRand(seed))
-		if err != nil {
-			return nil, err
-		}
-		p, err := pcnn.NewProblem(m, train, method)
-		if err != nil {
-			return nil, err
-		}
-		return p.WithValidation(valid)
-	}, nil
-}
-
-// wfaFactory learns the spectral WFA of spec.DataFile once (wfa.Fit, every
-// default but the rank when spec.Hidden is set) and returns problems that
-// fine-tune it: wfa.Likelihood on wfa.FinetuneSplit's split of the
-// strings, drawn from DataSeed, the same for every run.
-func wfaFactory(spec CompareSpec) (compare.Factory, error) {
-	if spec.DataFile == "" {
-		return nil, errors.New("model wfa needs a string file (-data)")
-	}
-	format, err := datasets.ParseStringFormat(spec.Task)
-	if err != nil {
-		return nil, err
-	}
-	s, err := datasets.ReadStringsFile(spec.DataFile, format, nil)
-	if err != nil {
-		return nil, err
-	}
-	train, valid, err := wfa.FinetuneSplit(s.Seqs, wfa.FinetuneValidFraction, spec.DataSeed)
-	if err != nil {
-		return nil, errors.Wrap(err, spec.DataFile)
-	}
-	cfg := wfa.Config{Seed: spec.DataSeed}
-	if spec.Hidden > 0 {
-		cfg.Spec = wfa.Spec{Variant: spectral.Classic, Rank: spec.Hidden}
-	}
-	m, _, err := wfa.Fit(s, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return func(uint64) (optim.Problem, error) {
-		return wfa.NewLikelihood(m.WFA, train, valid)
-	}, nil
 }

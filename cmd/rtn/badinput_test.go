@@ -56,7 +56,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-model must be one of 2rnn, cp2rnn, gru, hotrnn, lstm, mirnn, mpscell, rnn", "train", "-model", "transformer")
 	c(2, "-rank: layers: cell lstm has no rank to set", "train", "-model", "lstm", "-rank", "3")
 	c(2, "-dropout runs between stacked cells: it needs layers >= 2, got 1", "train", "-dropout", "0.2")
-	c(2, "-embed applies to the registered cells only, not -model umps", "compare", "-model", "umps", "-embed", "4")
+	c(2, "-embed: applies to the registered cells only, not model umps", "compare", "-model", "umps", "-embed", "4")
 	c(2, "-dropout runs between stacked cells: it needs layers >= 2, got 1", "compare", "-model", "lstm", "-dropout", "0.3")
 	c(2, "-dtype must be float64 or float32, got \"half\"", "compare", "-model", "gru", "-dtype", "half")
 	c(1, "-model cp2rnn -hidden 4096 -layers 1 (8.2e+11 parameters) needs about", "train", "-model", "cp2rnn", "-hidden", "4096", "-rank", "100000000")

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/rtnlab/rtn/optim"
 )
 
 // TestMain lets a test run the program in a separate process: the test
@@ -92,7 +90,7 @@ func TestCompareShardsMerge(t *testing.T) {
 // table and the others finish.
 func TestCompareDivergence(t *testing.T) {
 	args := []string{"compare", "-model", "2rnn", "-size", "20", "-epochs", "2", "-batch", "10", "-quiet",
-		"-optimizers", "sgd:lr=1000:as=sgd-big,adam", "-seeds", "1", "-out", t.TempDir()}
+		"-optimizers", "sgd:lr=1000:as=sgd-big,adam", "-lr-grid", "own", "-seeds", "1", "-out", t.TempDir()}
 	stdout, stderr, code := invoke(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -127,14 +125,20 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"-seeds", "0"}, "-seeds"},
 		{[]string{"-shard", "4/3"}, "-shard"},
 		{[]string{"-model", "transformer"}, "-model"},
-		{[]string{"-jobs", "0"}, "-jobs"},
+		{[]string{"-jobs", "-1"}, "-jobs"},
 		{[]string{"-target", "NaN"}, "-target"},
 		{[]string{"-optimizers", "riemann"}, "riemann needs a model with a metric"},
 		{[]string{"-model", "wfa"}, "-data: model wfa needs a string file"},
 		{[]string{"-model", "wfa", "-data", "strings.train", "-task", "csv"}, "-task"},
-		{[]string{"-model", "umps", "-rank", "3"}, "-rank applies to the registered cells only, not -model umps"},
+		{[]string{"-model", "umps", "-rank", "3"}, "-rank: applies to the registered cells only, not model umps"},
 		{[]string{"-model", "cp2rnn", "-lags", "2"}, "-lags: layers: cell cp2rnn has no lags to set"},
 		{[]string{"-model", "hotrnn", "-order", "-1"}, "-order: "},
+		{[]string{"-model", "2rnn-spectral", "-data", "mine.csv"}, "-data: model 2rnn-spectral draws its data from the task"},
+		{[]string{"-model", "pcnn", "-data", "mine.csv"}, "-data: model pcnn"},
+		{[]string{"-protocol", "mlperf"}, "-protocol: must be deepobs or algoperf"},
+		{[]string{"-suite", "huge"}, "-suite: \"huge\" is unknown"},
+		{[]string{"-suite", "small", "-model", "lstm"}, "-model: cannot be set with a suite"},
+		{[]string{"-lr-grid", "0.1", "-extend-grid", "2"}, "-extend-grid: needs a grid of at least 2 rates"},
 	} {
 		_, stderr, code := invoke(append([]string{"compare", "-out", t.TempDir()}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -143,16 +147,6 @@ func TestCompareUsage(t *testing.T) {
 	}
 	if _, stderr, code := invoke("compare", "merge", t.TempDir()); code != 1 || !strings.Contains(stderr, "plan.json") {
 		t.Errorf("merge of an empty directory: exit %d, %q", code, stderr)
-	}
-}
-
-func TestParseGrid(t *testing.T) {
-	g, err := parseGrid("1e-3:1:4")
-	if err != nil || len(g) != 4 || g[0] != 0.001 || g[1] != 0.01 || g[2] != 0.1 || g[3] != 1 {
-		t.Errorf("parseGrid(1e-3:1:4) = %v, %v", g, err)
-	}
-	if g, err := parseGrid("0.5,0.05"); err != nil || len(g) != 2 || g[1] != 0.05 {
-		t.Errorf("parseGrid(0.5,0.05) = %v, %v", g, err)
 	}
 }
 
@@ -195,7 +189,7 @@ func TestCompareWFAInputs(t *testing.T) {
 	for _, tc := range []badCase{
 		{append(slices.Clone(base[:9]), "-optimizers", "adam:as=x/y"), 2, `-optimizers: adam:as=x/y: as must be letters, digits and -_.+, got "x/y"`},
 		{append(slices.Clone(base[:9]), "-optimizers", "adam:as="), 2, `as must be letters, digits and -_.+, got ""`},
-		{append(slices.Clone(base), "-chunk", "5", "-out", out), 2, "-chunk has no effect with -model wfa"},
+		{append(slices.Clone(base), "-chunk", "5", "-out", out), 2, "-chunk: has no effect with model wfa"},
 		{append(slices.Clone(base), "-out", file), 1, "-out " + file},
 		{[]string{"compare", "merge", filepath.Join(dir, "none")}, 1, "holds no plan.json"},
 	} {
@@ -210,25 +204,5 @@ func TestCompareWFAInputs(t *testing.T) {
 	writeSample(t, dir, "train", 300, 2) // the same path, other strings
 	if _, stderr, code := invoke(append(slices.Clone(base), "-out", out)...); code != 1 || !strings.Contains(stderr, "describes another comparison") {
 		t.Errorf("resume after the data changed: exit %d, %q", code, stderr)
-	}
-}
-
-// TestParseOptimizersNewKeys checks that every key of the newer
-// optimizers lands in its Config field.
-func TestParseOptimizersNewKeys(t *testing.T) {
-	got, err := parseOptimizers("adamw:dwd=0.1,nadam:momentum_decay=0.01,schedulefree:warmup_steps=50:schedule=warmup:1+cosine:9:0.1," +
-		"shampoo:block=64:precondition_every=5:matrix_eps=1e-10:grafting=none")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []optim.Config{{DecoupledDecay: 0.1}, {MomentumDecay: 0.01}, {WarmupSteps: 50},
-		{MaxPreconditionerDim: 64, PreconditionFrequency: 5, MatrixEps: 1e-10, Grafting: "none"}}
-	for i, st := range got {
-		if st.Config != want[i] {
-			t.Errorf("%s: config %+v, want %+v", st.Name, st.Config, want[i])
-		}
-	}
-	if got[2].Schedule != "warmup:1+cosine:9:0.1" {
-		t.Errorf("schedulefree: schedule %q", got[2].Schedule)
 	}
 }

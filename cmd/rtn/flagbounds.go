@@ -20,10 +20,6 @@ const maxFlagInt = math.MaxInt32
 // overflows the budget's time.Duration.
 const maxMinutes = 366 * 24 * 60
 
-// maxJobs is the most runs a command runs at once: far beyond the cores
-// of one machine (a grid larger than that is split with -shard).
-const maxJobs = 1024
-
 // checkIntFlags refuses, as a usage error naming the flag, an integer
 // flag set beyond maxFlagInt in magnitude.
 func checkIntFlags(fs *flag.FlagSet) error {

@@ -62,34 +62,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	return writeTrainTable(stdout, rep)
 }
 
-// checkCellFlags, checkCompositionFlags and trainModelCheck are the
-// checks rtn compare shares with rtn train, through runs.TrainSpec.
-
-// checkCellFlags is the usage error of the cell flags -activation, -rank,
-// -order and -lags for a registered cell.
-func checkCellFlags(model string, c layers.CellConfig) error {
-	s := runs.TrainSpec{Model: model, Activation: c.Activation, Rank: c.Rank, Order: c.Order, Lags: c.Lags}.WithDefaults()
-	return specError(s.Validate())
-}
-
-// checkCompositionFlags is the usage error of -layers, -dropout and
-// -embed.
-func checkCompositionFlags(depth int, dropout float64, embed int) error {
-	s := runs.TrainSpec{Layers: depth, Dropout: dropout, Embed: embed}.WithDefaults()
-	s.Layers = depth
-	return specError(s.Validate())
-}
-
-// trainModelCheck checks the memory of the model rtn train would build
-// for s on the built-in task.
-func trainModelCheck(s *runs.TrainSpec, _, _ int) error {
-	est, err := s.EstimateMemory()
-	if err == nil {
-		err = runs.CheckMemory(est)
-	}
-	return specError(err)
-}
-
 func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "model\t%s (%s%d hidden, %d parameters)\n", r.Model, layersNote(r.Layers), r.Hidden, r.Params)

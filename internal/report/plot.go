@@ -91,90 +91,6 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series, refs []HLine)
 	return writePNG(p, path, 4*vg.Inch)
 }
 
-// BandPlot writes a PNG of lines with translucent bands, atomically.
-// Non-finite points are left out of the lines and of the bands.
-func BandPlot(path, title, xLabel, yLabel string, series []Band) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
-	p.Legend.Top = true
-	for i, s := range series {
-		var line, poly plotter.XYs
-		for j := range s.X {
-			if finite(s.Y[j]) && finite(s.X[j]) {
-				line = append(line, plotter.XY{X: s.X[j], Y: s.Y[j]})
-			}
-		}
-		for j := range s.X {
-			if finite(s.Lo[j]) && finite(s.X[j]) {
-				poly = append(poly, plotter.XY{X: s.X[j], Y: s.Lo[j]})
-			}
-		}
-		for j := len(s.X) - 1; j >= 0; j-- {
-			if finite(s.Hi[j]) && finite(s.X[j]) {
-				poly = append(poly, plotter.XY{X: s.X[j], Y: s.Hi[j]})
-			}
-		}
-		if len(line) == 0 {
-			continue
-		}
-		c := palette[i%len(palette)]
-		if len(poly) >= 3 {
-			band, err := plotter.NewPolygon(poly)
-			if err != nil {
-				return errors.Wrapf(err, "report: plot %s", s.Name)
-			}
-			r, g, b, _ := c.RGBA()
-			band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x40}
-			band.LineStyle.Width = 0
-			p.Add(band)
-		}
-		l, err := plotter.NewLine(line)
-		if err != nil {
-			return errors.Wrapf(err, "report: plot %s", s.Name)
-		}
-		l.Color = c
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(s.Name, l)
-	}
-	return savePlot(p, path)
-}
-
-// LogXPlot writes a PNG of lines with points on a logarithmic x axis,
-// atomically. Points with x <= 0 or a non-finite y are left out; when no
-// point remains, nothing is written.
-func LogXPlot(path, title, xLabel, yLabel string, series []Series) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, DecadeTicks{}
-	p.Legend.Top = true
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for i, s := range series {
-		var pts plotter.XYs
-		for j := range s.X {
-			if finite(s.Y[j]) && s.X[j] > 0 {
-				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
-				xmin, xmax = math.Min(xmin, s.X[j]), math.Max(xmax, s.X[j])
-			}
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		if err := addLinePoints(p, i, s.Name, pts); err != nil {
-			return err
-		}
-	}
-	if math.IsInf(xmin, 0) {
-		return nil
-	}
-	p.X.Min, p.X.Max = xmin/1.5, xmax*1.5
-	return savePlot(p, path)
-}
-
 // addLinePoints adds series i, named name, to p as a line with points in
 // the i-th colour of the palette.
 func addLinePoints(p *plot.Plot, i int, name string, pts plotter.XYs) error {
@@ -256,17 +172,6 @@ func (DecadeTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// savePlot leaves headroom above the lines for the legend (or sets unit
-// ranges when nothing was drawn, which gonum's tickers cannot handle) and
-// writes the PNG atomically.
-func savePlot(p *plot.Plot, path string) error {
-	if !finite(p.X.Min) || !finite(p.X.Max) || !finite(p.Y.Min) || !finite(p.Y.Max) {
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	}
-	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
-	return writePNG(p, path, 4*vg.Inch)
-}
 
 // writePNG renders p 6 inches wide and height high and writes it to path
 // atomically.

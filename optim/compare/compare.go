@@ -157,17 +157,42 @@ type Config struct {
 	EvalEvery int `json:"eval_every,omitempty"`
 	// DivergeFactor declares a run diverged at the first step whose
 	// training loss is NaN, infinite or above DivergeFactor times the
-	// reference loss: the largest batch loss of the first epoch up to
-	// that step (the largest, not the first, because batches may differ
-	// in kind: the 2-RNN regression batches one sequence length at a
-	// time). The Trainer's NaN/Inf checks of gradients, parameters and
-	// validation losses count as divergence too. If DivergeFactor is 0,
-	// it will be defaulted to 10; a negative value keeps only the
-	// NaN/Inf tests.
+	// reference loss R, the largest of: the start's validation loss, the
+	// largest batch loss of the first epoch up to that step (the first
+	// batch's is measured at the start too; the largest, not the first,
+	// because batches may differ in kind: the 2-RNN regression batches one
+	// sequence length at a time) and the trivial loss of References, when
+	// known. A start near the optimum (a spectral estimate to fine-tune)
+	// has a loss near zero; the trivial loss keeps its first steps, which
+	// may raise a tiny loss many times over while staying far below
+	// anything a model learns by chance, from counting as divergence. The
+	// Trainer's NaN/Inf checks of gradients, parameters and validation
+	// losses count as divergence too. If DivergeFactor is 0, it will be
+	// defaulted to 10; a negative value keeps only the NaN/Inf tests.
 	DivergeFactor float64 `json:"diverge_factor"`
+	// References are losses the problem knows (its optimum, a trivial
+	// predictor's), drawn as lines in the plots and reported in the
+	// summary; the trivial loss also bounds the divergence rule's
+	// reference from below.
+	References []Reference `json:"references,omitempty"`
 	// Target is a validation loss; the summary reports the steps and
 	// seconds each run took to reach it. If Target is 0, there is none.
 	Target float64 `json:"target,omitempty"`
+	// ExtendGrid widens the learning-rate grid of a setting whose tuned
+	// rate is the lowest or highest it tried: a rate one grid step beyond
+	// that edge is run (for every seed), and so on until the tuned rate is
+	// interior or the setting has ExtendGrid rates beyond LRGrid. The grid
+	// step is the ratio of the two outermost rates on that side of
+	// LRGrid, which must hold at least 2 rates. If ExtendGrid is 0, the
+	// grid is as given.
+	ExtendGrid int `json:"extend_grid,omitempty"`
+	// Rerun runs each setting's tuned rate again with more seeds, after
+	// the tuning (DeepOBS reruns the best setting with 10 seeds): Seeds
+	// then the next integers after the largest of them, Rerun seeds in
+	// all. The tuning uses Seeds only; the summary's row of a setting
+	// reports every seed of its tuned rate. If Rerun is 0 (or not above
+	// len(Seeds)), nothing is run again.
+	Rerun int `json:"rerun,omitempty"`
 	// Meta describes the problem (model, task, sizes) in the comparison's
 	// identity: a directory holding runs of a different Meta is refused,
 	// and Merge refuses to join such directories. It must be encodable
@@ -191,6 +216,34 @@ type Config struct {
 	// Log receives one line per finished run. If Log is nil, nothing is
 	// logged.
 	Log io.Writer `json:"-"`
+}
+
+// Reference is a loss the problem knows, for the plots and the summary.
+type Reference struct {
+	// Kind is Optimum (the best achievable loss, e.g. the true model's)
+	// or Trivial (a predictor that learns nothing: uniform over the
+	// symbols, zero output).
+	Kind string `json:"kind"`
+	// Label names the line in plots ("true automaton", "uniform").
+	Label string `json:"label"`
+	// Loss is in the unit of the validation loss.
+	Loss float64 `json:"loss"`
+}
+
+// The kinds of Reference.
+const (
+	Optimum = "optimum"
+	Trivial = "trivial"
+)
+
+// trivial is the trivial loss of References (0 if unknown).
+func (c Config) trivial() float64 {
+	for _, r := range c.References {
+		if r.Kind == Trivial {
+			return r.Loss
+		}
+	}
+	return 0
 }
 
 // Executor describes what runs a problem's steps: a kind such as "fused"
@@ -284,6 +337,17 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.Errorf("compare: Config.Target must be >= 0 and finite, got %v", c.Target)
 	case c.Shard.Count < 0 || (c.Shard.Count > 0 && (c.Shard.Index < 1 || c.Shard.Index > c.Shard.Count)):
 		return c, errors.Errorf("compare: Config.Shard %d/%d must have 1 <= index <= count", c.Shard.Index, c.Shard.Count)
+	}
+	if c.ExtendGrid < 0 || c.Rerun < 0 {
+		return c, errors.Errorf("compare: Config.ExtendGrid and Config.Rerun must be >= 0, got %d and %d", c.ExtendGrid, c.Rerun)
+	}
+	if c.ExtendGrid > 0 && len(c.LRGrid) < 2 {
+		return c, errors.Errorf("compare: Config.ExtendGrid needs an LRGrid of at least 2 rates, got %d", len(c.LRGrid))
+	}
+	for _, r := range c.References {
+		if (r.Kind != Optimum && r.Kind != Trivial) || !finite(r.Loss) {
+			return c, errors.Errorf("compare: Config.References holds %+v: want kind %q or %q and a finite loss", r, Optimum, Trivial)
+		}
 	}
 	if c.DivergeFactor == 0 {
 		c.DivergeFactor = 10

@@ -4,7 +4,13 @@
 // optimizer; learning curves recorded per epoch (and every N steps);
 // divergence recorded as an outcome, never a crash; learning rates tuned
 // per optimizer as in DeepOBS (the grid point with the best mean
-// validation loss over seeds, its test loss reported).
+// validation loss over seeds, its test loss reported), a tuned rate at the
+// grid's edge flagged; as stages decided by that tuning, the grid widened
+// beyond an edge (Config.ExtendGrid) and the tuned rates rerun with more
+// seeds (Config.Rerun); the steps and seconds to a target per grid point
+// (AlgoPerf's time to target) and performance profiles over problems
+// (Profile); a text table, a LaTeX (booktabs) table, CSV and JSON (no NaN:
+// null).
 //
 // Runs go through optim.Trainer, spread over goroutines with results
 // identical bit for bit to a serial run (wall times apart). With a

@@ -109,27 +109,26 @@ func (o *Outcome) FinalValid() float64 {
 	return o.Curve[len(o.Curve)-1].ValidLoss
 }
 
-// exact encodes a float64 so that it reads back bit for bit: finite
-// values as JSON numbers (Go writes the shortest form that round-trips),
-// NaN and infinities as the strings "NaN", "+Inf" and "-Inf".
+// exact encodes a float64 of a run file so that it reads back bit for
+// bit: finite values as JSON numbers (Go writes the shortest form that
+// round-trips), NaN as null (JSON has no NaN). A run's outcome holds no
+// infinity (normalize turns every non-finite number into NaN before the
+// outcome is saved or returned), so that a resumed comparison holds the
+// numbers of a fresh one. Files written before null was used hold the
+// strings "NaN", "+Inf" and "-Inf"; they still read.
 type exact float64
 
 func (v exact) MarshalJSON() ([]byte, error) {
 	f := float64(v)
-	switch {
-	case math.IsNaN(f):
-		return []byte(`"NaN"`), nil
-	case math.IsInf(f, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(f, -1):
-		return []byte(`"-Inf"`), nil
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
 	}
 	return json.Marshal(f)
 }
 
 func (v *exact) UnmarshalJSON(b []byte) error {
 	switch string(b) {
-	case `"NaN"`:
+	case "null", `"NaN"`:
 		*v = exact(math.NaN())
 	case `"+Inf"`:
 		*v = exact(math.Inf(1))
@@ -143,6 +142,26 @@ func (v *exact) UnmarshalJSON(b []byte) error {
 		*v = exact(f)
 	}
 	return nil
+}
+
+// normalize replaces every non-finite number of o by NaN, the one
+// non-finite value a run file holds (as null).
+func (o *Outcome) normalize() {
+	fix := func(v *float64) {
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			*v = math.NaN()
+		}
+	}
+	fix(&o.Seconds)
+	fix(&o.ValidLoss)
+	fix(&o.TestLoss)
+	for i := range o.Curve {
+		p := &o.Curve[i]
+		fix(&p.Epoch)
+		fix(&p.TrainLoss)
+		fix(&p.ValidLoss)
+		fix(&p.Seconds)
+	}
 }
 
 // outcomeFile is the JSON of a run file.
@@ -188,5 +207,6 @@ func (f outcomeFile) outcome() *Outcome {
 	for _, p := range f.Curve {
 		o.Curve = append(o.Curve, Point{float64(p.Epoch), p.Step, float64(p.TrainLoss), float64(p.ValidLoss), float64(p.Seconds)})
 	}
+	o.normalize()
 	return o
 }

@@ -15,15 +15,16 @@ var errStop = errors.New("compare: budget reached")
 
 // divergence is the error the recorder stops a diverging run with.
 type divergence struct {
-	step        int
-	loss, first float64 // first: the reference loss
+	step      int
+	loss, ref float64 // ref: the reference loss R of Config.DivergeFactor
 }
 
 func (d *divergence) Error() string {
 	if math.IsNaN(d.loss) || math.IsInf(d.loss, 0) {
 		return fmt.Sprintf("compare: training loss %v at step %d", d.loss, d.step)
 	}
-	return fmt.Sprintf("compare: training loss %.6g at step %d is %.3g times the largest of the first epoch (%.6g)", d.loss, d.step, d.loss/d.first, d.first)
+	return fmt.Sprintf("compare: training loss %.6g at step %d is %.3g times the reference loss %.6g (the start's, the first epoch's largest batch or the trivial loss)",
+		d.loss, d.step, d.loss/d.ref, d.ref)
 }
 
 // recorder is the Trainer hook of one run: it records the curve, detects
@@ -35,6 +36,7 @@ type recorder struct {
 	valid optim.Validator // nil without a validation set
 	curve []Point
 
+	base    float64 // the start's validation loss or the trivial loss, the larger (0: neither)
 	first   float64 // the largest batch loss of the first epoch so far
 	sum     float64 // batch losses since the last step point
 	n       int
@@ -72,13 +74,23 @@ func (r *recorder) hook(s *optim.State) error {
 			v = s.BestValid
 		}
 		r.curve = []Point{{TrainLoss: math.NaN(), ValidLoss: v}}
+		r.base = r.c.trivial()
+		if v > r.base && !math.IsInf(v, 1) {
+			r.base = v
+		}
 	}
 	if s.Event == optim.EpochEvent {
 		return r.epoch(s)
 	}
 	loss := s.BatchLoss
-	if math.IsNaN(loss) || math.IsInf(loss, 0) || (r.c.DivergeFactor > 0 && r.first > 0 && loss > r.c.DivergeFactor*r.first) {
-		return &divergence{step: s.Step, loss: loss, first: r.first}
+	if s.Step == 1 && finite(loss) {
+		// The first batch loss is measured at the initial parameters:
+		// it is the start's own loss too.
+		r.first = loss
+	}
+	ref := max(r.base, r.first)
+	if math.IsNaN(loss) || math.IsInf(loss, 0) || (r.c.DivergeFactor > 0 && ref > 0 && loss > r.c.DivergeFactor*ref) {
+		return &divergence{step: s.Step, loss: loss, ref: ref}
 	}
 	if s.Epoch == 1 {
 		r.first = max(r.first, loss)

@@ -10,16 +10,24 @@ import (
 	"github.com/rtnlab/rtn/optim"
 )
 
-// Results holds a comparison's configuration (with defaults), its plan
+// Results holds a comparison's configuration (with defaults), its runs
 // and the outcomes of the runs done.
 type Results struct {
 	// Config is the comparison (Problem is nil after Merge).
 	Config Config
-	// Plan lists every run of the comparison (Config.Plan).
+	// Plan lists every run of the comparison: Config.Plan, then the runs
+	// the grid extensions and the reruns added (Config.ExtendGrid,
+	// Config.Rerun).
 	Plan []RunSpec
 	// Runs holds the outcomes known, in plan order: every run after an
 	// unsharded Run or a Merge, the shard's runs after a sharded Run.
 	Runs []*Outcome
+	// Waiting is the number of runs of Plan not known yet, 0 once the
+	// comparison is complete. After a sharded Run they are the other
+	// shards' runs, and the grid extensions and reruns wait for every
+	// shard's runs of the stage before (in a shared Dir): run the shards
+	// again once all have finished.
+	Waiting int
 }
 
 // Run trains the runs of cfg's shard that Dir does not hold yet, Jobs at
@@ -28,6 +36,12 @@ type Results struct {
 // shard or the order runs finish in. A run that diverges or fails is an
 // Outcome; Run returns an error only for a bad configuration, a problem
 // the factory cannot build, or a file it cannot read or write.
+//
+// The grid extensions and reruns (Config.ExtendGrid, Config.Rerun) are
+// stages decided by the tuning of the runs before them. A shard trains
+// its share of each stage (run k of the stage's list, counted over the
+// whole list, belongs to shard k mod Count + 1) once Dir holds every run
+// of the stages before it, written by any shard.
 func Run(cfg Config) (*Results, error) {
 	c, err := cfg.withDefaults()
 	if err != nil {
@@ -40,38 +54,54 @@ func Run(cfg Config) (*Results, error) {
 	if err := c.preflight(); err != nil {
 		return nil, err
 	}
-	plan := c.plan()
-	res := &Results{Config: c, Plan: plan}
 	var st *store
 	if c.Dir != "" {
-		if st, err = openStore(c.Dir, ident, hash, plan); err != nil {
+		if st, err = openStore(c.Dir, ident, hash, c.plan()); err != nil {
 			return nil, err
 		}
 	}
-	done := make([]*Outcome, len(plan))
-	var todo []int
-	for k, r := range plan {
-		if !c.Shard.has(k) {
-			continue
-		}
-		if st != nil {
-			o, err := st.load(r)
-			if err != nil {
-				return nil, err
-			}
-			if o != nil {
-				o.setting = r.setting
-				done[k] = o
+	known := map[string]*Outcome{}
+	for {
+		plan, _ := c.schedule(known)
+		loaded := false
+		var todo []int
+		for k, r := range plan {
+			if known[r.Key()] != nil {
 				continue
 			}
+			if st != nil {
+				o, err := st.load(r)
+				if err != nil {
+					return nil, err
+				}
+				if o != nil {
+					o.setting = r.setting
+					known[r.Key()], loaded = o, true
+					continue
+				}
+			}
+			if c.Shard.has(k) {
+				todo = append(todo, k)
+			}
 		}
-		todo = append(todo, k)
+		if len(todo) == 0 && !loaded {
+			break
+		}
+		done := make([]*Outcome, len(plan))
+		if err := c.runAll(plan, todo, done, st); err != nil {
+			return nil, err
+		}
+		for _, k := range todo {
+			known[plan[k].Key()] = done[k]
+		}
 	}
-	if err := c.runAll(plan, todo, done, st); err != nil {
-		return nil, err
-	}
-	for _, o := range done {
-		if o != nil {
+	plan, _ := c.schedule(known)
+	res := &Results{Config: c, Plan: plan}
+	for k, r := range plan {
+		switch o := known[r.Key()]; {
+		case o == nil:
+			res.Waiting++
+		case c.Shard.has(k):
 			res.Runs = append(res.Runs, o)
 		}
 	}
@@ -217,16 +247,16 @@ func (c Config) runOne(r RunSpec) (*Outcome, error) {
 	default:
 		o.Status, o.Reason = Failed, err.Error()
 	}
-	if o.Status != OK {
-		return o, nil
-	}
-	if rec.valid == nil {
-		o.ValidLoss = math.NaN()
-	}
-	if t, ok := p.(Tester); ok {
-		if o.TestLoss, err = t.TestLoss(); err != nil {
-			return nil, errors.Wrap(err, "test loss")
+	if o.Status == OK {
+		if rec.valid == nil {
+			o.ValidLoss = math.NaN()
+		}
+		if t, ok := p.(Tester); ok {
+			if o.TestLoss, err = t.TestLoss(); err != nil {
+				return nil, errors.Wrap(err, "test loss")
+			}
 		}
 	}
+	o.normalize()
 	return o, nil
 }

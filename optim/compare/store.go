@@ -119,28 +119,42 @@ func Merge(dirs ...string) (*Results, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, errors.Errorf("compare: the configuration in %s: %v", filepath.Join(dirs[0], "plan.json"), err)
 	}
-	res := &Results{Config: c, Plan: c.plan()}
+	known := map[string]*Outcome{}
+	for {
+		plan, complete := c.schedule(known)
+		loaded := false
+		for _, r := range plan {
+			if known[r.Key()] != nil {
+				continue
+			}
+			for _, d := range dirs {
+				o, err := (&store{dir: d, hash: first.Hash}).load(r)
+				if err != nil {
+					return nil, err
+				}
+				if o != nil {
+					o.setting = r.setting
+					known[r.Key()], loaded = o, true
+					break
+				}
+			}
+		}
+		if complete || !loaded {
+			break
+		}
+	}
+	plan, _ := c.schedule(known)
+	res := &Results{Config: c, Plan: plan}
 	var missing []string
-	for _, r := range res.Plan {
-		var o *Outcome
-		for _, d := range dirs {
-			var err error
-			if o, err = (&store{dir: d, hash: first.Hash}).load(r); err != nil {
-				return nil, err
-			}
-			if o != nil {
-				break
-			}
-		}
-		if o == nil {
+	for _, r := range plan {
+		if o := known[r.Key()]; o != nil {
+			res.Runs = append(res.Runs, o)
+		} else {
 			missing = append(missing, r.Key())
-			continue
 		}
-		o.setting = r.setting
-		res.Runs = append(res.Runs, o)
 	}
 	if len(missing) > 0 {
-		return nil, errors.Errorf("compare: %d of %d runs are missing (first: %s): has every shard finished?", len(missing), len(res.Plan), missing[0])
+		return nil, errors.Errorf("compare: %d of %d runs are missing (first: %s): has every shard finished every stage?", len(missing), len(res.Plan), missing[0])
 	}
 	return res, nil
 }

@@ -7,21 +7,29 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/internal/report"
 )
 
-// WriteTable prints one row per setting: its tuned learning rate, the
-// best (kept) and final validation loss and the test loss as mean ± sd
-// over seeds, the steps and seconds to the target, and the divergences
-// ("diverged at step k" when the tuned point diverged).
+// WriteTable prints one row per setting: its tuned learning rate (with
+// "edge" when it is the grid's lowest or highest), the best (kept) and
+// final validation loss and the test loss as mean ± sd over seeds (with
+// the range of the best validation loss after a Config.Rerun), the steps
+// and seconds to the target and the fastest grid point to it, and the
+// divergences ("diverged at step k" when the tuned point diverged). A
+// note under the table names the settings tuned at an edge.
 func (s *Summary) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "setting\toptimizer\ttuned lr\tseeds\tbest valid\tfinal valid\ttest"
+	head := "setting\toptimizer\ttuned lr\tseeds\tbest valid"
+	if s.Rerun > 0 {
+		head += "\tbest valid range"
+	}
+	head += "\tfinal valid\ttest"
 	if s.Target > 0 {
 		t := fmtG(s.Target)
-		head += "\tsteps to " + t + "\tseconds to " + t
+		head += "\tsteps to " + t + "\tseconds to " + t + "\tfastest to " + t
 	}
 	fmt.Fprintln(tw, head+"\tdivergences\tstatus")
 	for _, r := range s.Rows {
@@ -29,14 +37,52 @@ func (s *Summary) WriteTable(w io.Writer) error {
 		if r.Grid > 1 {
 			lr += fmt.Sprintf(" (of %d)", r.Grid)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%d\t%s\t%s\t%s", r.Setting, r.Optimizer, lr, r.Runs,
-			pm(r.ValidMean, r.ValidSD), pm(r.FinalMean, r.FinalSD), pm(r.TestMean, r.TestSD))
+		if r.Edge != "" {
+			lr += " " + r.Edge + " edge"
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%d\t%s", r.Setting, r.Optimizer, lr, r.Runs, pm(r.ValidMean, r.ValidSD))
+		if s.Rerun > 0 {
+			line += fmt.Sprintf("\t%s .. %s", fmtG(r.ValidMin), fmtG(r.ValidMax))
+		}
+		line += fmt.Sprintf("\t%s\t%s", pm(r.FinalMean, r.FinalSD), pm(r.TestMean, r.TestSD))
 		if s.Target > 0 {
-			line += fmt.Sprintf("\t%s (%d/%d)\t%s", fmtG(r.StepsToTarget), r.Reached, r.Runs, fmtSec(r.SecondsToTarget))
+			line += fmt.Sprintf("\t%s (%d/%d)\t%s\t%s", fmtG(r.StepsToTarget), r.Reached, r.Runs, fmtSec(r.SecondsToTarget), r.fastest())
 		}
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\n", line, r.GridDiverged, r.GridRuns, r.status())
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if note := s.edgeNote(); note != "" {
+		_, err := fmt.Fprintln(w, note)
+		return err
+	}
+	return nil
+}
+
+// fastest is "N steps at lr R" for the grid point fastest to the target,
+// "-" when none reached it.
+func (r Row) fastest() string {
+	if math.IsNaN(r.FastestSteps) {
+		return "-"
+	}
+	return fmt.Sprintf("%s steps at lr %s", fmtG(r.FastestSteps), fmtLR(r.FastestLR))
+}
+
+// edgeNote names the settings tuned at an edge of their grid ("" for
+// none).
+func (s *Summary) edgeNote() string {
+	var names []string
+	for _, r := range s.Rows {
+		if r.Edge != "" {
+			names = append(names, r.Setting+" ("+r.Edge+")")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "note: tuned at the edge of the grid: " + strings.Join(names, ", ") +
+		"; the best rate may lie beyond it: widen the grid (-lr-grid) or let it grow (-extend-grid N)"
 }
 
 // status is "ok", "diverged at step k" (with the share of seeds when not
@@ -139,23 +185,32 @@ type gridJSON struct {
 	TestSD        jnum   `json:"test_sd"`
 	TrainMean     jnum   `json:"final_train_mean"`
 	TrainSD       jnum   `json:"final_train_sd"`
+	ValidMin      jnum   `json:"valid_min"`
+	ValidMax      jnum   `json:"valid_max"`
+	TargetSteps   jnum   `json:"median_steps_to_target"`
+	TargetSeconds jnum   `json:"median_seconds_to_target"`
 }
 
 func (g GridPoint) json() gridJSON {
 	return gridJSON{g.Setting, jnum(g.LR), g.Runs, g.OK, g.Diverged, g.Failed, g.FirstDiverged, jnum(g.ValidMean), jnum(g.ValidSD),
-		jnum(g.FinalMean), jnum(g.FinalSD), jnum(g.TestMean), jnum(g.TestSD), jnum(g.TrainMean), jnum(g.TrainSD)}
+		jnum(g.FinalMean), jnum(g.FinalSD), jnum(g.TestMean), jnum(g.TestSD), jnum(g.TrainMean), jnum(g.TrainSD),
+		jnum(g.ValidMin), jnum(g.ValidMax), jnum(g.TargetSteps), jnum(g.TargetSeconds)}
 }
 
 type rowJSON struct {
 	gridJSON
-	Optimizer       string `json:"optimizer"`
-	Status          string `json:"status"`
-	Grid            int    `json:"grid_points"`
-	GridRuns        int    `json:"grid_runs"`
-	GridDiverged    int    `json:"grid_diverged"`
-	Reached         int    `json:"reached_target"`
-	StepsToTarget   jnum   `json:"steps_to_target"`
-	SecondsToTarget jnum   `json:"seconds_to_target"`
+	Optimizer       string  `json:"optimizer"`
+	Status          string  `json:"status"`
+	Grid            int     `json:"grid_points"`
+	Edge            *string `json:"grid_edge"`
+	GridRuns        int     `json:"grid_runs"`
+	GridDiverged    int     `json:"grid_diverged"`
+	Reached         int     `json:"reached_target"`
+	StepsToTarget   jnum    `json:"steps_to_target"`
+	SecondsToTarget jnum    `json:"seconds_to_target"`
+	FastestLR       jnum    `json:"fastest_lr"`
+	FastestSteps    jnum    `json:"fastest_steps"`
+	FastestSeconds  jnum    `json:"fastest_seconds"`
 }
 
 type runJSON struct {
@@ -175,18 +230,25 @@ type runJSON struct {
 }
 
 // MarshalJSON writes the summary with snake_case keys and non-finite
-// numbers as null: {"target", "executor", "rows", "grid", "runs"}.
+// numbers as null: {"target", "references", "rerun", "executor", "rows",
+// "grid", "runs"}; a row's "grid_edge" is "low", "high" or null.
 func (s *Summary) MarshalJSON() ([]byte, error) {
 	out := struct {
-		Target   jnum       `json:"target,omitempty"`
-		Executor Executor   `json:"executor,omitzero"`
-		Rows     []rowJSON  `json:"rows"`
-		Grid     []gridJSON `json:"grid"`
-		Runs     []runJSON  `json:"runs"`
-	}{Target: jnum(s.Target), Executor: s.Executor}
+		Target     jnum        `json:"target,omitempty"`
+		References []Reference `json:"references,omitempty"`
+		Rerun      int         `json:"rerun,omitempty"`
+		Executor   Executor    `json:"executor,omitzero"`
+		Rows       []rowJSON   `json:"rows"`
+		Grid       []gridJSON  `json:"grid"`
+		Runs       []runJSON   `json:"runs"`
+	}{Target: jnum(s.Target), References: s.References, Rerun: s.Rerun, Executor: s.Executor}
 	for _, r := range s.Rows {
-		out.Rows = append(out.Rows, rowJSON{r.json(), r.Optimizer, r.status(), r.Grid, r.GridRuns, r.GridDiverged,
-			r.Reached, jnum(r.StepsToTarget), jnum(r.SecondsToTarget)})
+		var edge *string
+		if r.Edge != "" {
+			edge = &r.Edge
+		}
+		out.Rows = append(out.Rows, rowJSON{r.json(), r.Optimizer, r.status(), r.Grid, edge, r.GridRuns, r.GridDiverged,
+			r.Reached, jnum(r.StepsToTarget), jnum(r.SecondsToTarget), jnum(r.FastestLR), jnum(r.FastestSteps), jnum(r.FastestSeconds)})
 	}
 	for _, g := range s.Grid {
 		out.Grid = append(out.Grid, g.json())

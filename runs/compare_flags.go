@@ -1,34 +1,58 @@
-package main
+package runs
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pkg/errors"
 
 	"github.com/rtnlab/rtn/optim"
 	"github.com/rtnlab/rtn/optim/compare"
 )
 
-func optimConfig(momentum float64, nesterov bool) optim.Config {
-	return optim.Config{Momentum: momentum, Nesterov: nesterov}
+// CompareAliases are optimizer names of ParseCompareOptimizers that stand
+// for a registered optimizer with preset settings: momentum and nesterov
+// (SGD with momentum 0.9, plain or Nesterov).
+var CompareAliases = map[string]compare.Setting{
+	"momentum": {Name: "momentum", Optimizer: "sgd", Config: optim.Config{Momentum: 0.9}},
+	"nesterov": {Name: "nesterov", Optimizer: "sgd", Config: optim.Config{Momentum: 0.9, Nesterov: true}},
 }
 
-// parseOptimizers reads -optimizers: comma-separated items
-// NAME[:key=value...]; a value may hold colons (schedule=step:10:0.5).
-func parseOptimizers(s string) ([]compare.Setting, error) {
+// CompareOptimizerNames lists the names ParseCompareOptimizers accepts:
+// compare.Names and CompareAliases, sorted.
+func CompareOptimizerNames() []string {
+	n := compare.Names()
+	for a := range CompareAliases {
+		n = append(n, a)
+	}
+	slices.Sort(n)
+	return n
+}
+
+func knownOptimizers() string { return strings.Join(CompareOptimizerNames(), ", ") }
+
+// ParseCompareOptimizers reads the optimizers of rtn compare -optimizers:
+// comma-separated items NAME[:key=value...] (keys lr, momentum, nesterov,
+// beta1, beta2, rho, eps, wd, clip, dwd, momentum_decay, warmup_steps,
+// block, precondition_every, matrix_eps, grafting, schedule, ar, as); a
+// value may hold colons (schedule=step:10:0.5). The error is a
+// *FieldError of field Settings.
+func ParseCompareOptimizers(s string) ([]compare.Setting, error) {
 	var out []compare.Setting
 	names := map[string]bool{}
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
-			return nil, usagef("-optimizers: empty item in %q", s)
+			return nil, compareErr("Settings", "has an empty item in %q", s)
 		}
 		toks := strings.Split(item, ":")
 		name := toks[0]
-		st, ok := optimizerAliases[name]
+		st, ok := CompareAliases[name]
 		if !ok {
-			if !contains(compare.Names(), name) {
-				return nil, usagef("-optimizers: unknown optimizer %q (known: %s)", name, knownOptimizers())
+			if !slices.Contains(compare.Names(), name) {
+				return nil, compareErr("Settings", "names an unknown optimizer %q (known: %s)", name, knownOptimizers())
 			}
 			st = compare.Setting{Name: name, Optimizer: name}
 		}
@@ -42,14 +66,14 @@ func parseOptimizers(s string) ([]compare.Setting, error) {
 		}
 		for _, kv := range kvs {
 			if err := setOption(&st, kv); err != nil {
-				return nil, usagef("-optimizers: %s: %v", item, err)
+				return nil, compareErr("Settings", "%s: %v", item, err)
 			}
 		}
 		if err := st.Validate(); err != nil {
-			return nil, usagef("-optimizers: %s: %v", item, err)
+			return nil, compareErr("Settings", "%s: %v", item, err)
 		}
 		if names[st.Name] {
-			return nil, usagef("-optimizers: %q appears twice: name the variants with as=LABEL", st.Name)
+			return nil, compareErr("Settings", "names %q twice: name the variants with as=LABEL", st.Name)
 		}
 		names[st.Name] = true
 		out = append(out, st)
@@ -61,7 +85,7 @@ func parseOptimizers(s string) ([]compare.Setting, error) {
 func setOption(st *compare.Setting, kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	if !ok {
-		return usagef("%q is not key=value", kv)
+		return errors.Errorf("%q is not key=value", kv)
 	}
 	c := &st.Config
 	floats := map[string]*float64{"lr": &c.LR, "momentum": &c.Momentum, "beta1": &c.Beta1, "beta2": &c.Beta2,
@@ -72,24 +96,24 @@ func setOption(st *compare.Setting, kv string) error {
 	case floats[k] != nil:
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0) || math.IsInf(f, 0) {
-			return usagef("%s must be a finite number >= 0, got %q", k, v)
+			return errors.Errorf("%s must be a finite number >= 0, got %q", k, v)
 		}
 		*floats[k] = f
 	case ints[k] != nil:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return usagef("%s must be an integer >= 0, got %q", k, v)
+			return errors.Errorf("%s must be an integer >= 0, got %q", k, v)
 		}
 		*ints[k] = n
 	case k == "grafting":
 		if v != "adam" && v != "none" {
-			return usagef("grafting must be adam or none, got %q", v)
+			return errors.Errorf("grafting must be adam or none, got %q", v)
 		}
 		c.Grafting = v
 	case k == "nesterov" || k == "ar":
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return usagef("%s must be true or false, got %q", k, v)
+			return errors.Errorf("%s must be true or false, got %q", k, v)
 		}
 		if k == "ar" {
 			st.AcceptReject = b
@@ -106,24 +130,26 @@ func setOption(st *compare.Setting, kv string) error {
 		st.Schedule = v
 	case k == "as":
 		if !compare.ValidName(v) {
-			return usagef("as must be letters, digits and -_.+, got %q", v)
+			return errors.Errorf("as must be letters, digits and -_.+, got %q", v)
 		}
 		st.Name = v
 	default:
-		return usagef("unknown key %q (known: lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, dwd, momentum_decay, warmup_steps, block, precondition_every, matrix_eps, grafting, schedule, ar, as)", k)
+		return errors.Errorf("unknown key %q (known: lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, dwd, momentum_decay, warmup_steps, block, precondition_every, matrix_eps, grafting, schedule, ar, as)", k)
 	}
 	return nil
 }
 
-// parseGrid reads -lr-grid: LO:HI:N gives N rates spaced evenly in log
-// scale from LO to HI (rounded to 12 significant digits, so that 1e-3:1:4
-// is exactly 0.001, 0.01, 0.1, 1); otherwise a comma-separated list.
-func parseGrid(s string) ([]float64, error) {
+// ParseLRGrid reads a learning-rate grid: LO:HI:N gives N rates spaced
+// evenly in log scale from LO to HI (rounded to 12 significant digits, so
+// that 1e-3:1:4 is exactly 0.001, 0.01, 0.1, 1); otherwise a
+// comma-separated list of distinct rates. "" is nil. The error is a
+// *FieldError of field LRGrid.
+func ParseLRGrid(s string) ([]float64, error) {
 	if s == "" {
 		return nil, nil
 	}
 	bad := func() error {
-		return usagef("-lr-grid must be LO:HI:N with 0 < LO <= HI and N >= 1, or a list of positive rates, got %q", s)
+		return compareErr("LRGrid", "must be LO:HI:N with 0 < LO <= HI and N >= 1, or a list of positive rates, got %q", s)
 	}
 	if parts := strings.Split(s, ":"); len(parts) == 3 {
 		lo, err1 := strconv.ParseFloat(parts[0], 64)
@@ -156,9 +182,10 @@ func parseGrid(s string) ([]float64, error) {
 	return out, nil
 }
 
-// parseSeeds reads -seeds: N means 1..N, a list names the seeds.
-func parseSeeds(s string) ([]uint64, error) {
-	bad := usagef("-seeds must be a count N >= 1 or a list of distinct seeds >= 1, got %q", s)
+// ParseSeeds reads seeds: N means 1..N, a list names the seeds. The
+// error is a *FieldError of field Seeds.
+func ParseSeeds(s string) ([]uint64, error) {
+	bad := compareErr("Seeds", "must be a count N >= 1 or a list of distinct seeds >= 1, got %q", s)
 	if !strings.Contains(s, ",") {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 10000 {
