@@ -338,6 +338,7 @@ func fileCases(fx exitFixtures, base map[string][]string) []exitCase {
 		}
 	}
 	add(1, "", "wfa sample", "-model", p("w-singular.json"))
+	add(1, "raise -max-len", "wfa sample", "-model", p("w-endless.json"), "-max-len", "10")
 	add(1, "", "wfa rank", "-model", p("w-singular.json"))
 	add(2, "-format: pautomac writes symbols as numbers", "wfa sample", "-model", p("w-words.json"))
 	add(1, "", "pretrain", "-data", "jsb", "-data-dir", p("piano"))
