@@ -32,6 +32,22 @@ type Row struct {
 	Note string `json:"note,omitempty"`
 	// Headline marks the rows the README's headline table shows.
 	Headline bool `json:"headline,omitempty"`
+	// Budget, set by quick runs on the rows with a paper figure, says
+	// that the row ran a reduced budget and names the page with the long
+	// run (budgetNote).
+	Budget string `json:"budget,omitempty"`
+}
+
+// budgetNote is the Budget of a quick row with a paper figure in the
+// section whose long runs are on page (a path under docs/).
+func budgetNote(page string) string {
+	return "quick budget, not the paper's setting; long run: [" + page + "](" + page + ")"
+}
+
+// hasPaperFigure reports whether paper, a Row's Paper, is a figure of
+// the paper (not "n/a" or "n/a (...)").
+func hasPaperFigure(paper string) bool {
+	return paper != "" && !strings.HasPrefix(paper, "n/a")
 }
 
 // MarshalJSON writes a row with a non-finite measurement as null (JSON
@@ -69,19 +85,22 @@ type Section struct {
 	Title string
 	// Run runs the experiment and returns its summary rows.
 	Run func(ctx *Context) ([]Row, error)
+	// LongRun is the page under docs/ with the section's runs at the
+	// paper's settings, named by the quick rows' Budget.
+	LongRun string
 }
 
 // sections lists every section of rtn reproduce in the order they run.
 var sections = []Section{
-	{Name: "rnn-lstm", Title: "Elman RNN and LSTM on the built-in automaton task (a check of the training loop, no paper figure)", Run: runRNNLSTM},
-	{Name: "optimizers", Title: "optimizer comparisons: 2-RNN fine-tuning from a spectral estimate, PCNN (Riemannian against Adam and SGD)", Run: runOptimizersSection},
-	{Name: "pcnn", Title: "persistent contextual networks with Riemannian training (Ollivier), Table 1", Run: runPCNNSection},
-	{Name: "pretrain", Title: "Linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti 2014, Table 1 and Figure 1)", Run: runPretrainSection},
-	{Name: "spectral", Title: "linear 2-RNNs learned from Hankel tensors (Rabusseau et al. 2019, Figures 3-5)", Run: runSpectralSection},
-	{Name: "umps", Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)", Run: runUMPS},
-	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn", Run: runUMPSPAutomaC},
-	{Name: "wfa", Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1", Run: runWFASection},
-	{Name: "strings", Title: "rtn strings fit (spectral start, PFA, EM and gradient) on the PAutomaC problems, beside the optimum and the 2012 winners", Run: runStringsSection},
+	{Name: "rnn-lstm", Title: "Elman RNN and LSTM on the built-in automaton task (a check of the training loop, no paper figure)", Run: runRNNLSTM, LongRun: "tensor-models.md"},
+	{Name: "optimizers", Title: "optimizer comparisons: 2-RNN fine-tuning from a spectral estimate, PCNN (Riemannian against Adam and SGD)", Run: runOptimizersSection, LongRun: "compare.md"},
+	{Name: "pcnn", Title: "persistent contextual networks with Riemannian training (Ollivier), Table 1", Run: runPCNNSection, LongRun: "papers/pcnn.md"},
+	{Name: "pretrain", Title: "Linear-autoencoder pre-training of RNNs on piano rolls (Pasa and Sperduti 2014, Table 1 and Figure 1)", Run: runPretrainSection, LongRun: "papers/pretrain.md"},
+	{Name: "spectral", Title: "linear 2-RNNs learned from Hankel tensors (Rabusseau et al. 2019, Figures 3-5)", Run: runSpectralSection, LongRun: "papers/spectral.md"},
+	{Name: "umps", Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)", Run: runUMPS, LongRun: "papers/umps.md"},
+	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn", Run: runUMPSPAutomaC, LongRun: "umps.md"},
+	{Name: "wfa", Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1", Run: runWFASection, LongRun: "wfa.md"},
+	{Name: "strings", Title: "rtn strings fit (spectral start, PFA, EM and gradient) on the PAutomaC problems, beside the optimum and the 2012 winners", Run: runStringsSection, LongRun: "strings.md"},
 }
 
 // Sections lists the sections' names in order.
@@ -149,6 +168,9 @@ func Reproduce(cfg ReproduceConfig) (*Summary, error) {
 		fmt.Fprintf(cfg.Log, "== %s done in %.1fs\n", s.Name, time.Since(t0).Seconds())
 		for i := range rows {
 			rows[i].Section = s.Name
+			if cfg.Quick && hasPaperFigure(rows[i].Paper) {
+				rows[i].Budget = budgetNote(s.LongRun)
+			}
 		}
 		sum.Rows = append(sum.Rows, rows...)
 	}
@@ -232,7 +254,11 @@ func (s *Summary) WriteMarkdown(w io.Writer, command string) error {
 			}
 			fmt.Fprintf(&b, "\n## %s\n\n| metric | paper | ours | note |\n|---|---|---|---|\n", title)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(r.Metric), mdCell(r.Paper), measuredCell(r.Measured), mdCell(r.Note))
+		note := mdCell(r.Note)
+		if r.Budget != "" {
+			note = strings.TrimPrefix(note+"; "+mdCell(r.Budget), "; ")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(r.Metric), mdCell(r.Paper), measuredCell(r.Measured), note)
 	}
 	_, err := io.WriteString(w, b.String())
 	return errors.Wrap(err, "reproduce: writing the Markdown summary")

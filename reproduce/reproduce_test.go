@@ -153,3 +153,26 @@ func TestMeasuredCell(t *testing.T) {
 		}
 	}
 }
+
+// A quick row with a paper figure says in its note that its budget is the
+// quick one and names the page of the long run; a row without one does not.
+func TestBudgetNote(t *testing.T) {
+	for _, tc := range []struct {
+		paper string
+		want  bool
+	}{{"65.67", true}, {"plot (Adamax, lr 0.001)", true}, {"n/a", false}, {"n/a (RNN 8.37 [BL2012])", false}, {"", false}} {
+		if got := hasPaperFigure(tc.paper); got != tc.want {
+			t.Errorf("hasPaperFigure(%q) = %v, want %v", tc.paper, got, tc.want)
+		}
+	}
+	s := &Summary{Quick: true, Rows: []Row{
+		{Section: "pretrain", Metric: "acc", Paper: "65.67", Measured: 23.3, Note: "5 epochs", Budget: budgetNote("papers/pretrain.md")},
+	}}
+	var b strings.Builder
+	if err := s.WriteMarkdown(&b, "rtn reproduce"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| acc | 65.67 | 23.3 | 5 epochs; quick budget, not the paper's setting; long run: [papers/pretrain.md](papers/pretrain.md) |"; !strings.Contains(b.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, b.String())
+	}
+}

@@ -70,6 +70,8 @@ func (e *FieldError) Named(name func(field string) string) string {
 	switch {
 	case e.Want == "" && errors.As(e.Err, &lf) && (strings.HasPrefix(lf.Msg, lf.Field+" ") || strings.HasPrefix(lf.Msg, lf.Field+":")):
 		return subject + strings.TrimPrefix(lf.Msg, lf.Field)
+	case e.Want == "" && strings.HasPrefix(e.Err.Error(), "must "):
+		return subject + " " + e.Err.Error() // "-jobs must be ...", as with Want
 	case e.Want == "":
 		return fmt.Sprintf("%s: %v", subject, e.Err)
 	}

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -51,6 +52,9 @@ type SpectralSpec struct {
 	// receives the run's data: the training sets, then the test set,
 	// labelled train and test (see datasets.WriteIOData).
 	SaveData string
+	// Progress receives a progress line while the model is learned (nil:
+	// none).
+	Progress io.Writer `json:"-"`
 	// SaveModel, if set, receives the learned 2-RNN (see
 	// spectral.ModelPaths; the lstm method has none and ignores it).
 	SaveModel string
@@ -130,6 +134,7 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 			return nil, err
 		}
 	}
+	defer startPhase(spec.Progress, "spectral: learning with "+spec.Method)()
 	start := time.Now()
 	var res spectral.Result
 	epochs := 0

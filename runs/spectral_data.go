@@ -1,6 +1,8 @@
 package runs
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -41,6 +43,9 @@ type SpectralDataSpec struct {
 	Epochs int
 	// SaveModel, if set, receives the learned model (spectral.ModelPaths).
 	SaveModel string
+	// Progress receives a progress line for the fit and the fine-tuning
+	// (nil: none).
+	Progress io.Writer `json:"-"`
 }
 
 // spectralSplit is the data of a run: training sequences, validation and
@@ -85,11 +90,13 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 	cfg := spectral.FitConfig{Config: spectral.Config{Method: dataMethod(spec.Method), Rank: spec.Rank, NuclearHoldout: true}}
 	start := time.Now()
 	var res spectral.FitResult
+	stop := startPhase(spec.Progress, fmt.Sprintf("spectral -data: fitting %s", spec.Method))
 	if spec.Rank == 0 && sp.valid.N() > 0 {
 		res, _, err = spectral.FitSelect(sp.train, sp.valid, cfg, spec.MaxRank)
 	} else {
 		res, err = spectral.Fit(sp.train, cfg)
 	}
+	stop()
 	var re *spectral.RankError
 	if errors.As(err, &re) {
 		return nil, fieldErr("Rank", re.Rank, "at most %d, the rank the Hankel matrix of the data allows with %v", re.Max, re.Basis)
@@ -104,7 +111,9 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 		if res.Recipe {
 			judge = func(m spectral.RNN) (float64, error) { return m.MSE(groups[2]) }
 		}
+		stop := startPhase(spec.Progress, "spectral -data: fine-tuning")
 		res.Result, epochs, err = fineTune(res.Result, groups, judge, spec.Epochs, spec.Seed)
+		stop()
 		if err != nil {
 			return nil, err
 		}

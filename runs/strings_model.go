@@ -178,23 +178,15 @@ func (m *StringsModel) NextSymbol(prefix []int) ([]float64, error) {
 	return m.PFA.Probs().NextSymbol(prefix), nil
 }
 
-// Sample draws n strings (at most maxLen symbols each) from rng.
-func (m *StringsModel) Sample(n, maxLen int, rng *rand.Rand) ([][]int, error) {
-	out := make([][]int, n)
-	var p *pfa.Probs
+// Sample draws n strings from rng by the samplers' rule for maxLen
+// (drawWithin: a draw that does not end within maxLen symbols is redrawn,
+// a *MaxLenError when too few do), and returns them with the number of
+// draws redrawn.
+func (m *StringsModel) Sample(n, maxLen int, rng *rand.Rand) ([][]int, int, error) {
+	draw := func(limit int) ([]int, error) { return m.WFA.WFA.Sample(rng, limit) }
 	if m.PFA != nil {
-		p = m.PFA.Probs()
+		p := m.PFA.Probs()
+		draw = func(limit int) ([]int, error) { return p.Sample(rng, limit) }
 	}
-	for i := range out {
-		var err error
-		if p != nil {
-			out[i], err = p.Sample(rng, maxLen)
-		} else {
-			out[i], err = m.WFA.WFA.Sample(rng, maxLen)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return drawWithin(n, maxLen, draw, nil)
 }

@@ -65,9 +65,10 @@ type UMPSScore struct {
 	Perplexity *float64 `json:"perplexity,omitempty"`
 	// NLL is -(1/N) sum log P(s), nats per string.
 	NLL float64 `json:"nll"`
-	// LogLoss is -sum log2 P(s) / sum (|s| + 1), bits per symbol, the end
-	// of each string counted as one symbol.
-	LogLoss float64 `json:"log_loss"`
+	// LogLoss is -sum log P(s) / sum (|s| + 1), nats per symbol, the end
+	// of each string counted as one symbol (the unit of every log-loss rtn
+	// prints).
+	LogLoss float64 `json:"log_loss_nats_per_symbol"`
 }
 
 // ScoreUMPS evaluates a model on a test file: its NLL and per-symbol
@@ -103,7 +104,7 @@ func ScoreUMPS(m *umps.MPS, meta umps.ModelMeta, test string, format datasets.St
 		syms += len(seqs[b]) + 1
 		top = math.Max(top, v)
 	}
-	sc.LogLoss = sc.NLL / math.Ln2 / float64(syms)
+	sc.LogLoss = sc.NLL / float64(syms)
 	sc.NLL /= float64(len(seqs))
 	if target != nil {
 		q := make([]float64, len(lp))

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -254,6 +255,9 @@ type UMPSEvalSpec struct {
 	Samples int
 	// Seed draws the strings. If 0, it will be defaulted to 1.
 	Seed uint64
+	// Progress receives a progress line while the strings are drawn and
+	// checked (nil: none).
+	Progress io.Writer `json:"-"`
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults
@@ -322,7 +326,9 @@ func RunUMPSEval(spec UMPSEvalSpec) (*UMPSEval, error) {
 		return nil, err
 	}
 	start := time.Now()
+	stop := startPhase(spec.Progress, fmt.Sprintf("umps eval: %d strings of length %d", spec.Samples, spec.Len))
 	ev, err := EvalUMPS(m, spec.Task, spec.Len, spec.Samples, rand.New(rand.NewPCG(spec.Seed, 0x6576616c)))
+	stop()
 	if err != nil {
 		return nil, err
 	}

@@ -293,6 +293,10 @@ type SampleReport struct {
 	Seed        uint64          `json:"seed"`
 	Temperature float64         `json:"temperature"`
 	Samples     []SampledString `json:"samples"`
+	// Redrawn is the number of draws that did not draw Stop within MaxLen
+	// and were drawn again (drawWithin); 0 without Stop, whose strings
+	// have no end and are MaxLen long.
+	Redrawn int `json:"redrawn"`
 }
 
 // SampledString is one drawn string.
@@ -338,11 +342,18 @@ func Sample(spec SampleSpec) (*SampleReport, error) {
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x73616d70))
 	rep := &SampleReport{Model: spec.Model, Seed: spec.Seed, Temperature: spec.Temperature}
-	for range spec.N {
-		s, err := pr.Sample(rng, cfg)
-		if err != nil {
-			return nil, err
-		}
+	// Without Stop a string has no end: every draw is MaxLen long and kept.
+	draw := func(int) ([]int, error) { return pr.Sample(rng, cfg) }
+	var ended func([]int) bool
+	if cfg.Stop != nil {
+		ended = func(s []int) bool { return len(s) > len(cfg.Prefix) && slices.Contains(cfg.Stop, s[len(s)-1]) }
+	}
+	seqs, redrawn, err := drawWithin(spec.N, spec.MaxLen, draw, ended)
+	if err != nil {
+		return nil, err
+	}
+	rep.Redrawn = redrawn
+	for _, s := range seqs {
 		exs, err := datasets.SymbolExamples(datasets.Symbols{Alphabet: alpha, Seqs: [][]int{s}})
 		if err == nil {
 			exs, err = m.Examples(exs)

@@ -47,7 +47,9 @@ func LearnWFA(spec WFALearnSpec) (*WFALearnReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := startPhase(spec.Progress, "wfa learn: selecting and fitting")
 	m, rep, err := wfa.Fit(s, cfg)
+	stop()
 	res := &WFALearnReport{Model: m, Fit: rep}
 	var re *spectral.HankelRankError
 	if errors.As(err, &re) {
@@ -133,7 +135,9 @@ func SweepWFA(spec WFASweepSpec) (*WFASweepReport, error) {
 			res.Test[c.Spec.String()] = p
 		}
 	}
+	stop := startPhase(spec.Progress, "wfa sweep: fitting the grid")
 	_, rep, err := wfa.Fit(s, cfg)
+	stop()
 	var none *wfa.NoCandidateError
 	if errors.As(err, &none) && spec.Ranks != nil {
 		return nil, fieldCause("Ranks", fmt.Errorf("every rank (smallest %d) is above the largest the Hankel matrices allow (%d)", none.Smallest, none.Usable))

@@ -3,6 +3,7 @@ package runs
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -56,6 +57,9 @@ type WFALearnSpec struct {
 	Seed uint64
 	// Out is the model file written (empty: none).
 	Out string
+	// Progress receives a progress line while the model is learned (nil:
+	// none).
+	Progress io.Writer `json:"-"`
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults,
@@ -178,6 +182,8 @@ type WFASweepSpec struct {
 	// Test and Solution, given together, are test strings and their
 	// PAutomaC solution file.
 	Test, Solution string
+	// Progress receives a progress line while the grid runs (nil: none).
+	Progress io.Writer `json:"-"`
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults,

@@ -288,47 +288,54 @@ func (s WFASampleSpec) EstimateMemory() (MemoryEstimate, error) {
 		Bytes: float64s(2 * float64(s.Count) * (float64(s.MaxLen) + 1))}, nil
 }
 
-// SampleWFA draws the spec's strings and writes them. It returns false
-// when the model has no usable mass (spectral radius >= 1): its strings
-// are then drawn from next-symbol weights that do not describe a
-// distribution.
-func SampleWFA(spec WFASampleSpec) (mass bool, err error) {
+// WFASampleReport is the outcome of SampleWFA.
+type WFASampleReport struct {
+	// Mass is false when the model has no usable mass (spectral radius
+	// >= 1): its strings are then drawn from next-symbol weights that do
+	// not describe a distribution.
+	Mass bool
+	// Redrawn is the number of draws that did not end within MaxLen and
+	// were drawn again (drawWithin).
+	Redrawn int
+}
+
+// SampleWFA draws the spec's strings, by the samplers' rule for MaxLen
+// (drawWithin: a draw that does not end within MaxLen is redrawn, a
+// *MaxLenError when too few do), and writes them.
+func SampleWFA(spec WFASampleSpec) (rep WFASampleReport, err error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
-		return false, err
+		return rep, err
 	}
 	if err := CheckStdoutOrFile("{Out}", spec.Out, spec.Model); err != nil {
-		return false, err
+		return rep, err
 	}
 	if err := checkEstimate(spec.EstimateMemory()); err != nil {
-		return false, err
+		return rep, err
 	}
 	m, err := wfa.Load(spec.Model)
 	if err != nil {
-		return false, err
+		return rep, err
 	}
 	if spec.Format != datasets.Lines {
 		for _, a := range m.Alphabet {
 			if _, ok := datasets.SymbolNumber(a); !ok {
-				return false, fieldCause("Format", errors.Errorf("%s writes symbols as numbers and %s has a symbol named %q (lines writes any name)", spec.Format, spec.Model, a))
+				return rep, fieldCause("Format", errors.Errorf("%s writes symbols as numbers and %s has a symbol named %q (lines writes any name)", spec.Format, spec.Model, a))
 			}
 		}
 	}
 	if _, err := m.WFA.Stop(); err != nil {
-		return false, errors.WithMessage(err, spec.Model)
+		return rep, errors.WithMessage(err, spec.Model)
 	}
 	r, err := m.WFA.SpectralRadius()
-	mass = err == nil && r < 1
+	rep.Mass = err == nil && r < 1
 	rng := rand.New(rand.NewPCG(spec.Seed, 0))
 	s := datasets.Symbols{Alphabet: m.Alphabet}
-	for range spec.Count {
-		x, err := m.WFA.Sample(rng, spec.MaxLen)
-		if err != nil {
-			return mass, err
-		}
-		s.Seqs = append(s.Seqs, x)
+	s.Seqs, rep.Redrawn, err = drawWithin(spec.Count, spec.MaxLen, func(limit int) ([]int, error) { return m.WFA.Sample(rng, limit) }, nil)
+	if err != nil {
+		return rep, err
 	}
-	return mass, WriteOut(spec.Out, spec.Stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, spec.Format) })
+	return rep, WriteOut(spec.Out, spec.Stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, spec.Format) })
 }
 
 // WFAMinimizeSpec writes the minimal WFA of a model (rtn wfa minimize,

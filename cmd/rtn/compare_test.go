@@ -135,7 +135,7 @@ func TestCompareUsage(t *testing.T) {
 		{[]string{"-model", "hotrnn", "-order", "-1"}, "-order: "},
 		{[]string{"-model", "2rnn-spectral", "-data", "mine.csv"}, "-data: model 2rnn-spectral draws its data from the task"},
 		{[]string{"-model", "pcnn", "-data", "mine.csv"}, "-data: model pcnn"},
-		{[]string{"-protocol", "mlperf"}, "-protocol: must be deepobs or algoperf"},
+		{[]string{"-protocol", "mlperf"}, "-protocol must be deepobs or algoperf"},
 		{[]string{"-suite", "huge"}, "-suite: \"huge\" is unknown"},
 		{[]string{"-suite", "small", "-model", "lstm"}, "-model: cannot be set with a suite"},
 		{[]string{"-lr-grid", "0.1", "-extend-grid", "2"}, "-extend-grid: needs a grid of at least 2 rates"},

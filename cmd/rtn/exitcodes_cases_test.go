@@ -57,25 +57,27 @@ var numericExpect = map[string]map[string][]int{
 		"reps":       {2, 2, 2},
 	},
 	"compare": {
-		"batch":      {0, 2, 2},
-		"chunk":      {0, 2, 2},
-		"data-seed":  {2},
-		"diverge":    {0, 0, 2, 2, 0},
-		"dropout":    {2, 2, 2, 2, 2},
-		"embed":      {2, 2, 2},
-		"epochs":     {0, 2, 2},
-		"eval-every": {0, 2, 2},
-		"hidden":     {0, 2, 2},
-		"jobs":       {2, 2, 2},
-		"lags":       {2, 2, 2},
-		"layers":     {2, 2, 2},
-		"noise":      {0, 2, 2, 2, 1},
-		"order":      {2, 2, 2},
-		"rank":       {2, 2, 2},
-		"seconds":    {0, 2, 2, 2, 0},
-		"size":       {0, 2, 2},
-		"steps":      {0, 2, 2},
-		"target":     {0, 2, 2, 2, 0},
+		"batch":       {0, 2, 2},
+		"chunk":       {0, 2, 2},
+		"data-seed":   {0},
+		"diverge":     {0, 0, 2, 2, 0},
+		"dropout":     {0, 2, 2, 2, 2},
+		"embed":       {0, 2, 2},
+		"epochs":      {0, 2, 2},
+		"extend-grid": {0, 2, 2},
+		"eval-every":  {0, 2, 2},
+		"hidden":      {0, 2, 2},
+		"jobs":        {0, 2, 2},
+		"lags":        {0, 2, 2},
+		"layers":      {0, 2, 2},
+		"noise":       {0, 2, 2, 2, 1},
+		"order":       {0, 2, 2},
+		"rank":        {0, 2, 2},
+		"rerun":       {0, 2, 2},
+		"seconds":     {0, 2, 2, 2, 0},
+		"size":        {0, 2, 2},
+		"steps":       {0, 2, 2},
+		"target":      {0, 2, 2, 2, 0},
 	},
 	"pcnn": {
 		"ctw-depth":      {0, 0, 2},
@@ -336,6 +338,7 @@ func fileCases(fx exitFixtures, base map[string][]string) []exitCase {
 		}
 	}
 	add(1, "", "wfa sample", "-model", p("w-singular.json"))
+	add(1, "raise -max-len", "wfa sample", "-model", p("w-endless.json"), "-max-len", "10")
 	add(1, "", "wfa rank", "-model", p("w-singular.json"))
 	add(2, "-format: pautomac writes symbols as numbers", "wfa sample", "-model", p("w-words.json"))
 	add(1, "", "pretrain", "-data", "jsb", "-data-dir", p("piano"))

@@ -209,6 +209,11 @@ func (fx exitFixtures) wfaModels(t *testing.T, write func(name, text string)) {
 	write("w-nan.json", strings.Replace(good, "0.6", "NaN", 1))
 	write("w-big.json", strings.Replace(good, `"states": 2`, `"states": 1000000000000`, 1))
 	write("w-truncated.json", good[:len(good)/2])
+	// A string of w-endless.json ends after each symbol with probability
+	// 3e-8: wfa sample -max-len 10 is refused.
+	const e = 0.33333332
+	endless := [][]float64{{e, 0, 0, e}, {e, 0, 0, e}, {e, 0, 0, e}}
+	write("w-endless.json", model([]float64{0.5, 0.5}, []float64{1e-9, 1e-9}, endless, []string{"0", "1", "2"}))
 }
 
 // spectralModels writes linear 2-RNN model files with d = 3 inputs and

@@ -59,7 +59,8 @@ func flagName(field string) string {
 
 // specError turns the error of a spec's checks or driver into the
 // command's: a refused field is a usage error naming its flag, a memory
-// or time estimate past the limit a failure naming the flags, a malformed
+// or time estimate past the limit, or a longest length too few draws end
+// within, a failure naming the flags, a malformed
 // RTN_MEMORY_LIMIT a usage error, a refused output a usage error when it
 // conflicts with other flags and a failure otherwise; others stay as
 // they are.
@@ -79,6 +80,7 @@ func specErrorNamed(err error, own map[string]string) error {
 	var ee *memlimit.EnvError
 	var pe *runs.PathError
 	var te *runs.TimeError
+	var le *runs.MaxLenError
 	switch {
 	case err == nil:
 		return nil
@@ -88,6 +90,8 @@ func specErrorNamed(err error, own map[string]string) error {
 		return errors.New(me.Named(flagName))
 	case errors.As(err, &te):
 		return errors.New(te.Named(flagName))
+	case errors.As(err, &le):
+		return errors.New(le.Named(flagName))
 	case errors.As(err, &ee):
 		return usagef("%v", ee)
 	case errors.As(err, &pe) && pe.Usage:

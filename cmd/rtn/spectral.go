@@ -50,7 +50,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.SaveData, "save-data", "", "write the built-in task's data (train and test) to this .npz or .csv file")
 	validFrac := fs.Float64("valid-frac", dd.ValidFrac, "-data with no split of its own: validation fraction")
 	testFrac := fs.Float64("test-frac", dd.TestFrac, "-data with no split of its own: test fraction")
-	quiet := fs.Bool("quiet", false, "-sweep: no progress lines on stderr")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	resume := fs.Bool("resume", false, "-sweep: keep the runs already in -out's CSV files and run only the missing grid points")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
@@ -72,7 +72,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	}
 	if mode == modeData {
 		ds := runs.SpectralDataSpec{Data: *data, Method: spec.Method, Rank: spec.Rank, Seed: spec.Seed,
-			ValidFrac: *validFrac, TestFrac: *testFrac, Epochs: spec.Epochs, MaxRank: dd.MaxRank}
+			ValidFrac: *validFrac, TestFrac: *testFrac, Epochs: spec.Epochs, MaxRank: dd.MaxRank, Progress: progressTo(stderr, *quiet)}
 		zeroIsOff(&ds.ValidFrac, &ds.TestFrac)
 		if set["out"] {
 			ds.SaveModel = *out
@@ -126,6 +126,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if min, what := spec.Underdetermined(); spec.N < min {
 		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", spec.N, min, spec.Method, what)
 	}
+	spec.Progress = progressTo(stderr, *quiet)
 	rep, err := runs.RunSpectral(spec)
 	if err != nil {
 		return specError(err)
@@ -269,7 +270,7 @@ var spectralFlagModes = map[string]spectralMode{
 	"d": modeSingle, "p": modeSingle, "states": modeSingle, "save-data": modeSingle,
 	"method": modeSingle | modeData, "rank": modeSingle | modeData,
 	"ns": modeSweep, "noises": modeSweep, "methods": modeSweep, "seeds": modeSweep,
-	"ranks": modeSweep, "resume": modeSweep, "quiet": modeSweep,
+	"ranks": modeSweep, "resume": modeSweep,
 	"valid-frac": modeData, "test-frac": modeData,
 }
 

@@ -129,7 +129,6 @@ func TestSpectralFlagModes(t *testing.T) {
 		{single("-method", "ls", "-methods", "ls"), "-methods applies to -sweep only, not to a single built-in run (did you mean -method?)"},
 		{single("-method", "ls", "-ns", "60"), "-ns applies to -sweep only"},
 		{single("-method", "ls", "-seeds", "2"), "(did you mean -seed?)"},
-		{single("-method", "ls", "-quiet"), "-quiet applies to -sweep only"},
 		{single("-method", "ls", "-resume"), "-resume applies to -sweep only"},
 		{single("-method", "ls", "-valid-frac", "0.2"), "-valid-frac applies to -data only, not to a single built-in run"},
 		{single("-method", "ls", "-epochs", "5"), "-epochs applies only to -method tiht+sgd or lstm (got ls)"},

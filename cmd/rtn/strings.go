@@ -209,7 +209,7 @@ func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings sample")
 	model := fs.String("model", "", "model file (rtn strings fit -out)")
 	n := fs.Int("n", 10, "strings to draw")
-	maxLen := fs.Int("max-len", 100, "longest string (longer draws are cut)")
+	maxLen := fs.Int("max-len", 100, "longest string (longer draws are redrawn)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	format := fs.String("format", "pautomac", "output format: pautomac, spice or lines")
 	out := fs.String("out", "", "output file (default stdout)")
@@ -230,10 +230,11 @@ func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seqs, err := m.Sample(*n, *maxLen, rand.New(rand.NewPCG(*seed, 0)))
+	seqs, redrawn, err := m.Sample(*n, *maxLen, rand.New(rand.NewPCG(*seed, 0)))
 	if err != nil {
-		return err
+		return specError(err)
 	}
+	noteRedrawn(stderr, redrawn, *maxLen)
 	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
 	return writeOut(*out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, fm) })
 }

@@ -59,6 +59,17 @@ func TestStringsFitScoreSampleRank(t *testing.T) {
 	if n := strings.Count(out.String(), "\n"); n != 5 {
 		t.Fatalf("sample wrote %d lines, want 5", n)
 	}
+	// -max-len 1: every string ends within one symbol (longer draws are
+	// redrawn, not cut).
+	out.Reset()
+	if err := run([]string{"strings", "sample", "-model", model, "-n", "20", "-max-len", "1", "-format", "lines"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if len(strings.Fields(l)) > 1 {
+			t.Fatalf("sample -max-len 1 wrote %q", l)
+		}
+	}
 	out.Reset()
 	if err := run([]string{"strings", "rank", "-model", model, "-prefixes", test, "-k", "2"}, &out, &errb); err != nil {
 		t.Fatal(err)

@@ -303,6 +303,7 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
+	spec.Progress = progressTo(stderr, false)
 	ev, err := runs.RunUMPSEval(spec)
 	if err != nil {
 		return specError(err)

@@ -54,6 +54,6 @@ func runUMPSScore(args []string, stdout, stderr io.Writer) error {
 	if sc.Perplexity != nil {
 		fmt.Fprintf(tw, "perplexity\t%.4f\n", *sc.Perplexity)
 	}
-	fmt.Fprintf(tw, "NLL\t%.6f nats/string\nlog-loss\t%.6f bits/symbol\n", sc.NLL, sc.LogLoss)
+	fmt.Fprintf(tw, "NLL\t%.6f nats/string\nlog-loss\t%.6f nats/symbol (end of string counted)\n", sc.NLL, sc.LogLoss)
 	return tw.Flush()
 }

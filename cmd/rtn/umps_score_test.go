@@ -88,13 +88,20 @@ func TestUMPSScore(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &sc) != nil {
 		t.Fatalf("score: exit %d, %q, %q", code, out, errs)
 	}
+	// The log-loss is in nats per symbol, the end counted: the test file's
+	// 3 strings hold 0 + 2 + 4 symbols and 3 ends, so log-loss x 9 is the
+	// NLL (nats per string) x 3.
+	const unitTol = 1e-9
+	if ll, nll := sc["log_loss_nats_per_symbol"].(float64), sc["nll"].(float64); math.Abs(ll*9-nll*3) > unitTol*nll {
+		t.Errorf("score: log_loss_nats_per_symbol %v, nll %v: want log-loss x 9 = nll x 3", ll, nll)
+	}
 	pp, ok := sc["perplexity"].(float64)
 	// The optimum (Q = P*) is 2^H(0.5, 0.3, 0.2) = 2.80.
 	if !ok || !(pp >= 2.80) || math.IsInf(pp, 0) {
 		t.Errorf("score: %v", sc)
 	}
 	out, _, code = invoke("umps", "score", "-model", run, "-test", test, "-json")
-	if code != 0 || strings.Contains(out, "perplexity") || !strings.Contains(out, "log_loss") {
+	if code != 0 || strings.Contains(out, "perplexity") || !strings.Contains(out, "log_loss_nats_per_symbol") {
 		t.Errorf("score without solution: exit %d, %q", code, out)
 	}
 	if out, _, code = invoke("umps", "prob", "-model", run, "-string", "0 2 1", "-json"); code != 0 || !strings.Contains(out, `"log_prob"`) {

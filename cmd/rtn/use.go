@@ -74,6 +74,7 @@ func runSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return specError(err)
 	}
+	noteRedrawn(stderr, rep.Redrawn, spec.WithDefaults().MaxLen)
 	if *asJSON {
 		return writeJSONLine(stdout, rep)
 	}
@@ -110,4 +111,12 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s: %d sequences, %d steps\n", rep.Out, rep.Sequences, rep.Steps)
 	return err
+}
+
+// noteRedrawn says on stderr how many draws a sampler redrew because they
+// did not end within -max-len (runs.MaxLenDraws).
+func noteRedrawn(stderr io.Writer, redrawn, maxLen int) {
+	if redrawn > 0 {
+		fmt.Fprintf(stderr, "rtn: note: %d draws did not end within -max-len %d and were drawn again: the strings are draws conditioned on ending within it\n", redrawn, maxLen)
+	}
 }

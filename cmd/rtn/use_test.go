@@ -79,8 +79,8 @@ func TestSampleRepeatable(t *testing.T) {
 	}
 	out, _, code := invoke("sample", "-model", dir, "-n", "20", "-prefix", "ab", "-stop", "c", "-max-len", "12", "-temperature", "0.5")
 	for _, s := range strings.Fields(out) {
-		if code != 0 || !strings.HasPrefix(s, "ab") || len(s) > 12 || strings.Contains(s[2:len(s)-1], "c") {
-			t.Errorf("sample %q: want a prefix ab, at most 12 symbols, none c after the prefix but the last", s)
+		if code != 0 || !strings.HasPrefix(s, "ab") || len(s) > 12 || strings.Contains(s[2:len(s)-1], "c") || !strings.HasSuffix(s[2:], "c") {
+			t.Errorf("sample %q: want a prefix ab, at most 12 symbols, c after the prefix the last and only there", s)
 		}
 	}
 	data := filepath.Join(t.TempDir(), "samples.txt")

@@ -128,6 +128,7 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	spec.Progress = progressTo(stderr, false)
 	rep, err := runs.LearnWFA(spec)
 	if *verbose && rep != nil && rep.Fit != nil {
 		for _, c := range rep.Fit.Candidates {

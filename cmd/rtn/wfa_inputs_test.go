@@ -181,7 +181,7 @@ func TestWFAScoreSampleNormaliserNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code = invoke("wfa", "score", "-model", huge, "-test", test, "-json")
-	if code != 0 || !strings.Contains(stdout, `"log_loss":null`) {
+	if code != 0 || !strings.Contains(stdout, `"log_loss_nats_per_symbol":null`) {
 		t.Errorf("a model of overflowing values: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	stdout, stderr, code = invoke("wfa", "sample", "-model", model, "-n", "3", "-max-len", "5")

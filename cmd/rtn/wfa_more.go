@@ -35,9 +35,9 @@ func runWFAScore(args []string, stdout, stderr io.Writer) error {
 	}
 	// A model of huge or non-finite weights gives a non-finite figure,
 	// null in JSON.
-	res := map[string]any{"strings": rep.Strings, "log_loss": jreport.Float(rep.LogLoss), "normaliser": rep.Normaliser}
+	res := map[string]any{"strings": rep.Strings, "log_loss_nats_per_symbol": jreport.Float(rep.LogLoss), "normaliser": rep.Normaliser}
 	if rep.Normaliser == "sample" {
-		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0 or not finite): log_loss is normalised over the distinct test strings, not comparable with a model's own normaliser\n", spec.Model)
+		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1, or a mass <= 0 or not finite): log_loss_nats_per_symbol is normalised over the distinct test strings, not comparable with a model's own normaliser\n", spec.Model)
 	}
 	if spec.Solution != "" {
 		res["perplexity"] = jreport.Float(rep.Perplexity)
@@ -114,9 +114,12 @@ func runWFASample(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return wfaError(err)
 	}
-	mass, err := runs.SampleWFA(spec)
-	if err == nil && !mass {
+	rep, err := runs.SampleWFA(spec)
+	if err == nil && !rep.Mass {
 		fmt.Fprintf(stderr, "rtn: note: %s has no usable mass (spectral radius >= 1): its strings are drawn from next-symbol weights that do not describe a distribution\n", spec.Model)
+	}
+	if err == nil {
+		noteRedrawn(stderr, rep.Redrawn, spec.MaxLen)
 	}
 	return wfaError(err)
 }
@@ -193,6 +196,7 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	spec.Progress = progressTo(stderr, false)
 	rep, err := runs.SweepWFA(spec)
 	if rep == nil {
 		return wfaError(err)

@@ -100,7 +100,7 @@ func TestWFACommands(t *testing.T) {
 	}
 	stdout, stderr, code = invoke("wfa", "score", "-model", model, "-test", test, "-solution", sol, "-json")
 	var sc map[string]any
-	if code != 0 || json.Unmarshal([]byte(stdout), &sc) != nil || sc["perplexity"] == nil || sc["log_loss"] == nil {
+	if code != 0 || json.Unmarshal([]byte(stdout), &sc) != nil || sc["perplexity"] == nil || sc["log_loss_nats_per_symbol"] == nil {
 		t.Fatalf("score: exit %d, %q, %s", code, stdout, stderr)
 	}
 	round := filepath.Join(dir, "again.json")

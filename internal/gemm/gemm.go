@@ -30,11 +30,18 @@ const (
 // Reading a panel straight from the matrix (a transposed a, a b not
 // transposed) instead of packing it pays only for few uses of the panel:
 // panels of op(a) are read in place when c has at most directAMaxN panels
-// of columns, panels of op(b) when c has at most directBMaxM rows.
+// of columns, panels of op(b) when c has at most directBMaxM rows and the
+// rows of b are not a multiple of conflictStride bytes apart (a panel read
+// with such a stride falls into a few sets of the first-level cache and
+// runs two to three times slower than packed).
 var (
 	directAMaxN = 2
 	directBMaxM = 64
 )
+
+// conflictStride is the stride, in bytes, at which the rows of a panel
+// map to one set of the first-level cache (its size over its ways).
+const conflictStride = 4096
 
 // gemmNR is the number of columns of a panel of op(b) in F: 12 float64s
 // or 24 float32s.
@@ -156,7 +163,7 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 	// matrix's stride: worth it only when it is used few times.
 	directA := transA && alpha == 1 && n <= directAMaxN*nr // alpha scales op(a) as it is packed
 	transB, b, ldb, packed := src.transB, src.b, src.ldb, src.packed
-	directB := !transB && m <= directBMaxM && packed == nil
+	directB := !transB && m <= directBMaxM && packed == nil && ldb*int(unsafe.Sizeof(b[0]))%conflictStride != 0
 	for p := 0; p < k; p += gemmKC {
 		kc := min(gemmKC, k-p)
 		for j := 0; j < n; j += gemmNC {
