@@ -91,27 +91,7 @@ func RankStrings(m *StringsModel, prefixes [][]int, k int) ([][]int, error) {
 		if err != nil {
 			return nil, errors.Wrapf(err, "prefix %d", i)
 		}
-		d := len(probs) - 1
-		ids := make([]int, len(probs))
-		for j := range ids {
-			ids[j] = j
-		}
-		slices.SortStableFunc(ids, func(a, b int) int {
-			switch {
-			case probs[a] > probs[b]:
-				return -1
-			case probs[a] < probs[b]:
-				return 1
-			}
-			return 0
-		})
-		ids = ids[:min(k, len(ids))]
-		for j, s := range ids {
-			if s == d {
-				ids[j] = wfa.End
-			}
-		}
-		out[i] = ids
+		out[i] = wfa.TopK(probs, k)
 	}
 	return out, nil
 }

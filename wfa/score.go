@@ -91,27 +91,7 @@ func Rank(m *Model, prefixes [][]int, k int) ([][]int, error) {
 				return nil, errors.Errorf("wfa: prefix %d position %d: symbol %d out of range [0, %d)", i, t, s, d)
 			}
 		}
-		probs := m.WFA.NextSymbol(p, beta)
-		ids := make([]int, len(probs))
-		for j := range ids {
-			ids[j] = j
-		}
-		slices.SortStableFunc(ids, func(a, b int) int {
-			switch {
-			case probs[a] > probs[b]:
-				return -1
-			case probs[a] < probs[b]:
-				return 1
-			}
-			return 0
-		})
-		ids = ids[:min(k, len(ids))]
-		for j, s := range ids {
-			if s == d {
-				ids[j] = End
-			}
-		}
-		out[i] = ids
+		out[i] = TopK(m.WFA.NextSymbol(p, beta), k)
 	}
 	return out, nil
 }
@@ -193,4 +173,30 @@ func NDCG5(ranks [][]int, targets []Target) (float64, error) {
 		sum += g / targets[i].Ideal
 	}
 	return sum / float64(len(ranks)), nil
+}
+
+// TopK returns the k most probable next symbols of a distribution over
+// the symbols and the end of the string (probs[len(probs)-1], returned as
+// End), most probable first, ties in symbol order.
+func TopK(probs []float64, k int) []int {
+	ids := make([]int, len(probs))
+	for j := range ids {
+		ids[j] = j
+	}
+	slices.SortStableFunc(ids, func(a, b int) int {
+		switch {
+		case probs[a] > probs[b]:
+			return -1
+		case probs[a] < probs[b]:
+			return 1
+		}
+		return 0
+	})
+	ids = ids[:min(k, len(ids))]
+	for j, s := range ids {
+		if s == len(probs)-1 {
+			ids[j] = End
+		}
+	}
+	return ids
 }
