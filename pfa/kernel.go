@@ -216,30 +216,37 @@ func (e *Evaluator) Stats(p *Probs, seqs [][]int, weights []float64, idx []int, 
 			wk.stats.LogLik += w * lp
 		}
 	}
-	if jobs == 1 {
-		for c := 0; c < k; c++ {
-			run(c)
-		}
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, k)
-		for c := 0; c < k; c++ {
-			next <- c
-		}
-		close(next)
-		for j := 0; j < jobs; j++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for c := range next {
-					run(c)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	runChunks(k, jobs, run)
 	out.reset(p.N, p.D, counts)
 	for c := 0; c < k; c++ {
 		out.add(&e.wk[c].stats)
 	}
+}
+
+// runChunks runs run(0) .. run(k-1) on jobs goroutines (on the caller's
+// when jobs is 1); each chunk writes only its own workspace, so the
+// results do not depend on jobs.
+func runChunks(k, jobs int, run func(c int)) {
+	if jobs <= 1 {
+		for c := 0; c < k; c++ {
+			run(c)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, k)
+	for c := 0; c < k; c++ {
+		next <- c
+	}
+	close(next)
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				run(c)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -2,7 +2,6 @@ package pfa
 
 import (
 	"math"
-	"sync"
 )
 
 // Trie is a weighted set of strings stored as its prefix tree, nodes in
@@ -244,28 +243,7 @@ func (e *Evaluator) TrieStats(p *Probs, t *Trie, counts bool, out *Stats) {
 	run := func(c int) {
 		p.trieChunk(t, c*total/k, (c+1)*total/k, &e.tw[c], counts)
 	}
-	if jobs == 1 {
-		for c := 0; c < k; c++ {
-			run(c)
-		}
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, k)
-		for c := 0; c < k; c++ {
-			next <- c
-		}
-		close(next)
-		for j := 0; j < jobs; j++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for c := range next {
-					run(c)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	runChunks(k, jobs, run)
 	out.reset(p.N, p.D, counts)
 	for c := 0; c < k; c++ {
 		out.add(&e.tw[c].stats)
