@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pkg/errors"
@@ -94,38 +93,19 @@ func runStringsSection(ctx *Context) ([]Row, error) {
 		}
 	}
 	results := make([]*stringsResult, len(problems))
-	errs := make([]error, len(problems))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < max(ctx.Jobs, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				r, err := stringsProblem(dir, problems[i], spec)
-				if err != nil {
-					errs[i] = errors.Wrapf(err, "PAutomaC problem %d", problems[i])
-					continue
-				}
-				r.optimum, r.kind = refs[r.problem].Optimum, kinds[r.problem]
-				results[i] = r
-				mu.Lock()
-				fmt.Fprintf(ctx.Log, "strings: problem %d (%s): fit %.4f (%s, %d states, %.0f s), random start %.4f, spectral %.4f, optimum %.4f\n",
-					r.problem, r.kind, r.fit.perplexity, r.fit.family, r.fit.states, r.fit.seconds, r.random.perplexity, r.spectral.perplexity, r.optimum)
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range problems {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
+	err = forEachProblem(problems, ctx.Jobs, func(i int, log func(format string, args ...any)) error {
+		r, err := stringsProblem(dir, problems[i], spec)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		r.optimum, r.kind = refs[r.problem].Optimum, kinds[r.problem]
+		results[i] = r
+		log("strings: problem %d (%s): fit %.4f (%s, %d states, %.0f s), random start %.4f, spectral %.4f, optimum %.4f\n",
+			r.problem, r.kind, r.fit.perplexity, r.fit.family, r.fit.states, r.fit.seconds, r.random.perplexity, r.spectral.perplexity, r.optimum)
+		return nil
+	}, ctx.Log)
+	if err != nil {
+		return nil, err
 	}
 	if ctx.Dir != "" {
 		if err := writeStringsTable(filepath.Join(ctx.Dir, "table.md"), results, refs); err != nil {

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pkg/errors"
 
@@ -179,40 +178,21 @@ func runUMPSPAutomaC(ctx *Context) ([]Row, error) {
 		progress = nil // one bar per run would garble the terminal
 	}
 	results := make([]*umpsPAutomaCResult, len(problems))
-	errs := make([]error, len(problems))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				run := spec
-				run.Progress = progress
-				r, err := umpsPAutomaCProblem(dir, problems[i], run, ctx.Dir)
-				if err != nil {
-					errs[i] = errors.Wrapf(err, "PAutomaC problem %d", problems[i])
-					continue
-				}
-				r.ref = refs[r.problem]
-				results[i] = r
-				mu.Lock()
-				fmt.Fprintf(ctx.Log, "umps-pautomac: problem %d: D = %s, perplexity %.4f = %.4fx the optimum %.4f (spectral WFA %.6g, splearn %.6g), %.0f s\n",
-					r.problem, r.bondText(), r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.wfa, r.ref.Splearn, r.seconds)
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range problems {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
+	err = forEachProblem(problems, jobs, func(i int, log func(format string, args ...any)) error {
+		run := spec
+		run.Progress = progress
+		r, err := umpsPAutomaCProblem(dir, problems[i], run, ctx.Dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		r.ref = refs[r.problem]
+		results[i] = r
+		log("umps-pautomac: problem %d: D = %s, perplexity %.4f = %.4fx the optimum %.4f (spectral WFA %.6g, splearn %.6g), %.0f s\n",
+			r.problem, r.bondText(), r.umps, r.umps/r.ref.Optimum, r.ref.Optimum, r.wfa, r.ref.Splearn, r.seconds)
+		return nil
+	}, ctx.Log)
+	if err != nil {
+		return nil, err
 	}
 	if ctx.Dir != "" {
 		if err := writeUMPSPAutomaCTable(filepath.Join(ctx.Dir, "table.md"), results, spec); err != nil {
