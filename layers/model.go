@@ -1,7 +1,6 @@
 package layers
 
 import (
-	"archive/zip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -275,45 +274,26 @@ func LoadModel(dir string) (*Model, error) {
 		return nil, err
 	}
 	npz := filepath.Join(dir, ModelParamsFile)
-	if err := checkParamsFit(cfg, path, npz); err != nil {
+	src, err := params.Load(npz)
+	if err != nil {
 		return nil, err
+	}
+	// The parameters are counted before the model is built, so that a
+	// model.json declaring billions of parameters beside a small
+	// model.npz is an error, not an allocation of gigabytes. A count
+	// within a small margin of the file's is left to CopyByName, whose
+	// error names the first tensor that differs.
+	if n, ok := cfg.Size(); ok && n > 2*float64(src.Size())+1<<16 {
+		return nil, errors.Errorf("layers: %s describes a %s model of %.3g parameters, %s holds %d", path, cfg.Cell, n, npz, src.Size())
 	}
 	m, err := NewModel(cfg, rand.New(rand.NewPCG(0, 0)))
 	if err != nil {
 		return nil, errors.WithMessage(err, path)
 	}
-	if err := params.LoadInto(npz, m.Seq.Params); err != nil {
-		return nil, err
+	if err := m.Seq.Params.CopyByName(src); err != nil {
+		return nil, errors.WithMessagef(err, "params: checkpoint %s", npz)
 	}
 	return m, nil
-}
-
-// checkParamsFit refuses, before the model is built, a config (read from
-// path) whose parameters the parameter file npz cannot hold: each value
-// takes at least one byte of the archive's entries (a float64 takes 8),
-// so a model.json declaring billions of parameters beside a small
-// model.npz is an error, not an allocation of gigabytes. A file that is
-// missing or not an archive is left to params.LoadInto to report.
-func checkParamsFit(cfg ModelConfig, path, npz string) error {
-	zr, err := zip.OpenReader(npz)
-	if err != nil {
-		return nil
-	}
-	defer zr.Close()
-	var bytes uint64
-	for _, f := range zr.File {
-		bytes += f.UncompressedSize64
-	}
-	// Every layer holds at least one parameter; the bound on the layers
-	// comes first, so that counting the parameters takes no longer than
-	// reading the file.
-	if uint64(cfg.Layers) > bytes {
-		return errors.Errorf("layers: %s: %d layers cannot be held by %s (%d bytes of arrays)", path, cfg.Layers, npz, bytes)
-	}
-	if n, ok := cfg.Size(); ok && n > float64(bytes) {
-		return errors.Errorf("layers: %s: a %s model of %.3g parameters cannot be held by %s (%d bytes of arrays)", path, cfg.Cell, n, npz, bytes)
-	}
-	return nil
 }
 
 // ReadModelConfig reads and checks a model.json file.

@@ -43,15 +43,15 @@ func (c ModelConfig) Size() (n float64, ok bool) {
 		n = float64(cfg.In) * float64(c.Embed)
 		cfg.In = c.Embed
 	}
-	for k := range max(c.Layers, 1) {
-		if k > 0 {
-			cfg.In = cfg.Hidden
-		}
-		m, ok := CellSize(c.Cell, cfg)
-		if !ok {
-			return 0, false
-		}
-		n += m
+	first, ok := CellSize(c.Cell, cfg)
+	if !ok {
+		return 0, false
+	}
+	n += first
+	if c.Layers > 1 {
+		cfg.In = cfg.Hidden
+		above, _ := CellSize(c.Cell, cfg)
+		n += float64(c.Layers-1) * above
 	}
 	return n + (float64(cfg.Hidden)+1)*float64(c.Out), true
 }

@@ -572,30 +572,47 @@ func (p *Params) Save(path string) error {
 	return SaveNPZ(path, nil, map[string]*Params{paramsSet: p})
 }
 
+// Load reads a checkpoint written by Params.Save and returns its
+// parameters.
+func Load(path string) (*Params, error) {
+	sets, err := LoadNPZ(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	src := sets[paramsSet]
+	if src == nil {
+		return nil, errors.Errorf("params: checkpoint %s: no %q set", path, paramsSet)
+	}
+	return src, nil
+}
+
 // LoadInto reads a checkpoint written by Params.Save into p. The
 // checkpoint must hold exactly p's names with p's shapes (in any order);
 // otherwise the error names the first mismatch and p is unchanged.
 func LoadInto(path string, p *Params) error {
-	sets, err := LoadNPZ(path, nil)
+	src, err := Load(path)
 	if err != nil {
 		return err
 	}
-	src := sets[paramsSet]
-	if src == nil {
-		return errors.Errorf("params: checkpoint %s: no %q set", path, paramsSet)
-	}
+	return errors.WithMessagef(p.CopyByName(src), "params: checkpoint %s", path)
+}
+
+// CopyByName copies src's values into p by name. src must hold exactly
+// p's names with p's shapes (in any order); otherwise the error names the first
+// mismatch and p is unchanged.
+func (p *Params) CopyByName(src *Params) error {
 	for _, n := range p.names {
 		want, got := p.Shape(n), src.Shape(n)
 		switch {
 		case got == nil:
-			return errors.Errorf("params: checkpoint %s: no parameter %q", path, n)
+			return errors.Errorf("no parameter %q", n)
 		case !slices.Equal(got, want):
-			return errors.Errorf("params: checkpoint %s: parameter %q has shape %v, model wants %v", path, n, got, want)
+			return errors.Errorf("parameter %q has shape %v, model wants %v", n, got, want)
 		}
 	}
 	for _, n := range src.names {
 		if !p.Has(n) {
-			return errors.Errorf("params: checkpoint %s: parameter %q is not in the model", path, n)
+			return errors.Errorf("parameter %q is not in the model", n)
 		}
 	}
 	for _, n := range p.names {
