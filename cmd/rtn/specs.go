@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"strings"
 	"unicode"
 
@@ -118,5 +119,13 @@ func zeroIsOff[T int | float64](fields ...*T) {
 		if *f == 0 {
 			*f = runs.Off
 		}
+	}
+}
+
+// givenZeroIsOff maps the flag name, whose default 0 leaves its spec field
+// unset, to runs.Off when it is given as 0 (asking for none).
+func givenZeroIsOff[T int | float64](fs *flag.FlagSet, name string, field *T) {
+	if *field == 0 && flagSet(fs, name) {
+		*field = runs.Off
 	}
 }
