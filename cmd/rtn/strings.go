@@ -144,61 +144,52 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadStringsModel loads the required -model.
-func loadStringsModel(path string) (*runs.StringsModel, error) {
-	if path == "" {
-		return nil, usagef("-model is required")
-	}
-	return runs.LoadStringsModel(path)
-}
-
 func stringsFormatFlag(fs *flag.FlagSet) *string {
 	return fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
 }
 
 func runStringsScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings score")
-	model := fs.String("model", "", "model file (rtn strings fit -out)")
-	test := fs.String("test", "", "test strings")
-	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings)")
+	var spec runs.StringsScoreSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file (rtn strings fit -out)")
+	fs.StringVar(&spec.Test, "test", "", "test strings")
+	fs.StringVar(&spec.Solution, "solution", "", "PAutomaC solution file (true probabilities of the test strings)")
 	format := stringsFormatFlag(fs)
-	jobs := fs.Int("jobs", 1, "workers")
+	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "workers")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fm, err := datasets.ParseStringFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
+		return err
 	}
-	if *test == "" {
-		return usagef("-test is required")
+	if err := spec.Validate(); err != nil {
+		return specError(err)
 	}
-	if *jobs < 1 {
-		return usagef("-jobs must be >= 1")
-	}
-	m, err := loadStringsModel(*model)
+	m, err := runs.LoadStringsModel(spec.Model)
 	if err != nil {
 		return err
 	}
-	s, err := m.Read(*test, fm)
+	s, err := m.Read(spec.Test, spec.Format)
 	if err != nil {
 		return err
 	}
 	var sol []float64
-	if *solution != "" {
-		if sol, err = datasets.ReadSolutionFile(*solution); err != nil {
+	if spec.Solution != "" {
+		if sol, err = datasets.ReadSolutionFile(spec.Solution); err != nil {
 			return err
 		}
 	}
-	res, err := runs.ScoreStrings(m, s.Seqs, sol, *jobs)
+	res, err := runs.ScoreStrings(m, s.Seqs, sol, spec.Jobs)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
-	fmt.Fprintf(stdout, "model %s (%s)\nstrings %d\nlog-loss %.6f nats/symbol (end of string counted)\n", *model, m.Family, res.Strings, res.LogLoss)
+	fmt.Fprintf(stdout, "model %s (%s)\nstrings %d\nlog-loss %.6f nats/symbol (end of string counted)\n", spec.Model, m.Family, res.Strings, res.LogLoss)
 	if res.Perplexity != nil {
 		fmt.Fprintf(stdout, "perplexity %.4f\noptimum %.4f\nratio %.5f\n", *res.Perplexity, *res.Optimum, *res.Ratio)
 	}
@@ -207,92 +198,92 @@ func runStringsScore(args []string, stdout, stderr io.Writer) error {
 
 func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings sample")
-	model := fs.String("model", "", "model file (rtn strings fit -out)")
-	n := fs.Int("n", 10, "strings to draw")
-	maxLen := fs.Int("max-len", 100, "longest string (longer draws are redrawn)")
-	seed := fs.Uint64("seed", 1, "random seed")
+	var spec runs.StringsSampleSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file (rtn strings fit -out)")
+	fs.IntVar(&spec.Count, "n", d.Count, "strings to draw")
+	fs.IntVar(&spec.MaxLen, "max-len", d.MaxLen, "longest string (longer draws are redrawn)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	format := fs.String("format", "pautomac", "output format: pautomac, spice or lines")
-	out := fs.String("out", "", "output file (default stdout)")
+	fs.StringVar(&spec.Out, "out", "", "output file (default stdout)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *n < 1 || *maxLen < 0 {
-		return usagef("-n must be >= 1 and -max-len >= 0")
-	}
-	fm, err := datasets.ParseStringFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
-	}
-	if err := checkStdoutOrFile("-out", *out, *model); err != nil {
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	m, err := loadStringsModel(*model)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
+	if err := checkStdoutOrFile("-out", spec.Out, spec.Model); err != nil {
+		return err
+	}
+	m, err := runs.LoadStringsModel(spec.Model)
 	if err != nil {
 		return err
 	}
-	seqs, redrawn, err := m.Sample(*n, *maxLen, rand.New(rand.NewPCG(*seed, 0)))
+	seqs, redrawn, err := m.Sample(spec.Count, spec.MaxLen, rand.New(rand.NewPCG(spec.Seed, 0)))
 	if err != nil {
 		return specError(err)
 	}
-	noteRedrawn(stderr, redrawn, *maxLen)
+	noteRedrawn(stderr, redrawn, spec.MaxLen)
 	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
-	return writeOut(*out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, fm) })
+	return writeOut(spec.Out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, spec.Format) })
 }
 
 func runStringsRank(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings rank")
-	model := fs.String("model", "", "model file (rtn strings fit -out)")
-	prefixes := fs.String("prefixes", "", "prefixes to complete (SPiCe prefix file with -format spice)")
-	targets := fs.String("targets", "", "SPiCe target file: with it, print NDCG@5")
+	var spec runs.StringsRankSpec
+	fs.StringVar(&spec.Model, "model", "", "model file (rtn strings fit -out)")
+	fs.StringVar(&spec.Prefixes, "prefixes", "", "prefixes to complete (SPiCe prefix file with -format spice)")
+	fs.StringVar(&spec.Targets, "targets", "", "SPiCe target file: with it, print NDCG@5")
 	format := stringsFormatFlag(fs)
-	k := fs.Int("k", 5, "symbols ranked per prefix")
-	out := fs.String("out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
+	fs.IntVar(&spec.K, "k", spec.WithDefaults().K, "symbols ranked per prefix")
+	fs.StringVar(&spec.Out, "out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fm, err := datasets.ParseStringFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
-	}
-	if *k < 1 {
-		return usagef("-k must be >= 1")
-	}
-	if *prefixes == "" {
-		return usagef("-prefixes is required")
-	}
-	if err := checkStdoutOrFile("-out", *out, *model, *prefixes, *targets); err != nil {
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	m, err := loadStringsModel(*model)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
+	if err := checkStdoutOrFile("-out", spec.Out, spec.Model, spec.Prefixes, spec.Targets); err != nil {
+		return err
+	}
+	m, err := runs.LoadStringsModel(spec.Model)
 	if err != nil {
 		return err
 	}
-	s, err := m.Read(*prefixes, fm)
+	s, err := m.Read(spec.Prefixes, spec.Format)
 	if err != nil {
 		return err
 	}
-	ranks, err := runs.RankStrings(m, s.Seqs, *k)
+	ranks, err := runs.RankStrings(m, s.Seqs, spec.K)
 	if err != nil {
 		return err
 	}
-	if *targets != "" {
-		t, err := wfa.ReadTargetsFile(*targets)
+	if spec.Targets != "" {
+		t, err := wfa.ReadTargetsFile(spec.Targets)
 		if err != nil {
 			return err
 		}
 		if len(t) != len(ranks) {
-			return errors.Errorf("%s: %d targets for the %d prefixes of %s", *targets, len(t), len(ranks), *prefixes)
+			return errors.Errorf("%s: %d targets for the %d prefixes of %s", spec.Targets, len(t), len(ranks), spec.Prefixes)
 		}
 		score, err := wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", score, len(ranks))
-		if *out == "" {
+		if spec.Out == "" {
 			return nil
 		}
 	}
-	return writeOut(*out, stdout, func(w io.Writer) error {
+	return writeOut(spec.Out, stdout, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		for _, r := range ranks {
 			f := make([]string, len(r))

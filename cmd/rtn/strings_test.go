@@ -169,6 +169,13 @@ func TestStringsBadInput(t *testing.T) {
 		{"no model", []string{"strings", "score", "-test", train}, 2, "-model"},
 		{"bad model", []string{"strings", "score", "-model", bad, "-test", train}, 1, "init"},
 		{"unknown", []string{"strings", "learn"}, 2, "unknown subcommand"},
+		{"score no test", []string{"strings", "score", "-model", bad}, 2, "-test must be a string file (required)"},
+		{"score jobs", []string{"strings", "score", "-model", bad, "-test", train, "-jobs", "-1"}, 2, "-jobs must be in [1, 1024], got -1"},
+		{"sample n", []string{"strings", "sample", "-model", bad, "-n", "-1"}, 2, "-n must be >= 1, got -1"},
+		{"sample max-len", []string{"strings", "sample", "-model", bad, "-max-len", "-1"}, 2, "-max-len must be >= 1, got -1"},
+		{"sample no model", []string{"strings", "sample"}, 2, "-model must be a model file (required)"},
+		{"rank k", []string{"strings", "rank", "-model", bad, "-prefixes", train, "-k", "0"}, 2, "-k must be >= 1, got 0"},
+		{"rank no prefixes", []string{"strings", "rank", "-model", bad}, 2, "-prefixes must be a prefix file (required)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
