@@ -201,6 +201,9 @@ type CompareSpec struct {
 	// (1 under ProtocolDeepOBS, which reruns the tuned rate).
 	Seeds []uint64 `json:"-"`
 	// Budget bounds each run. Default 3 epochs (a suite: each problem's).
+	// Epochs and Steps together: the first reached stops a run. Seconds
+	// is refused with either: the table would depend on which bound the
+	// machine's speed made stop each run.
 	Budget compare.Budget `json:"-"`
 	// Batch is the minibatch size; FullBatch trains every step on the
 	// whole training set. Default 32 (a suite: each problem's).

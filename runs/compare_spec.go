@@ -132,6 +132,8 @@ func (s *CompareSpec) comparisonCheck() error {
 		return compareErr("Budget.Steps", "must be >= 0, got %d", b.Steps)
 	case !(b.Seconds >= 0) || math.IsInf(b.Seconds, 0):
 		return compareErr("Budget.Seconds", "must be a finite number >= 0, got %g", b.Seconds)
+	case b.Seconds > 0 && (b.Epochs > 0 || b.Steps > 0):
+		return fieldErr("Budget.Seconds", b.Seconds, "alone, without {Budget.Epochs} or {Budget.Steps} (which bound stops a run would depend on the machine's speed)")
 	case s.Batch < FullBatch || (s.Batch == 0 && s.Suite == ""):
 		return compareErr("Batch", "must be >= 1 (or FullBatch), got %d", s.Batch)
 	case s.EvalEvery < 0:

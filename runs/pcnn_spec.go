@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/rtnlab/rtn/layers/activation"
@@ -112,13 +113,13 @@ func (s PCNNSpec) EstimateMemory() (MemoryEstimate, error) {
 // WithDefaults returns the spec with its unset fields at their defaults.
 func (s PCNNBaselineSpec) WithDefaults() PCNNBaselineSpec {
 	s.Task = cmpOr(s.Task, "anbn")
-	if s.Depth == 0 {
+	if s.Depth == 0 && s.Baseline == "ctw" {
 		s.Depth = 8
 	}
-	if s.States == 0 {
+	if s.States == 0 && s.Baseline == "hmm" {
 		s.States = 32
 	}
-	if s.Iterations == 0 {
+	if s.Iterations == 0 && s.Baseline == "hmm" {
 		s.Iterations = 50
 	}
 	if s.Seed == 0 {
@@ -127,19 +128,35 @@ func (s PCNNBaselineSpec) WithDefaults() PCNNBaselineSpec {
 	return s
 }
 
-// Validate checks the spec's values (a *FieldError).
+// Validate checks the spec's values (a *FieldError). A Baseline of ""
+// stands for none (a network runs, PCNNSpec): it is refused by
+// RunPCNNBaseline, and Validate then checks only that no baseline's field
+// is set. Depth is refused unless Baseline is ctw, States and Iterations
+// unless it is hmm; their 0 is unset (WithDefaults fills it).
 func (s PCNNBaselineSpec) Validate() error {
 	switch {
-	case s.Baseline != "bzip2" && s.Baseline != "ctw" && s.Baseline != "hmm":
+	case s.Baseline != "" && s.Baseline != "bzip2" && s.Baseline != "ctw" && s.Baseline != "hmm":
 		return fieldErr("Baseline", s.Baseline, "bzip2, ctw or hmm")
 	case !contains(pcnnTasks, s.Task):
 		return fieldErr("Task", s.Task, "alphabet, music, xor or anbn")
 	}
+	if s.Baseline != "ctw" {
+		if err := checkUnset("Depth", s.Depth, "unset without {Baseline} ctw (the depth of the ctw baseline)"); err != nil {
+			return err
+		}
+	} else if err := checkRange("Depth", cmp.Or(s.Depth, 1), 1, 64); err != nil {
+		return err
+	}
+	if s.Baseline != "hmm" {
+		const hmm = "unset without {Baseline} hmm (a setting of the hmm baseline)"
+		if err := firstErr(checkUnset("States", s.States, hmm), checkUnset("Iterations", s.Iterations, hmm)); err != nil {
+			return err
+		}
+	} else if err := firstErr(checkRange("States", cmp.Or(s.States, 1), 1, MaxUnits), checkMin("Iterations", cmp.Or(s.Iterations, 1), 1)); err != nil {
+		return err
+	}
 	return firstErr(
-		checkRange("States", s.States, 1, MaxUnits),
-		checkMin("Iterations", s.Iterations, 1),
 		checkMin("Size", s.Size, 0),
-		checkRange("Depth", s.Depth, 1, 64),
 		checkSeed("Seed", s.Seed),
 	)
 }

@@ -56,8 +56,9 @@ type UMPSSpec struct {
 	// adds. If 0, it will be defaulted to 1e-6 (the near-identity
 	// start's noise).
 	GrowNoise float64
-	// GrowLR is Adam's initial learning rate for the grown model. If 0,
-	// it will be defaulted to LR/100: a fresh Adam moves every entry by
+	// GrowLR is Adam's initial learning rate for the grown model, refused
+	// when no model can grow (GrowFrom none, or GrowAuto with a fixed
+	// Bond). If 0, it will be defaulted to LR/100: a fresh Adam moves every entry by
 	// about the rate at each step, the added ones included however small
 	// their gradient, and at LR or LR/10 the grown core leaves the
 	// trained model for a validation NLL 2 to 3 nats per string worse

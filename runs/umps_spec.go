@@ -71,7 +71,7 @@ func (s UMPSSpec) WithDefaults() UMPSSpec {
 			s.LR = 1e-1
 		}
 	}
-	if s.GrowLR == 0 {
+	if s.GrowLR == 0 && s.grows() {
 		s.GrowLR = s.LR / 100
 	}
 	if s.GrowNoise == 0 {
@@ -99,8 +99,10 @@ func (s UMPSSpec) Validate() error {
 		return fieldErr("GrowNoise", s.GrowNoise, "in [0, 1]")
 	case s.Alphabet != nil && (s.Format == nil || *s.Format != datasets.Lines):
 		return fieldErr("Alphabet", nil, "empty: an alphabet is given for {Format} lines only (pautomac and spice files declare theirs)")
-	case s.Format != nil && !(s.ValidFrac > 0 && s.ValidFrac < 1):
+	case s.Format != nil && s.ValidFrac != 0 && !(s.ValidFrac > 0 && s.ValidFrac < 1):
 		return fieldErr("ValidFrac", s.ValidFrac, "in (0, 1)")
+	case s.Format == nil && s.ValidFrac != 0:
+		return fieldErr("ValidFrac", s.ValidFrac, "unset without {Format} (a built-in language is split by {NTrain} and {NValid})")
 	}
 	clip := s.ClipNorm
 	if clip == Off {
@@ -119,7 +121,22 @@ func (s UMPSSpec) Validate() error {
 		checkNonNeg("ClipNorm", clip),
 		checkMin("Restarts", s.Restarts, 1),
 		checkSeed("Seed", s.Seed),
+		s.checkGrowth(),
 	)
+}
+
+// checkGrowth refuses GrowLR when no model grows.
+func (s UMPSSpec) checkGrowth() error {
+	if s.grows() {
+		return nil
+	}
+	return checkUnset("GrowLR", s.GrowLR, "unset without {GrowFrom} (the rate of a grown model)")
+}
+
+// grows reports whether the spec may grow a model: GrowFrom a bond
+// dimension, or GrowAuto with Bond BondAuto.
+func (s UMPSSpec) grows() bool {
+	return s.GrowFrom > 0 || (s.GrowFrom == GrowAuto && s.Bond == BondAuto)
 }
 
 // resolved is the spec as the trainer reads it: Off as 0 (none).

@@ -80,10 +80,10 @@ var numericExpect = map[string]map[string][]int{
 		"target":      {0, 2, 2, 2, 0},
 	},
 	"pcnn": {
-		"ctw-depth":      {0, 0, 2},
+		"ctw-depth":      {0, 2, 2},
 		"generate":       {0, 2, 2},
-		"hmm-iterations": {0, 0, 2},
-		"hmm-states":     {0, 0, 2},
+		"hmm-iterations": {0, 2, 2},
+		"hmm-states":     {0, 2, 2},
 		"minutes":        {0, 2, 2, 2, 2},
 		"passes":         {2, 2, 2},
 		"restarts":       {0, 2, 2},
@@ -172,7 +172,7 @@ var numericExpect = map[string]map[string][]int{
 		"batch":      {2, 2, 2},
 		"clip":       {0, 2, 2, 2, 0},
 		"epochs":     {2, 2, 2},
-		"grow-lr":    {0, 2, 2, 2, 0},
+		"grow-lr":    {0, 2, 2, 2, 2},
 		"init-noise": {0, 2, 2, 2, 1},
 		"lr":         {0, 2, 2, 2, 1},
 		"patience":   {2, 2, 2},
@@ -180,7 +180,7 @@ var numericExpect = map[string]map[string][]int{
 		"seed":       {2},
 		"train":      {2, 2, 2},
 		"valid":      {2, 2, 2},
-		"valid-frac": {2, 2, 2, 2, 2},
+		"valid-frac": {0, 2, 2, 2, 2},
 	},
 	"wfa dot": {
 		"min-weight": {0, 2, 2, 2, 0},
@@ -196,14 +196,14 @@ var numericExpect = map[string]map[string][]int{
 		"valid":    {2, 2, 2, 2, 2},
 	},
 	"wfa learn": {
-		"folds":      {2, 2, 2},
+		"folds":      {0, 2, 2},
 		"lcolumns":   {0, 2, 2},
 		"lrows":      {0, 2, 2},
-		"mixture":    {2, 2, 2},
+		"mixture":    {0, 2, 2},
 		"mixture-se": {2, 2, 2, 2, 2},
 		"rank":       {0, 2, 2},
 		"seed":       {2},
-		"valid":      {2, 2, 2, 2, 2},
+		"valid":      {0, 2, 2, 2, 2},
 	},
 	"wfa minimize": {
 		"tol": {2, 2, 2, 2, 2},
@@ -217,11 +217,11 @@ var numericExpect = map[string]map[string][]int{
 		"seed":    {0},
 	},
 	"wfa sweep": {
-		"folds":         {2, 2, 2},
+		"folds":         {0, 2, 2},
 		"lrows":         {0, 2, 2},
 		"max-ruled-out": {0, 2, 2, 2, 2},
 		"seed":          {2},
-		"valid":         {2, 2, 2, 2, 2},
+		"valid":         {0, 2, 2, 2, 2},
 	},
 }
 
@@ -361,17 +361,31 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	add(2, "beta1 must be in [0, 1)", "compare", "-optimizers", "adam:beta1=2")
 	add(2, "-jobs must be in [1, 1024]", "compare", "-jobs", "100000")
 	add(2, "-data: datasets: Tomita grammar 9 does not exist", "umps train", "-data", "tomita9")
-	add(2, "-valid-frac applies to a string file", "umps train", "-valid-frac", "1")
+	add(2, "-valid-frac must be unset without -format", "umps train", "-valid-frac", "1")
 	add(1, "needs about", "train", "-batch", "100000000")
 	add(2, "design matrix, too large", "spectral", "-method", "ls", "-L", "5", "-n", "1000")
 	add(2, "unexpected argument", "version", "extra")
 	add(2, "-regex, -string must be exactly one given", "umps prob", "-regex", "0", "-string", "0")
-	add(2, "-valid applies with -folds 1", "wfa learn", "-rank", "0", "-folds", "2", "-valid", "0.3")
+	add(2, "-valid must be unset with -folds 2", "wfa learn", "-rank", "0", "-folds", "2", "-valid", "0.3")
+	add(2, "-folds must be unset with -rank", "wfa learn", "-folds", "2")
+	add(2, "-v must be unset with -rank", "wfa learn", "-v")
+	add(2, "-mixture must be unset with -select nll", "wfa learn", "-rank", "0", "-select", "nll", "-mixture", "2")
+	add(2, "-mixture-se must be unset with -select loo", "wfa learn", "-rank", "0", "-select", "loo", "-mixture-se", "0")
+	add(2, "-valid must be unset with -folds 3", "wfa sweep", "-folds", "3", "-valid", "0.3")
+	add(2, "-seconds must be alone, without -epochs or -steps", "compare", "-steps", "5", "-seconds", "1")
+	add(2, "-seconds must be alone, without -epochs or -steps", "compare", "-epochs", "1", "-seconds", "1")
+	add(2, "-schedule must be complete, step:N:G", "train", "-schedule", "step:5")
+	add(2, "-schedule must be complete, exp:G", "train", "-schedule", "exp")
+	add(2, "schedule must be complete, plateau:P:F", "compare", "-optimizers", "sgd:schedule=plateau:3")
+	add(2, "-ctw-depth must be unset without -baseline ctw", "pcnn", "-ctw-depth", "3")
+	add(2, "-hmm-states must be unset without -baseline hmm", "pcnn", "-hmm-states", "4")
+	add(2, "-hmm-iterations must be unset without -baseline hmm", "pcnn", "-baseline", "ctw", "-hmm-iterations", "4")
+	add(2, "-grow-lr must be unset without -grow-from", "umps train", "-grow-lr", "0.1")
 	add(2, "this output is a file", "wfa learn", "-out", "-")
 	add(2, "writing it would destroy it", "wfa learn", "-train", fx.path("s.txt"), "-out", fx.path("s.txt"))
 	add(2, "-test, -solution must be given together", "wfa sweep", "-solution", "")
 	add(2, "2 appears twice", "wfa sweep", "-ranks", "2,2")
-	add(2, "-check-se applies with -check zll only", "wfa finetune", "-check", "none", "-check-se", "2")
+	add(2, "-check-se must be unset with -check none", "wfa finetune", "-check", "none", "-check-se", "2")
 	add(2, "it needs -targets", "wfa rank", "-json")
 	add(2, "-methods applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
 	add(2, "writing it would destroy it", "spectral predict", "-out", fx.path("d.csv"))

@@ -22,7 +22,7 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 		base    string
 		depth   int
 	)
-	d, db := runs.PCNNSpec{}.WithDefaults(), runs.PCNNBaselineSpec{}.WithDefaults()
+	d, dh := runs.PCNNSpec{}.WithDefaults(), runs.PCNNBaselineSpec{Baseline: "hmm"}.WithDefaults()
 	fs.StringVar(&spec.Task, "task", d.Task, "task: alphabet, music, xor or anbn")
 	fs.IntVar(&spec.Size, "size", 0, "task size: lines (alphabet, xor), bars (music) or blocks (anbn); 0 = the paper's")
 	fs.StringVar(&spec.Model, "model", d.Model, "model: rnn, cnn or pcnn")
@@ -36,9 +36,9 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Restarts, "restarts", 0, "starts probed for 150 passes each before training the best (0: 4 for anbn, 1 otherwise)")
 	fs.IntVar(&spec.Generate, "generate", 0, "print this many symbols sampled from the trained model")
 	fs.StringVar(&base, "baseline", "", "run a sanity baseline instead of a network: bzip2, ctw or hmm")
-	fs.IntVar(&depth, "ctw-depth", db.Depth, "context depth of the ctw baseline")
-	states := fs.Int("hmm-states", db.States, "states of the hmm baseline")
-	iters := fs.Int("hmm-iterations", db.Iterations, "Baum-Welch iterations of the hmm baseline")
+	fs.IntVar(&depth, "ctw-depth", 0, fmt.Sprintf("context depth of the ctw baseline (default %d)", runs.PCNNBaselineSpec{Baseline: "ctw"}.WithDefaults().Depth))
+	states := fs.Int("hmm-states", 0, fmt.Sprintf("states of the hmm baseline (default %d)", dh.States))
+	iters := fs.Int("hmm-iterations", 0, fmt.Sprintf("Baum-Welch iterations of the hmm baseline (default %d)", dh.Iterations))
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (report.json, curve.csv, curve.png)")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
@@ -46,9 +46,12 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
+	b := runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size, Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed}
 	if base != "" {
-		return runPCNNBaseline(runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size,
-			Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed}, asJSON, stdout)
+		return runPCNNBaseline(b, asJSON, stdout)
+	}
+	if err := b.WithDefaults().Validate(); err != nil {
+		return specErrorNamed(err, baselineFlagNames)
 	}
 	var err error
 	if degree == "full" {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/runs"
 )
@@ -52,7 +53,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
 	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
-	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
+	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0, fmt.Sprintf("with -format: fraction of the file's strings held out for validation, drawn by -seed (default %g)", runs.UMPSSpec{Format: new(datasets.StringFormat)}.WithDefaults().ValidFrac))
 	bond := fs.String("bond", strconv.Itoa(d.Bond), "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
 	growFrom := fs.String("grow-from", "0", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0; with -format the default is auto)")
 	fs.Float64Var(&spec.GrowLR, "grow-lr", 0, "Adam's learning rate for the grown model, with -grow-from (0: -lr's / 100)")
@@ -81,9 +82,6 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	if spec.Format == nil {
 		if err := checkLanguageName(spec.Data); err != nil {
 			return err
-		}
-		if flagSet(fs, "valid-frac") {
-			return usagef("-valid-frac applies to a string file (-format) only: a built-in language is split by -train and -valid")
 		}
 	}
 	// The flags whose 0 means none; with -format, those not given take
@@ -297,13 +295,14 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Samples, "samples", d.Samples, "number of samples (and of completions for motzkin)")
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	spec.Progress = progressTo(stderr, false)
+	spec.Progress = progressTo(stderr, *quiet)
 	ev, err := runs.RunUMPSEval(spec)
 	if err != nil {
 		return specError(err)
