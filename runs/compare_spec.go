@@ -182,7 +182,7 @@ func (s *CompareSpec) suiteCheck() error {
 	}{{"Model", s.Model != ""}, {"Task", s.Task != ""}, {"DataFile", s.DataFile != ""}, {"Hidden", s.Hidden != 0}, {"Size", s.Size != 0},
 		{"Noise", s.Noise != 0}, {"Rank", s.Rank != 0}, {"Order", s.Order != 0}, {"Lags", s.Lags != 0}, {"Activation", s.Activation != ""},
 		{"Layers", s.Layers != 0}, {"Dropout", s.Dropout != 0}, {"Embed", s.Embed != 0}, {"DType", s.DType != ""}, {"Chunk", s.Chunk != 0},
-		{"Target", s.Target != 0}, {"OwnRates", s.OwnRates}} {
+		{"Target", s.Target != 0}, {"OwnRates", s.OwnRates}, {"DataSeed", s.DataSeed != 0}} {
 		if f.set {
 			return compareErr(f.name, "cannot be set with a suite: its problems set their own")
 		}

@@ -3,6 +3,7 @@ package runs
 import (
 	"cmp"
 	"fmt"
+	"time"
 
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
@@ -159,4 +160,18 @@ func (s PCNNBaselineSpec) Validate() error {
 		checkMin("Size", s.Size, 0),
 		checkSeed("Seed", s.Seed),
 	)
+}
+
+// MaxPCNNMinutes bounds a time budget given in minutes (PCNNMinutes): a
+// year, past which the budget's time.Duration overflows.
+const MaxPCNNMinutes = 366 * 24 * 60
+
+// PCNNMinutes is the PCNNSpec.Budget of a budget given in minutes, or a
+// *FieldError of Budget when minutes is not a number in [0,
+// MaxPCNNMinutes].
+func PCNNMinutes(minutes float64) (time.Duration, error) {
+	if !(minutes >= 0) || minutes > MaxPCNNMinutes {
+		return 0, fieldErr("Budget", minutes, "a number of minutes in [0, %d] (a year)", MaxPCNNMinutes)
+	}
+	return time.Duration(minutes * float64(time.Minute)), nil
 }

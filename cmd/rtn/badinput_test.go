@@ -132,7 +132,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-degree must be full or in [1, -units 16], got 99", "pcnn", "-degree", "99", "-passes", "1")
 	c(2, "-degree must be full or an integer", "pcnn", "-degree", "half", "-passes", "1")
 	c(2, "-size must be >= 0", "pcnn", "-size", "-1", "-passes", "1")
-	c(2, "-minutes must be a number in [0, 527040]", "pcnn", "-minutes", "NaN")
+	c(2, "-minutes must be a number of minutes in [0, 527040]", "pcnn", "-minutes", "NaN")
 	c(2, "-passes must be >= 0", "pcnn", "-passes", "-1")
 	c(2, "set -minutes or -passes", "pcnn")
 	c(2, "-restarts must be >= 1, got -1", "pcnn", "-restarts", "-1", "-passes", "1")

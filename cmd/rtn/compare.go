@@ -36,7 +36,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Embed, "embed", 0, "width of a learned embedding of the input symbols (a cell; 0: one-hot inputs)")
 	fs.StringVar(&spec.DType, "dtype", "", "float type of the steps: float64 or float32 (a cell; default float64)")
 	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (a cell; 0: full backpropagation through time)")
-	fs.Uint64Var(&spec.DataSeed, "data-seed", 1, "seed of the data (fixed across runs)")
+	fs.Uint64Var(&spec.DataSeed, "data-seed", 0, fmt.Sprintf("seed of the data (fixed across runs; default %d; a suite's problems set their own)", runs.CompareSpec{Model: "lstm"}.WithDefaults().DataSeed))
 	opts := fs.String("optimizers", "sgd,momentum,adam,rmsprop,adagrad", "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+strings.Join(runs.CompareOptimizerNames(), ", ")+")")
 	grid := fs.String("lr-grid", "", "learning-rate grid: LO:HI:N (N log-spaced rates), a list R1,R2,..., or own (each optimizer's rate); empty: the model's grid")
 	seeds := fs.String("seeds", "", "seeds: N (1..N) or a list S1,S2,... (default 3; 1 under -protocol deepobs)")
@@ -122,15 +122,6 @@ func compareFlags(spec *runs.CompareSpec, fs *flag.FlagSet, opts, grid, seeds, s
 	spec.DivergeFactor = diverge
 	if diverge <= 0 && !math.IsNaN(diverge) {
 		spec.DivergeFactor = -1
-	}
-	if spec.Suite == "" && spec.Model == "" {
-		spec.Model = "lstm"
-	}
-	if spec.Suite != "" && flagSet(fs, "data-seed") {
-		return usagef("-data-seed cannot be set with a suite: its problems set their own")
-	}
-	if spec.Suite != "" {
-		spec.DataSeed = 0
 	}
 	return nil
 }

@@ -16,10 +16,6 @@ import (
 // into a small one, a panic or a run that never ends.
 const maxFlagInt = math.MaxInt32
 
-// maxMinutes is the largest time budget in minutes, a year: a longer one
-// overflows the budget's time.Duration.
-const maxMinutes = 366 * 24 * 60
-
 // checkIntFlags refuses, as a usage error naming the flag, an integer
 // flag set beyond maxFlagInt in magnitude.
 func checkIntFlags(fs *flag.FlagSet) error {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/rtnlab/rtn/runs"
 )
@@ -59,10 +58,9 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	} else if spec.Degree, err = strconv.Atoi(degree); err != nil {
 		return usagef("-degree must be full or an integer in [1, -units=%d], got %q", spec.Units, degree)
 	}
-	if !(minutes >= 0) || minutes > maxMinutes {
-		return usagef("-minutes must be a number in [0, %d] (a year), got %g", maxMinutes, minutes)
+	if spec.Budget, err = runs.PCNNMinutes(minutes); err != nil {
+		return specError(err)
 	}
-	spec.Budget = time.Duration(minutes * float64(time.Minute))
 	// -restarts 0 and the curve's checks take the spec's defaults.
 	spec.Checks = d.Checks
 	if spec.Restarts == 0 {
