@@ -130,36 +130,12 @@ func (k *headKernel[F]) ParamGrad(h []F, cache []F, grads graph.Grads[F]) {
 // the gradients rounded to z's type.
 
 // softmaxNLL returns -sum_j y_j log softmax(z)_j and replaces z by its
-// gradient times m.
+// gradient times m: each exp(z_j - max z) once, from fastmath's polynomial
+// four at a time (the long one in float64, the short one in float32),
+// kept in z until the gradient is written; the loss is
+// sum_j y_j (lse - z_j) summed as lse sum_j y_j - sum_j y_j z_j.
 func softmaxNLL[F graph.Float](z []F, y []float64, m float64) float64 {
-	if z32, ok := any(z).([]float32); ok {
-		return softmaxNLL32(z32, y, m)
-	}
-	zmax := math.Inf(-1)
-	for _, v := range z {
-		zmax = max(zmax, float64(v))
-	}
-	var s float64
-	for _, v := range z {
-		s += math.Exp(float64(v) - zmax)
-	}
-	lse := zmax + math.Log(s)
-	var loss, ysum float64
-	for j, v := range z {
-		loss -= y[j] * (float64(v) - lse)
-		ysum += y[j]
-	}
-	for j, v := range z {
-		z[j] = F(m * (math.Exp(float64(v)-lse)*ysum - y[j]))
-	}
-	return loss
-}
-
-// softmaxNLL32 is softmaxNLL in a float32 step: each exp(z_j - max z)
-// once, from fastmath's float32 polynomial four at a time, kept in z until
-// the gradient is written; the loss is sum_j y_j (lse - z_j) summed as
-// lse sum_j y_j - sum_j y_j z_j.
-func softmaxNLL32(z []float32, y []float64, m float64) float64 {
+	short := is32[F]()
 	zmax := math.Inf(-1)
 	for _, v := range z {
 		zmax = max(zmax, float64(v))
@@ -169,25 +145,31 @@ func softmaxNLL32(z []float32, y []float64, m float64) float64 {
 	for j := 0; j < n; j += 4 {
 		zz, yy := z[j:j+4:j+4], y[j:j+4:j+4]
 		v0, v1, v2, v3 := float64(zz[0]), float64(zz[1]), float64(zz[2]), float64(zz[3])
-		e0, e1, e2, e3 := fastmath.ExpNeg4(zmax-v0, zmax-v1, zmax-v2, zmax-v3, true)
+		e0, e1, e2, e3 := fastmath.ExpNeg4(zmax-v0, zmax-v1, zmax-v2, zmax-v3, short)
 		s += (e0 + e1) + (e2 + e3)
 		yz += (yy[0]*v0 + yy[1]*v1) + (yy[2]*v2 + yy[3]*v3)
 		ysum += (yy[0] + yy[1]) + (yy[2] + yy[3])
-		zz[0], zz[1], zz[2], zz[3] = float32(e0), float32(e1), float32(e2), float32(e3)
+		zz[0], zz[1], zz[2], zz[3] = F(e0), F(e1), F(e2), F(e3)
 	}
 	for j := n; j < len(z); j++ {
 		v := float64(z[j])
-		e, _, _, _ := fastmath.ExpNeg4(zmax-v, 0, 0, 0, true)
+		e, _, _, _ := fastmath.ExpNeg4(zmax-v, 0, 0, 0, short)
 		s += e
 		yz += y[j] * v
 		ysum += y[j]
-		z[j] = float32(e)
+		z[j] = F(e)
 	}
 	lse := zmax + math.Log(s)
 	for j, e := range z {
-		z[j] = float32(m * (float64(e)/s*ysum - y[j]))
+		z[j] = F(m * (float64(e)/s*ysum - y[j]))
 	}
 	return lse*ysum - yz
+}
+
+// is32 says whether F is float32.
+func is32[F graph.Float]() bool {
+	var zero F
+	return unsafe.Sizeof(zero) == 4
 }
 
 // bernoulliNLL returns sum_j softplus(z_j) - y_j z_j and replaces z by its
@@ -203,8 +185,7 @@ func softmaxNLL32(z []float32, y []float64, m float64) float64 {
 // for a negative z, 0 otherwise (one of the two terms exactly 0), and
 // max(z, 0) is (z + |z|) / 2.
 func bernoulliNLL[F graph.Float](z []F, y []float64, m float64) float64 {
-	var zero F
-	short := unsafe.Sizeof(zero) == 4
+	short := is32[F]()
 	var loss float64
 	prod := 1.0
 	n := len(z) &^ 3
