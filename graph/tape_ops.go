@@ -203,7 +203,7 @@ func unaryRows[F Float](op opKind, f F, y []F, ldy int, a []F, lda, rows, cols i
 				yr[j] = -x
 			}
 		case opTanh:
-			tanhTo(yr, ar)
+			fastmath.Tanh(yr, ar)
 		case opSigmoid:
 			fastmath.Sigmoid(yr, ar) // 0 or 1 at the extremes, never NaN
 		case opExp:

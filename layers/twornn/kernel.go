@@ -61,12 +61,15 @@ func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
 		h, dr := out[0][r*n:(r+1)*n], cache[r*n:(r+1)*n]
-		for j := range n {
-			var pre F
-			for a, xv := range xr {
-				pre += z[a*n+j] * xv
+		clear(h)
+		for a, xv := range xr {
+			za := z[a*n : (a+1)*n]
+			for j := range h {
+				h[j] += za[j] * xv
 			}
-			h[j], dr[j] = pre, 1
+		}
+		for j := range dr {
+			dr[j] = 1
 		}
 		switch c.act {
 		case activation.Tanh:
