@@ -22,7 +22,8 @@ import (
 type UMPSSpec struct {
 	// Data is tomita1..tomita7, tomita3-adjacent, motzkin, or a text file
 	// (one string per line, characters as symbols, split 80/20; see
-	// Format for the other layouts).
+	// Format for the other layouts). If empty, it will be defaulted to
+	// tomita4 (without Format: a string file is required).
 	Data string
 	// Format, if not nil, reads Data as a string file in that format
 	// (PAutomaC, SPiCe or whitespace-separated lines), streamed into

@@ -48,6 +48,9 @@ func (s UMPSSpec) WithDefaults() UMPSSpec {
 			s.ValidFrac = 0.2
 		}
 	}
+	if s.Data == "" && s.Format == nil {
+		s.Data = "tomita4"
+	}
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -101,6 +104,8 @@ func (s UMPSSpec) Validate() error {
 		return fieldErr("Alphabet", nil, "empty: an alphabet is given for {Format} lines only (pautomac and spice files declare theirs)")
 	case s.Format != nil && s.ValidFrac != 0 && !(s.ValidFrac > 0 && s.ValidFrac < 1):
 		return fieldErr("ValidFrac", s.ValidFrac, "in (0, 1)")
+	case s.Data == "":
+		return fieldErr("Data", nil, "a string file (required with {Format})")
 	case s.Format == nil && s.ValidFrac != 0:
 		return fieldErr("ValidFrac", s.ValidFrac, "unset without {Format} (a built-in language is split by {NTrain} and {NValid})")
 	}

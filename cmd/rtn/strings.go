@@ -62,6 +62,11 @@ func intList(flagName, s string) ([]int, error) {
 	return out, nil
 }
 
+// stringsFitFlagNames are the flags of the StringsFitSpec fields whose
+// flag is not their name in kebab case.
+var stringsFitFlagNames = map[string]string{"Families": "family", "Tolerance": "em-tol", "SuffixLength": "start-suffixes",
+	"EMIterations": "em-iters", "ValidFraction": "valid", "Budget": "budget"}
+
 func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings fit")
 	var spec runs.StringsFitSpec
@@ -92,12 +97,9 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fm, err := datasets.ParseStringFormat(*format)
+	fm, err := parseFormat(*format)
 	if err != nil {
-		return usagef("-format: %v", err)
-	}
-	if *train == "" {
-		return usagef("-train is required")
+		return err
 	}
 	if *out == "" {
 		return usagef("-out is required")
@@ -110,7 +112,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := spec.WithDefaults().Validate(); err != nil {
-		return usagef("%v", err)
+		return specErrorNamed(err, stringsFitFlagNames)
 	}
 	lock, err := runs.LockOutputs(nil, []string{*out})
 	if err != nil {

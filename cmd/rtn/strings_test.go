@@ -160,11 +160,13 @@ func TestStringsBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train"},
+		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train must be a string file (required)"},
+		{"em-tol", []string{"strings", "fit", "-train", train, "-out", model, "-em-tol", "2"}, 2, "-em-tol must be in [0, 1), got 2"},
+		{"em-iters", []string{"strings", "fit", "-train", train, "-out", model, "-em-iters", "-1"}, 2, "-em-iters must be >= 1, got -1"},
 		{"mixed wfa", []string{"strings", "fit", "-train", train, "-out", model, "-family", "pfa,wfa"}, 2, "wfa"},
 		{"bad states", []string{"strings", "fit", "-train", train, "-out", model, "-states", "0"}, 2, "states"},
 		{"bad growth", []string{"strings", "fit", "-train", train, "-out", model, "-states-growth", "1"}, 2, "growth"},
-		{"from above max", []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "9", "-states-max", "4"}, 2, "most states"},
+		{"from above max", []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "9", "-states-max", "4"}, 2, "-states-from must be at most -states-max 4, got 9"},
 		{"bad method", []string{"strings", "fit", "-train", train, "-out", model, "-method", "sgd"}, 2, "method"},
 		{"no model", []string{"strings", "score", "-test", train}, 2, "-model"},
 		{"bad model", []string{"strings", "score", "-model", bad, "-test", train}, 1, "init"},

@@ -50,7 +50,7 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 		asJSON bool
 	)
 	d, fd := runs.UMPSSpec{}.WithDefaults(), runs.DefaultUMPSFileSpec()
-	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
+	fs.StringVar(&spec.Data, "data", d.Data, "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
 	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
 	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0, fmt.Sprintf("with -format: fraction of the file's strings held out for validation, drawn by -seed (default %g)", runs.UMPSSpec{Format: new(datasets.StringFormat)}.WithDefaults().ValidFrac))
