@@ -32,6 +32,12 @@ type PCNNBaselineSpec struct {
 	States, Iterations int
 	// Seed seeds the streams and the HMM. Default 1.
 	Seed uint64
+	// Network holds settings of a network run (PCNNSpec) given beside
+	// the baseline, which reads none: each field but Task, Size, Seed and
+	// Log must be zero or PCNNSpec's default (the command line sets it
+	// from its flags, so that a network flag given with -baseline is
+	// refused rather than ignored).
+	Network PCNNSpec `json:"-"`
 }
 
 // RunPCNNBaseline scores a baseline on the task's validation stream

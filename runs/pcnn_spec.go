@@ -3,6 +3,7 @@ package runs
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/rtnlab/rtn/layers/activation"
@@ -156,6 +157,16 @@ func (s PCNNBaselineSpec) Validate() error {
 	} else if err := firstErr(checkRange("States", cmp.Or(s.States, 1), 1, MaxUnits), checkMin("Iterations", cmp.Or(s.Iterations, 1), 1)); err != nil {
 		return err
 	}
+	if s.Baseline != "" {
+		if err := s.checkNetwork(); err != nil {
+			return err
+		}
+	}
+	if s.Baseline != "" {
+		if err := s.checkNetwork(); err != nil {
+			return err
+		}
+	}
 	return firstErr(
 		checkMin("Size", s.Size, 0),
 		checkSeed("Seed", s.Seed),
@@ -174,4 +185,27 @@ func PCNNMinutes(minutes float64) (time.Duration, error) {
 		return 0, fieldErr("Budget", minutes, "a number of minutes in [0, %d] (a year)", MaxPCNNMinutes)
 	}
 	return time.Duration(minutes * float64(time.Minute)), nil
+}
+
+// checkNetwork refuses a field of Network set to a value other than its
+// default: a baseline trains no network.
+func (s PCNNBaselineSpec) checkNetwork() error {
+	n := reflect.ValueOf(s.Network)
+	d := reflect.ValueOf(PCNNSpec{Task: s.Network.Task}.WithDefaults())
+	for i := range n.NumField() {
+		name, f := n.Type().Field(i).Name, n.Field(i)
+		switch name {
+		case "Task", "Size", "Seed", "Log":
+			continue
+		}
+		if f.IsZero() || reflect.DeepEqual(f.Interface(), d.Field(i).Interface()) {
+			continue
+		}
+		v := f.Interface()
+		if name == "Degree" && v == Full {
+			v = "full"
+		}
+		return fieldErr("Network."+name, v, "unset with {Baseline} %s (a setting of the network, which a baseline does not train)", s.Baseline)
+	}
+	return nil
 }

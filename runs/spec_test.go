@@ -57,6 +57,10 @@ func TestSpecsRefuseBadFields(t *testing.T) {
 			_, err := RunPCNNBaseline(PCNNBaselineSpec{Baseline: "hmm", Depth: 3})
 			return err
 		}},
+		{"pcnn baseline network", "Network.Units", func() error {
+			_, err := RunPCNNBaseline(PCNNBaselineSpec{Baseline: "ctw", Network: PCNNSpec{Units: 4}})
+			return err
+		}},
 		{"pcnn baseline none", "Baseline", func() error { _, err := RunPCNNBaseline(PCNNBaselineSpec{}); return err }},
 		{"tune model", "Model", func() error { _, err := TuneSpectral(SpectralTuneSpec{Data: "x.csv"}); return err }},
 		{"tune patience", "Patience", func() error {

@@ -381,6 +381,8 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	add(2, "-hmm-states must be unset without -baseline hmm", "pcnn", "-hmm-states", "4")
 	add(2, "-hmm-iterations must be unset without -baseline hmm", "pcnn", "-baseline", "ctw", "-hmm-iterations", "4")
 	add(2, "-grow-lr must be unset without -grow-from", "umps train", "-grow-lr", "0.1")
+	add(2, "-units must be unset with -baseline ctw", "pcnn", "-baseline", "ctw")
+	cs = append(cs, exitCase{args: []string{"pcnn", "-baseline", "bzip2", "-out", "{out}/p"}, code: 2, msg: "-out must be unset with -baseline bzip2"})
 	cs = append(cs, exitCase{args: []string{"compare", "-suite", "small", "-data-seed", "3", "-out", "{out}/c"}, code: 2, msg: "-data-seed: cannot be set with a suite"})
 	add(2, "this output is a file", "wfa learn", "-out", "-")
 	add(2, "writing it would destroy it", "wfa learn", "-train", fx.path("s.txt"), "-out", fx.path("s.txt"))

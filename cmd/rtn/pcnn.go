@@ -45,13 +45,6 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	b := runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size, Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed}
-	if base != "" {
-		return runPCNNBaseline(b, asJSON, stdout)
-	}
-	if err := b.WithDefaults().Validate(); err != nil {
-		return specErrorNamed(err, baselineFlagNames)
-	}
 	var err error
 	if degree == "full" {
 		spec.Degree = runs.Full
@@ -60,6 +53,14 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	}
 	if spec.Budget, err = runs.PCNNMinutes(minutes); err != nil {
 		return specError(err)
+	}
+	b := runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size, Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed,
+		Network: spec}
+	if base != "" {
+		return runPCNNBaseline(b, asJSON, stdout)
+	}
+	if err := b.WithDefaults().Validate(); err != nil {
+		return specErrorNamed(err, baselineFlagNames)
 	}
 	// -restarts 0 and the curve's checks take the spec's defaults.
 	spec.Checks = d.Checks
