@@ -3,6 +3,7 @@ package twornn
 import (
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/internal/fastmath"
+	"github.com/rtnlab/rtn/internal/vec"
 	"github.com/rtnlab/rtn/layers/activation"
 )
 
@@ -63,10 +64,7 @@ func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 		h, dr := out[0][r*n:(r+1)*n], cache[r*n:(r+1)*n]
 		clear(h)
 		for a, xv := range xr {
-			za := z[a*n : (a+1)*n]
-			for j := range h {
-				h[j] += za[j] * xv
-			}
+			vec.ScaleAdd(h, z[a*n:(a+1)*n], xv)
 		}
 		for j := range dr {
 			dr[j] = 1
@@ -92,13 +90,9 @@ func (k *kernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads 
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
 		g, dr := gout[0][r*n:(r+1)*n], cache[r*n:(r+1)*n]
-		for j := range n {
-			g[j] *= dr[j]
-		}
+		vec.Mul(g, g, dr)
 		for a, xv := range xr {
-			for j, v := range g {
-				z[a*n+j] = xv * v
-			}
+			vec.Scale(z[a*n:(a+1)*n], g, xv)
 		}
 	}
 	graph.GemmOf(true, false, n, d*n, k.batch, 1, in[0], n, k.z, d*n, 1, grads.Data(c.Name("A")), d*n)
