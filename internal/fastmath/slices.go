@@ -22,7 +22,7 @@ func is32[F Float]() bool {
 func Tanh[F Float](dst, src []F) {
 	dst = dst[:len(src)]
 	short := is32[F]()
-	v := vectorized(tanh64, dst, src)
+	v := vectorized(tanh64, tanh32, dst, src)
 	n := len(src) &^ 3
 	for i := v; i < n; i += 4 {
 		s, d := src[i:i+4:i+4], dst[i:i+4:i+4]
@@ -44,7 +44,7 @@ func Tanh[F Float](dst, src []F) {
 func Sigmoid[F Float](dst, src []F) {
 	dst = dst[:len(src)]
 	short := is32[F]()
-	v := vectorized(sigmoid64, dst, src)
+	v := vectorized(sigmoid64, sigmoid32, dst, src)
 	n := len(src) &^ 3
 	for i := v; i < n; i += 4 {
 		s, d := src[i:i+4:i+4], dst[i:i+4:i+4]

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// Four float64 lanes of Tanh4's and ExpNeg4's long polynomial, one
+// Four float64 lanes of Tanh4's and ExpNeg4's polynomials, one
 // instruction per operation of the Go code in the same order (products
 // and sums rounded apart, never fused), so that each lane has the Go
 // code's bits. Constants, each in four lanes:
@@ -124,10 +124,9 @@ DATA fmc<>+720(SB)/8, $0x3fe0000000000000
 DATA fmc<>+728(SB)/8, $0x3fe0000000000000
 GLOBL fmc<>(SB), RODATA|NOPTR, $736
 
-// EXPM1 reads a = Y1 (>= 0 or NaN) and leaves m = expm1(r) in Y7 and
-// s = 2^k in Y6, where -min(a, 700) = k ln 2 + r (reduce and expNeg4 of
-// fastmath.go). Uses Y2-Y7.
-#define EXPM1 \
+// REDUCE reads a = Y1 (>= 0 or NaN), writes r into Y5 and s = 2^k into
+// Y6, where -min(a, 700) = k ln 2 + r (reduce of fastmath.go). Uses Y2-Y6.
+#define REDUCE \
 	VMOVUPD CLAMP, Y6 \
 	VMINPD Y1, Y6, Y1 \
 	VXORPD SIGN, Y1, Y1 \
@@ -140,7 +139,11 @@ GLOBL fmc<>(SB), RODATA|NOPTR, $736
 	VSUBPD Y4, Y5, Y5 \
 	VPSUBQ ROUND, Y2, Y6 \
 	VPADDQ BIAS, Y6, Y6 \
-	VPSLLQ $52, Y6, Y6 \
+	VPSLLQ $52, Y6, Y6
+
+// LONG starts the polynomial q of expNeg4 in Y7 with its six leading
+// terms (the long polynomial); SHORT with c7 alone (the short one).
+#define LONG \
 	VMULPD C13, Y5, Y7 \
 	VADDPD C12, Y7, Y7 \
 	VMULPD Y5, Y7, Y7 \
@@ -152,7 +155,13 @@ GLOBL fmc<>(SB), RODATA|NOPTR, $736
 	VMULPD Y5, Y7, Y7 \
 	VADDPD C8, Y7, Y7 \
 	VMULPD Y5, Y7, Y7 \
-	VADDPD C7, Y7, Y7 \
+	VADDPD C7, Y7, Y7
+
+#define SHORT \
+	VMOVUPD C7, Y7
+
+// EXPM1 ends the polynomial and leaves m = r + r^2 q(r) = expm1(r) in Y7.
+#define EXPM1 \
 	VMULPD Y5, Y7, Y7 \
 	VADDPD C6, Y7, Y7 \
 	VMULPD Y5, Y7, Y7 \
@@ -167,59 +176,90 @@ GLOBL fmc<>(SB), RODATA|NOPTR, $736
 	VMULPD Y5, Y7, Y7 \
 	VADDPD Y5, Y7, Y7
 
+// TANH writes into Y8 the tanh of the four values in Y0 (Tanh4).
+#define TANH(POLY) \
+	VANDPD ABS, Y0, Y1 \
+	VADDPD Y1, Y1, Y1 \
+	REDUCE \
+	POLY \
+	EXPM1 \
+	VMULPD Y7, Y6, Y8 \
+	VSUBPD ONE, Y6, Y9 \
+	VADDPD Y9, Y8, Y8 \
+	VADDPD TWO, Y8, Y9 \
+	VXORPD SIGN, Y8, Y8 \
+	VDIVPD Y9, Y8, Y8 \
+	VANDPD ABS, Y8, Y8 \
+	VANDPD SIGN, Y0, Y10 \
+	VORPD Y10, Y8, Y8
+
+// SIGMOID writes into Y8 the sigmoid of the four values in Y0 (ExpNeg4,
+// then sigmoidOf).
+#define SIGMOID(POLY) \
+	VANDPD ABS, Y0, Y1 \
+	REDUCE \
+	POLY \
+	EXPM1 \
+	VADDPD ONE, Y7, Y8 \
+	VMULPD Y8, Y6, Y8 \
+	VPSRLQ $63, Y0, Y9 \
+	VORPD TWO52, Y9, Y9 \
+	VSUBPD TWO52, Y9, Y9 \
+	VMULPD Y9, Y8, Y10 \
+	VMOVUPD ONE, Y11 \
+	VSUBPD Y9, Y11, Y11 \
+	VADDPD Y11, Y10, Y10 \
+	VADDPD ONE, Y8, Y8 \
+	VDIVPD Y8, Y10, Y8
+
+// LOOP64 applies F(LONG) to n float64s, four at a time; LOOP32 applies
+// F(SHORT) to n float32s, four at a time, each widened to float64 and the
+// result rounded back.
+#define LOOP64(F) \
+	MOVQ dst+0(FP), DI \
+	MOVQ src+8(FP), SI \
+	MOVQ n+16(FP), CX \
+	SHRQ $2, CX \
+loop: \
+	VMOVUPD (SI), Y0 \
+	F(LONG) \
+	VMOVUPD Y8, (DI) \
+	ADDQ $32, SI \
+	ADDQ $32, DI \
+	DECQ CX \
+	JNZ loop \
+	VZEROUPPER \
+	RET
+
+#define LOOP32(F) \
+	MOVQ dst+0(FP), DI \
+	MOVQ src+8(FP), SI \
+	MOVQ n+16(FP), CX \
+	SHRQ $2, CX \
+loop: \
+	VCVTPS2PD (SI), Y0 \
+	F(SHORT) \
+	VCVTPD2PSY Y8, X8 \
+	VMOVUPS X8, (DI) \
+	ADDQ $16, SI \
+	ADDQ $16, DI \
+	DECQ CX \
+	JNZ loop \
+	VZEROUPPER \
+	RET
+
 // func tanh64(dst, src *float64, n int)
 TEXT ·tanh64(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	SHRQ $2, CX
-tanhloop:
-	VMOVUPD (SI), Y0
-	VANDPD ABS, Y0, Y1
-	VADDPD Y1, Y1, Y1
-	EXPM1
-	VMULPD Y7, Y6, Y8
-	VSUBPD ONE, Y6, Y9
-	VADDPD Y9, Y8, Y8
-	VADDPD TWO, Y8, Y9
-	VXORPD SIGN, Y8, Y8
-	VDIVPD Y9, Y8, Y8
-	VANDPD ABS, Y8, Y8
-	VANDPD SIGN, Y0, Y10
-	VORPD Y10, Y8, Y8
-	VMOVUPD Y8, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	DECQ CX
-	JNZ tanhloop
-	VZEROUPPER
-	RET
+	LOOP64(TANH)
 
 // func sigmoid64(dst, src *float64, n int)
 TEXT ·sigmoid64(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	SHRQ $2, CX
-sigloop:
-	VMOVUPD (SI), Y0
-	VANDPD ABS, Y0, Y1
-	EXPM1
-	VADDPD ONE, Y7, Y8
-	VMULPD Y8, Y6, Y8
-	VPSRLQ $63, Y0, Y9
-	VORPD TWO52, Y9, Y9
-	VSUBPD TWO52, Y9, Y9
-	VMULPD Y9, Y8, Y10
-	VMOVUPD ONE, Y11
-	VSUBPD Y9, Y11, Y11
-	VADDPD Y11, Y10, Y10
-	VADDPD ONE, Y8, Y8
-	VDIVPD Y8, Y10, Y10
-	VMOVUPD Y10, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	DECQ CX
-	JNZ sigloop
-	VZEROUPPER
-	RET
+	LOOP64(SIGMOID)
+
+// func tanh32(dst, src *float32, n int)
+TEXT ·tanh32(SB), NOSPLIT, $0-24
+	LOOP32(TANH)
+
+// func sigmoid32(dst, src *float32, n int)
+TEXT ·sigmoid32(SB), NOSPLIT, $0-24
+	LOOP32(SIGMOID)
