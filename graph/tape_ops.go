@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rtnlab/rtn/internal/fastmath"
+	"github.com/rtnlab/rtn/internal/vec"
 )
 
 // The tape's ops on [rows, cols] row-major values with row strides: one
@@ -490,12 +491,9 @@ func unaryVJP[F Float](op opKind, f F, d, gy, a []F, lda int, y []F, ldy, rows, 
 		case opScale:
 			scaleInto(dr, gr, f, acc)
 		case opTanh:
-			tanhGradInto(dr, gr, y[r*ldy:], acc)
+			vec.TanhGrad(dr, gr, y[r*ldy:], acc)
 		case opSigmoid:
-			yr := y[r*ldy : r*ldy+cols]
-			for j, x := range gr {
-				set(&dr[j], x*yr[j]*(1-yr[j]), acc)
-			}
+			vec.SigmoidGrad(dr, gr, y[r*ldy:], acc)
 		case opExp:
 			mulInto(dr, gr, y[r*ldy:], acc)
 		case opLog:

@@ -149,3 +149,57 @@ func ScaleAdd[F Float](d, a []F, s F) {
 		d[j] += a[j] * s
 	}
 }
+
+// SigmoidGrad writes g y (1 - y) into d, computed as (g y) (1 - y), or adds
+// it when acc is set: the gradient through a sigmoid whose values are y.
+func SigmoidGrad[F Float](d, g, y []F, acc bool) {
+	n := len(d)
+	g, y = g[:n], y[:n]
+	v := split[F](n)
+	if v > 0 {
+		switch {
+		case is32[F]() && acc:
+			sigmoidGradAdd32(p32(d), p32(g), p32(y), v)
+		case is32[F]():
+			sigmoidGrad32(p32(d), p32(g), p32(y), v)
+		case acc:
+			sigmoidGradAdd64(p64(d), p64(g), p64(y), v)
+		default:
+			sigmoidGrad64(p64(d), p64(g), p64(y), v)
+		}
+	}
+	for j := v; j < n; j++ {
+		t := g[j] * y[j] * (1 - y[j])
+		if acc {
+			t += d[j]
+		}
+		d[j] = t
+	}
+}
+
+// TanhGrad writes g (1 - y y) into d, or adds it when acc is set: the
+// gradient through a tanh whose values are y.
+func TanhGrad[F Float](d, g, y []F, acc bool) {
+	n := len(d)
+	g, y = g[:n], y[:n]
+	v := split[F](n)
+	if v > 0 {
+		switch {
+		case is32[F]() && acc:
+			tanhGradAdd32(p32(d), p32(g), p32(y), v)
+		case is32[F]():
+			tanhGrad32(p32(d), p32(g), p32(y), v)
+		case acc:
+			tanhGradAdd64(p64(d), p64(g), p64(y), v)
+		default:
+			tanhGrad64(p64(d), p64(g), p64(y), v)
+		}
+	}
+	for j := v; j < n; j++ {
+		t := g[j] * (1 - y[j]*y[j])
+		if acc {
+			t += d[j]
+		}
+		d[j] = t
+	}
+}

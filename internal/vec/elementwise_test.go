@@ -51,6 +51,26 @@ func elementwiseCases[F Float]() []elementwiseCase[F] {
 				d[j] += a[j] * s
 			}
 		}},
+		{"SigmoidGrad", func(d, a, b []F, _ F) { SigmoidGrad(d, a, b, false) }, func(d, a, b []F, _ F) {
+			for j := range d {
+				d[j] = a[j] * b[j] * (1 - b[j])
+			}
+		}},
+		{"SigmoidGradAdd", func(d, a, b []F, _ F) { SigmoidGrad(d, a, b, true) }, func(d, a, b []F, _ F) {
+			for j := range d {
+				d[j] += a[j] * b[j] * (1 - b[j])
+			}
+		}},
+		{"TanhGrad", func(d, a, b []F, _ F) { TanhGrad(d, a, b, false) }, func(d, a, b []F, _ F) {
+			for j := range d {
+				d[j] = a[j] * (1 - b[j]*b[j])
+			}
+		}},
+		{"TanhGradAdd", func(d, a, b []F, _ F) { TanhGrad(d, a, b, true) }, func(d, a, b []F, _ F) {
+			for j := range d {
+				d[j] += a[j] * (1 - b[j]*b[j])
+			}
+		}},
 	}
 }
 

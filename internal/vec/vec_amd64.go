@@ -52,3 +52,27 @@ func scaleAdd64(d, a *float64, s float64, n int)
 
 //go:noescape
 func scaleAdd32(d, a *float32, s float32, n int)
+
+//go:noescape
+func sigmoidGrad64(d, dy, y *float64, n int)
+
+//go:noescape
+func sigmoidGradAdd64(d, dy, y *float64, n int)
+
+//go:noescape
+func sigmoidGrad32(d, dy, y *float32, n int)
+
+//go:noescape
+func sigmoidGradAdd32(d, dy, y *float32, n int)
+
+//go:noescape
+func tanhGrad64(d, dy, y *float64, n int)
+
+//go:noescape
+func tanhGradAdd64(d, dy, y *float64, n int)
+
+//go:noescape
+func tanhGrad32(d, dy, y *float32, n int)
+
+//go:noescape
+func tanhGradAdd32(d, dy, y *float32, n int)

@@ -154,3 +154,207 @@ TEXT ·scaleAdd64(SB), NOSPLIT, $0-32
 // func scaleAdd32(d, a *float32, s float32, n int)
 TEXT ·scaleAdd32(SB), NOSPLIT, $0-32
 	SCALEADD(VMOVUPS, VBROADCASTSS, VMULPS, VADDPS, 3)
+
+DATA ones64<>+0(SB)/8, $0x3ff0000000000000
+GLOBL ones64<>(SB), RODATA|NOPTR, $8
+DATA ones32<>+0(SB)/4, $0x3f800000
+GLOBL ones32<>(SB), RODATA|NOPTR, $4
+
+#define ONES64 ones64<>(SB)
+#define ONES32 ones32<>(SB)
+
+// The gradients through an activation whose values are y: d = g f(y),
+// or d = d + g f(y) (the Add variants), with f the sigmoid's derivative
+// computed as (g y) (1 - y), or tanh's, g (1 - y y); Y1 holds ones.
+
+// func sigmoidGrad64(d, dy, y *float64, n int)
+TEXT ·sigmoidGrad64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	VBROADCASTSD ONES64, Y1
+loop:
+	VMOVUPD (SI), Y0
+	VMULPD (DX), Y0, Y0
+	VMOVUPD Y1, Y3
+	VSUBPD (DX), Y3, Y3
+	VMULPD Y3, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func sigmoidGradAdd64(d, dy, y *float64, n int)
+TEXT ·sigmoidGradAdd64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	VBROADCASTSD ONES64, Y1
+loop:
+	VMOVUPD (SI), Y0
+	VMULPD (DX), Y0, Y0
+	VMOVUPD Y1, Y3
+	VSUBPD (DX), Y3, Y3
+	VMULPD Y3, Y0, Y0
+	VADDPD (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func sigmoidGrad32(d, dy, y *float32, n int)
+TEXT ·sigmoidGrad32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	VBROADCASTSS ONES32, Y1
+loop:
+	VMOVUPS (SI), Y0
+	VMULPS (DX), Y0, Y0
+	VMOVUPS Y1, Y3
+	VSUBPS (DX), Y3, Y3
+	VMULPS Y3, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func sigmoidGradAdd32(d, dy, y *float32, n int)
+TEXT ·sigmoidGradAdd32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	VBROADCASTSS ONES32, Y1
+loop:
+	VMOVUPS (SI), Y0
+	VMULPS (DX), Y0, Y0
+	VMOVUPS Y1, Y3
+	VSUBPS (DX), Y3, Y3
+	VMULPS Y3, Y0, Y0
+	VADDPS (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func tanhGrad64(d, dy, y *float64, n int)
+TEXT ·tanhGrad64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	VBROADCASTSD ONES64, Y1
+loop:
+	VMOVUPD (DX), Y2
+	VMULPD (DX), Y2, Y2
+	VMOVUPD Y1, Y3
+	VSUBPD Y2, Y3, Y3
+	VMOVUPD (SI), Y0
+	VMULPD Y3, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func tanhGradAdd64(d, dy, y *float64, n int)
+TEXT ·tanhGradAdd64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	VBROADCASTSD ONES64, Y1
+loop:
+	VMOVUPD (DX), Y2
+	VMULPD (DX), Y2, Y2
+	VMOVUPD Y1, Y3
+	VSUBPD Y2, Y3, Y3
+	VMOVUPD (SI), Y0
+	VMULPD Y3, Y0, Y0
+	VADDPD (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func tanhGrad32(d, dy, y *float32, n int)
+TEXT ·tanhGrad32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	VBROADCASTSS ONES32, Y1
+loop:
+	VMOVUPS (DX), Y2
+	VMULPS (DX), Y2, Y2
+	VMOVUPS Y1, Y3
+	VSUBPS Y2, Y3, Y3
+	VMOVUPS (SI), Y0
+	VMULPS Y3, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET
+
+// func tanhGradAdd32(d, dy, y *float32, n int)
+TEXT ·tanhGradAdd32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ dy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	VBROADCASTSS ONES32, Y1
+loop:
+	VMOVUPS (DX), Y2
+	VMULPS (DX), Y2, Y2
+	VMOVUPS Y1, Y3
+	VSUBPS Y2, Y3, Y3
+	VMOVUPS (SI), Y0
+	VMULPS Y3, Y0, Y0
+	VADDPS (DI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+	RET

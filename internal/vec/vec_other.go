@@ -20,3 +20,12 @@ func scale64(d, a *float64, s float64, n int)    { panic("vec: no assembly") }
 func scale32(d, a *float32, s float32, n int)    { panic("vec: no assembly") }
 func scaleAdd64(d, a *float64, s float64, n int) { panic("vec: no assembly") }
 func scaleAdd32(d, a *float32, s float32, n int) { panic("vec: no assembly") }
+
+func sigmoidGrad64(d, dy, y *float64, n int)    { panic("vec: no assembly") }
+func sigmoidGradAdd64(d, dy, y *float64, n int) { panic("vec: no assembly") }
+func sigmoidGrad32(d, dy, y *float32, n int)    { panic("vec: no assembly") }
+func sigmoidGradAdd32(d, dy, y *float32, n int) { panic("vec: no assembly") }
+func tanhGrad64(d, dy, y *float64, n int)       { panic("vec: no assembly") }
+func tanhGradAdd64(d, dy, y *float64, n int)    { panic("vec: no assembly") }
+func tanhGrad32(d, dy, y *float32, n int)       { panic("vec: no assembly") }
+func tanhGradAdd32(d, dy, y *float32, n int)    { panic("vec: no assembly") }
