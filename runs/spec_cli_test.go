@@ -2,6 +2,7 @@ package runs
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +16,12 @@ import (
 // command line's message in the fields' Go names (rtn names them by
 // flag), before any work.
 func TestSpecsRefuseAsTheCommandLine(t *testing.T) {
+	splitFile := filepath.Join(t.TempDir(), "split.csv")
+	data := datasets.IOData{In: 1, Out: 1, X: [][]float64{{1}, {2}, {3}}, Y: []float64{1, 2, 3},
+		Split: []datasets.Part{datasets.PartTrain, datasets.PartValid, datasets.PartTest}}
+	if err := datasets.WriteIOData(splitFile, data); err != nil {
+		t.Fatal(err)
+	}
 	small := func(s CompareSpec) CompareSpec {
 		s.Model, s.Size, s.Settings, s.LRGrid, s.Seeds, s.Jobs = "2rnn", 20, []compare.Setting{{Optimizer: "sgd"}}, []float64{0.1}, []uint64{1}, 1
 		return s
@@ -42,6 +49,34 @@ func TestSpecsRefuseAsTheCommandLine(t *testing.T) {
 		{"umps epochs none", "Epochs", "Epochs must be >= 1, got none", func() error {
 			_, err := TrainUMPS(UMPSSpec{Data: "tomita4", Epochs: Off})
 			return err
+		}},
+		{"spectral epochs without training", "Epochs", "Epochs must be unset with Method ls (only tiht+sgd and lstm train for epochs), got 5", func() error {
+			_, err := RunSpectral(SpectralSpec{Method: "ls", N: 20, Epochs: 5})
+			return err
+		}},
+		{"sweep epochs without training", "Epochs", "Epochs must be unset with Methods ls,tiht", func() error {
+			_, err := SpectralSweep(SweepSpec{Methods: []string{"ls", "tiht"}, Ns: []int{20}, Epochs: 5})
+			return err
+		}},
+		{"spectral data epochs without training", "Epochs", "Epochs must be unset with Method ls", func() error {
+			_, err := RunSpectralData(SpectralDataSpec{Data: "x.csv", Method: "ls", Epochs: 5})
+			return err
+		}},
+		{"spectral data own split", "ValidFrac", "ValidFrac must be unset with " + splitFile + ": the file has a split of its own", func() error {
+			_, err := RunSpectralData(SpectralDataSpec{Data: splitFile, ValidFrac: 0.2})
+			return err
+		}},
+		{"spectral command sweep with data", "Sweep", "Sweep must be unset with Data.Data", func() error {
+			return SpectralCommand{Sweep: true, Data: SpectralDataSpec{Data: "x.csv"}}.WithDefaults().Validate()
+		}},
+		{"spectral command grid without out", "Out", "Out must be a directory with Sweep", func() error {
+			return SpectralCommand{Sweep: true}.Validate()
+		}},
+		{"spectral command single with data", "Single.N, Single.Noise", "Single.N, Single.Noise must be unset with Data.Data: the data file replaces the built-in task", func() error {
+			return SpectralCommand{Single: SpectralSpec{N: 5, Noise: 0.1}, Data: SpectralDataSpec{Data: "x.csv"}}.WithDefaults().Validate()
+		}},
+		{"spectral command grid field in a single run", "Grid.Methods", "Grid.Methods must be unset with a single built-in run: it applies to Sweep only (did you mean Single.Method?)", func() error {
+			return SpectralCommand{Grid: SweepSpec{Methods: []string{"ls"}}}.WithDefaults().Validate()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,5 +110,28 @@ func TestUMPSFileDefaults(t *testing.T) {
 	set := UMPSSpec{Data: "s.txt", Format: new(datasets.Lines), Norm: new(umps.PerLength), RestoreOnDrop: new(false), BalanceEpochs: 5}.WithDefaults()
 	if *set.Norm != umps.PerLength || *set.RestoreOnDrop || set.BalanceEpochs != 5 {
 		t.Errorf("set on a file: norm %v restore %v balance %d, want n, false, 5", *set.Norm, *set.RestoreOnDrop, set.BalanceEpochs)
+	}
+}
+
+// TestSpectralCommandRuns checks that the command copies its shared
+// settings into the run it chooses and that its defaults are the specs'.
+func TestSpectralCommandRuns(t *testing.T) {
+	c := SpectralCommand{Single: SpectralSpec{Method: "tiht+sgd", Rank: 3, Seed: 7, Epochs: 4}, Out: "m.npz", Data: SpectralDataSpec{Data: "d.csv"}}
+	if d := c.DataSpec(); d.Method != "tiht+sgd" || d.Rank != 3 || d.Seed != 7 || d.Epochs != 4 || d.SaveModel != "m.npz" {
+		t.Errorf("data spec %+v", d)
+	}
+	sweep := SpectralCommand{Sweep: true}.WithDefaults()
+	if err := sweep.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	g, want := sweep.GridSpec(), SweepSpec{}.WithDefaults()
+	if sweep.Out != "out/spectral" || g.Epochs != want.Epochs || g.Seeds != want.Seeds || len(g.Ns) != len(want.Ns) {
+		t.Errorf("grid %+v (out %q), want the paper's grid %+v", g, sweep.Out, want)
+	}
+	if r := sweep.RankSpec(); len(r.Ranks) != 4 || r.Epochs != 0 || r.Methods[0] != "tiht" {
+		t.Errorf("rank runs %+v", r)
+	}
+	if s := (SpectralCommand{}).WithDefaults(); s.Validate() != nil || s.SingleSpec().Epochs != 0 || s.SingleSpec().N != 1000 {
+		t.Errorf("single run %+v: %v", s.SingleSpec(), s.Validate())
 	}
 }

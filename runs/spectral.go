@@ -44,7 +44,8 @@ type SpectralSpec struct {
 	D, P, States int
 	// Epochs caps the training epochs of tiht+sgd and lstm (Adam, lr
 	// 0.001, batch 100, early stop after 5 epochs without improvement of
-	// the training loss); if 0 it defaults to 100.
+	// the training loss); if 0 it defaults to 100 for those methods. The
+	// other methods do not train for epochs: it must be unset.
 	Epochs int
 	// TestN is the number of test sequences; if 0 it defaults to 1,000.
 	TestN int

@@ -100,6 +100,7 @@ type tuneMeta struct {
 // through optim.Trainer, with its checkpoints and resume, and keeps the
 // parameters with the best validation MSE.
 func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
+	given := givenFracs(spec.ValidFrac, spec.TestFrac)
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed)
+	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed, given)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ var numericExpect = map[string]map[string][]int{
 	"spectral": {
 		"L":          {2, 2, 2},
 		"d":          {2, 2, 2},
-		"epochs":     {2, 2, 2},
+		"epochs":     {0, 2, 2}, // 0 is unset: tiht trains for no epochs
 		"n":          {2, 2, 2},
 		"noise":      {0, 2, 2, 2, 1},
 		"p":          {2, 2, 2},
@@ -397,7 +397,13 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	add(2, "2 appears twice", "wfa sweep", "-ranks", "2,2")
 	add(2, "-check-se must be unset with -check none", "wfa finetune", "-check", "none", "-check-se", "2")
 	add(2, "it needs -targets", "wfa rank", "-json")
-	add(2, "-methods applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
+	add(2, "-methods must be unset with a single built-in run: it applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
+	add(2, "-epochs must be >= 1, got 0", "spectral", "-method", "tiht+sgd", "-epochs", "0")
+	add(2, "-out must be empty with -method lstm", "spectral", "-method", "lstm")
+	add(2, "-epochs must be unset with -method ls", "spectral", "-method", "ls", "-epochs", "5")
+	cs = append(cs, exitCase{args: []string{"spectral", "-sweep", "-data", fx.path("d.csv")}, code: 2, msg: "-sweep must be unset with -data"},
+		exitCase{args: []string{"spectral", "-sweep", "-ns", "20", "-out", ""}, code: 2, msg: "-out must be a directory with -sweep"})
+	add(2, "-n must be unset with -data: the data file replaces the built-in task", "spectral", "-data", fx.path("d.csv"), "-n", "5")
 	add(2, "writing it would destroy it", "spectral predict", "-out", fx.path("d.csv"))
 	add(2, "not in the alphabet", "umps sample", "-regex", "2")
 	add(2, "-suffix: symbol", "umps complete", "-suffix", "x")

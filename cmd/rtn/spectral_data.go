@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -16,19 +15,12 @@ import (
 	"github.com/rtnlab/rtn/spectral"
 )
 
-// runSpectralData is rtn spectral -data FILE; set holds the flags given
-// on the command line.
-func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
-	if err := ds.Validate(); err != nil {
+// runSpectralData is rtn spectral -data FILE.
+func runSpectralData(ds runs.SpectralDataSpec, asJSON bool, stdout io.Writer) error {
+	if err := ds.WithDefaults().Validate(); err != nil {
 		return specError(err)
 	}
-	if err := checkEpochsUse(set, []string{ds.Method}, "to -method", "tiht+sgd"); err != nil {
-		return err
-	}
 	if err := checkModelOut("-out", ds.SaveModel, ds.Data); err != nil {
-		return err
-	}
-	if err := checkOwnSplit(ds.Data, set); err != nil {
 		return err
 	}
 	rep, err := runs.RunSpectralData(ds)
@@ -92,29 +84,6 @@ func checkModelOut(flag, out string, inputs ...string) error {
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
-}
-
-// checkOwnSplit refuses -valid-frac and -test-frac (when given, set) for
-// a data file with a split of its own, which replaces them. It reads the
-// file only when one of them is given.
-func checkOwnSplit(path string, set map[string]bool) error {
-	var given []string
-	for _, f := range []string{"valid-frac", "test-frac"} {
-		if set[f] {
-			given = append(given, "-"+f)
-		}
-	}
-	if len(given) == 0 {
-		return nil
-	}
-	s, err := datasets.ReadIOData(path)
-	if err != nil {
-		return err
-	}
-	if s.Split != nil {
-		return usagef("%s cannot be used with %s: the file has a split of its own (its split column or array)", strings.Join(given, ", "), path)
-	}
-	return nil
 }
 
 // runSpectralPredict is rtn spectral predict.
@@ -189,8 +158,8 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Batch, "batch", d.Batch, "minibatch size")
 	fs.IntVar(&spec.Patience, "patience", d.Patience, "epochs without a better validation MSE before the learning rate drops by 10 (twice at most: the third such plateau stops; 0: off)")
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split of a file without one, batches)")
-	fs.Float64Var(&spec.ValidFrac, "valid-frac", d.ValidFrac, "validation fraction of a file with no split of its own")
-	fs.Float64Var(&spec.TestFrac, "test-frac", d.TestFrac, "test fraction of a file with no split of its own")
+	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0, fmt.Sprintf("validation fraction of a file with no split of its own (default %g; 0: none)", d.ValidFrac))
+	fs.Float64Var(&spec.TestFrac, "test-frac", 0, fmt.Sprintf("test fraction of a file with no split of its own (default %g; 0: none)", d.TestFrac))
 	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint.npz, metrics.jsonl, model.npz, model.json)")
 	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint.npz to continue from")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -198,17 +167,13 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	zeroIsOff(&spec.Patience)
-	zeroIsOff(&spec.ValidFrac, &spec.TestFrac)
+	givenZeroIsOff(fs, "valid-frac", &spec.ValidFrac)
+	givenZeroIsOff(fs, "test-frac", &spec.TestFrac)
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
 	if err := checkTuneOut(spec); err != nil {
-		return err
-	}
-	if err := checkOwnSplit(spec.Data, set); err != nil {
 		return err
 	}
 	if !*quiet && isTerminal(stderr) {
