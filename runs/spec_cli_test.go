@@ -135,3 +135,26 @@ func TestSpectralCommandRuns(t *testing.T) {
 		t.Errorf("single run %+v: %v", s.SingleSpec(), s.Validate())
 	}
 }
+
+// TestSpectralOutputsRefused checks that RunSpectral refuses, before any
+// work, the outputs rtn spectral refuses: a model path that is neither a
+// directory nor a .npz file, and a data file that is the model file.
+func TestSpectralOutputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	npz := filepath.Join(dir, "a.npz")
+	for _, tc := range []struct {
+		name, msg string
+		spec      SpectralSpec
+	}{
+		{"model extension", "SaveModel must be a directory or a .npz file", SpectralSpec{Method: "ls", N: 60, SaveModel: filepath.Join(dir, "x.json")}},
+		{"data is the model", "SaveData " + npz + " is also the model file of SaveModel", SpectralSpec{Method: "ls", N: 60, SaveModel: npz, SaveData: npz}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := RunSpectral(tc.spec)
+			var pe *PathError
+			if !errors.As(err, &pe) || !pe.Usage || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("error %v, want a usage *PathError saying %q", err, tc.msg)
+			}
+		})
+	}
+}

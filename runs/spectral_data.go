@@ -85,6 +85,9 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkModelOut("{SaveModel}", spec.SaveModel, spec.Data); err != nil {
+		return nil, err
+	}
 	lock, err := lockModel(spec.SaveModel, "")
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/runs"
-	"github.com/rtnlab/rtn/spectral"
 )
 
 func runSpectral(args []string, stdout, stderr io.Writer) error {
@@ -106,14 +105,8 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	if err := needEstimate(spec.EstimateMemory()); err != nil {
 		return err
 	}
-	if err := checkModelOut("-out", spec.SaveModel); err != nil {
-		return err
-	}
-	if err := checkOutFile("-save-data", spec.SaveData); err != nil {
-		return err
-	}
-	if np, _ := spectral.ModelPaths(spec.SaveModel); spec.SaveModel != "" && sameFile(spec.SaveData, np) {
-		return usagef("-save-data %s is also the model file of -out: one would overwrite the other", spec.SaveData)
+	if err := spec.CheckOutputs(); err != nil {
+		return specError(err)
 	}
 	if min, what := spec.Underdetermined(); spec.N < min {
 		fmt.Fprintf(stderr, "rtn: warning: -n %d is below the %d examples the %s method needs (%s): the fit is underdetermined\n", spec.N, min, spec.Method, what)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -19,9 +18,6 @@ import (
 func runSpectralData(ds runs.SpectralDataSpec, asJSON bool, stdout io.Writer) error {
 	if err := ds.WithDefaults().Validate(); err != nil {
 		return specError(err)
-	}
-	if err := checkModelOut("-out", ds.SaveModel, ds.Data); err != nil {
-		return err
 	}
 	rep, err := runs.RunSpectralData(ds)
 	if err != nil {
@@ -54,36 +50,6 @@ type spectralDataJSON struct {
 	NValid   int    `json:"n_valid"`
 	NTest    int    `json:"n_test"`
 	ValidMSE any    `json:"valid_mse"`
-}
-
-// checkModelOut checks, before any work, the output of a learned model:
-// a directory (DIR/model.npz and DIR/model.json) or a .npz file (and the
-// .json beside it, see spectral.ModelPaths), where neither file is one of
-// the inputs. Another extension is a usage error unless it names an
-// existing directory.
-func checkModelOut(flag, out string, inputs ...string) error {
-	if out == "" {
-		return nil
-	}
-	if out == "-" {
-		return usagef("%s -: this output is a directory or a .npz file, name one", flag)
-	}
-	np, js := spectral.ModelPaths(out)
-	if ext := filepath.Ext(out); np != out && ext != "" && !isDir(out) {
-		return usagef("%s must be a directory or a .npz file (the model, with its .json beside it), got %q", flag, out)
-	}
-	for _, f := range []string{np, js} {
-		if err := checkOutput(flag, f, inputs...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// isDir reports whether path is an existing directory.
-func isDir(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
 }
 
 // runSpectralPredict is rtn spectral predict.
