@@ -66,6 +66,14 @@ func TestSpecsRefuseAsTheCommandLine(t *testing.T) {
 			_, err := RunSpectralData(SpectralDataSpec{Data: splitFile, ValidFrac: 0.2})
 			return err
 		}},
+		{"spectral predict model", "Model", "Model must be a model file written by rtn spectral -out (required)", func() error {
+			_, err := PredictSpectral(SpectralPredictSpec{Data: "d.csv"})
+			return err
+		}},
+		{"spectral predict out", "Out", "Out must be a .npz or .csv file", func() error {
+			_, err := PredictSpectral(SpectralPredictSpec{Model: "m.npz", Data: "d.csv", Out: "p.txt"})
+			return err
+		}},
 		{"spectral command sweep with data", "Sweep", "Sweep must be unset with Data.Data", func() error {
 			return SpectralCommand{Sweep: true, Data: SpectralDataSpec{Data: "x.csv"}}.WithDefaults().Validate()
 		}},

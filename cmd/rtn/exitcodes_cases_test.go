@@ -405,6 +405,8 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 		exitCase{args: []string{"spectral", "-sweep", "-ns", "20", "-out", ""}, code: 2, msg: "-out must be a directory with -sweep"})
 	add(2, "-n must be unset with -data: the data file replaces the built-in task", "spectral", "-data", fx.path("d.csv"), "-n", "5")
 	add(2, "writing it would destroy it", "spectral predict", "-out", fx.path("d.csv"))
+	cs = append(cs, exitCase{args: []string{"spectral", "predict", "-data", fx.path("d.csv")}, code: 2, msg: "-model must be a model file written by rtn spectral -out (required)"})
+	add(2, "-out must be a .npz or .csv file", "spectral predict", "-out", "{out}/p.txt")
 	add(2, "not in the alphabet", "umps sample", "-regex", "2")
 	add(2, "-suffix: symbol", "umps complete", "-suffix", "x")
 	for _, v := range []string{"99999999999999999999T", "12Q", "5GB", "-5G", "1e9", "0", "lots"} {

@@ -35,11 +35,6 @@ func checkNotInput(flag, out string, inputs ...string) error {
 	return flagPathError(runs.CheckNotInput(flag, out, inputs...))
 }
 
-// checkOutput is runs.CheckOutput of the output of flag.
-func checkOutput(flag, out string, inputs ...string) error {
-	return flagPathError(runs.CheckOutput(flag, out, inputs...))
-}
-
 // checkStdoutOrFile is runs.CheckStdoutOrFile of the output of flag.
 func checkStdoutOrFile(flag, out string, inputs ...string) error {
 	return flagPathError(runs.CheckStdoutOrFile(flag, out, inputs...))

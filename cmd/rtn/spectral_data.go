@@ -6,12 +6,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/runs"
-	"github.com/rtnlab/rtn/spectral"
 )
 
 // runSpectralData is rtn spectral -data FILE.
@@ -55,52 +52,22 @@ type spectralDataJSON struct {
 // runSpectralPredict is rtn spectral predict.
 func runSpectralPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("spectral predict")
-	model := fs.String("model", "", "model file written by rtn spectral -out (.npz)")
-	data := fs.String("data", "", "sequence-data file (.npz or .csv)")
-	out := fs.String("out", "", "write the data with y replaced by the predictions to this .npz or .csv file")
+	var spec runs.SpectralPredictSpec
+	fs.StringVar(&spec.Model, "model", "", "model file written by rtn spectral -out (.npz)")
+	fs.StringVar(&spec.Data, "data", "", "sequence-data file (.npz or .csv)")
+	fs.StringVar(&spec.Out, "out", "", "write the data with y replaced by the predictions to this .npz or .csv file")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *model == "" || *data == "" {
-		return usagef("spectral predict needs -model and -data")
-	}
-	if ext := strings.ToLower(filepath.Ext(*out)); *out != "" && ext != ".npz" && ext != ".csv" {
-		return usagef("-out must name a .npz or .csv file, got %q", *out)
-	}
-	if err := checkOutput("-out", *out, *model, *data); err != nil {
-		return err
-	}
-	m, _, err := spectral.LoadModel(*model)
+	rep, err := runs.PredictSpectral(spec)
 	if err != nil {
-		return err
-	}
-	s, err := datasets.ReadIOData(*data)
-	if err != nil {
-		return err
-	}
-	if s.In != m.In || s.Out != m.Out {
-		return fmt.Errorf("%s has d = %d, p = %d but the model %s has d = %d, p = %d", *data, s.In, s.Out, *model, m.In, m.Out)
-	}
-	pred, err := m.PredictIO(s)
-	if err != nil {
-		return err
-	}
-	ss := 0.0
-	for i, v := range pred {
-		ss += (v - s.Y[i]) * (v - s.Y[i])
-	}
-	mse := ss / float64(len(pred))
-	if *out != "" {
-		s.Y = pred
-		if err := datasets.WriteIOData(*out, s); err != nil {
-			return err
-		}
+		return specError(err)
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"model": *model, "data": *data, "n": s.N(), "mse": jsonNum(mse), "out": *out})
+		return json.NewEncoder(stdout).Encode(map[string]any{"model": spec.Model, "data": spec.Data, "n": rep.N, "mse": jsonNum(rep.MSE), "out": spec.Out})
 	}
-	fmt.Fprintf(stdout, "%d sequences, MSE %.6g against the file's y\n", s.N(), mse)
+	fmt.Fprintf(stdout, "%d sequences, MSE %.6g against the file's y\n", rep.N, rep.MSE)
 	return nil
 }
 

@@ -78,7 +78,7 @@ func TestSpectralOutputsChecked(t *testing.T) {
 		{[]string{"spectral", "-data", dataNPZ, "-method", "ls", "-out", existingCSV}, 2, "-out must be a directory or a .npz file"},
 		{[]string{"spectral", "-method", "ls", "-n", "60", "-out", filepath.Join(dir, "x.json")}, 2, "-out must be a directory or a .npz file"},
 		// predict writes .npz or .csv.
-		{[]string{"spectral", "predict", "-model", missing, "-data", dataNPZ, "-out", filepath.Join(dir, "p.txt")}, 2, "-out must name a .npz or .csv file"},
+		{[]string{"spectral", "predict", "-model", missing, "-data", dataNPZ, "-out", filepath.Join(dir, "p.txt")}, 2, "-out must be a .npz or .csv file"},
 		// Outputs over inputs.
 		{[]string{"spectral", "-data", dataNPZ, "-method", "ls", "-out", dataNPZ}, 2, "-out " + dataNPZ + " is the input"},
 		{[]string{"spectral", "predict", "-model", model, "-data", dataCSV, "-out", dataCSV}, 2, "-out " + dataCSV + " is the input"},
