@@ -59,6 +59,10 @@ func (pr *tapeProgram[F]) forwardOp(id, rows int, v [][]F, ph int) {
 	case opMul:
 		switch n.variant {
 		case mulMM:
+			if n.pw != nil && ph == phFwd && lda == an.cols && ldb == cols && ldy == cols {
+				n.pw.Forward(b, an.cols, cols, rows, a, 0, y)
+				return
+			}
 			GemmOf(false, false, rows, cols, an.cols, 1, a, lda, b, ldb, 0, y, ldy)
 		case mulMV:
 			for i := range an.rows {
@@ -258,7 +262,9 @@ func (pr *tapeProgram[F]) vjp(id, k int, acc bool, v, g [][]F) {
 	case opMul:
 		switch n.variant {
 		case mulMM:
-			if k == 0 {
+			if k == 0 && n.pw != nil && ldb == cols {
+				n.pw.Backward(b, a0.cols, cols, rows, gy, beta, d)
+			} else if k == 0 {
 				GemmOf(false, true, rows, a0.cols, cols, 1, gy, cols, b, ldb, beta, d, a0.cols)
 			} else {
 				GemmOf(true, false, a0.cols, cols, rows, 1, a, lda, gy, cols, beta, d, cols)
