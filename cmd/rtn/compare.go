@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/rtnlab/rtn/optim/compare"
@@ -129,21 +127,6 @@ func runCompareMerge(args []string, stdout, stderr io.Writer) error {
 	if len(dirs) == 0 {
 		return usagef("rtn compare merge: give the shard directories (rtn compare merge [-out DIR] DIR...)")
 	}
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "plan.json")); err != nil {
-			return fmt.Errorf("rtn compare merge: %s holds no plan.json (not an rtn compare -out directory)", d)
-		}
-	}
-	if *out == "" {
-		*out = dirs[0]
-	}
-	// The shards are locked too: a shard still running is refused, not
-	// merged half done.
-	lock, err := runs.LockOutputs(append([]string{*out}, dirs...), nil)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
 	rep, err := runs.MergeCompare(*out, dirs...)
 	if err != nil {
 		return err
