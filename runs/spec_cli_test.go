@@ -2,6 +2,7 @@ package runs
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,6 +163,32 @@ func TestSpectralOutputsRefused(t *testing.T) {
 			var pe *PathError
 			if !errors.As(err, &pe) || !pe.Usage || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("error %v, want a usage *PathError saying %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestSpectralTuneOutputsRefused checks that TuneSpectral refuses, before
+// it reads the model, an output directory whose files would overwrite an
+// input, naming Out or, without Out, Resume.
+func TestSpectralTuneOutputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model.npz")
+	if err := os.WriteFile(model, []byte("a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, msg string
+		spec      SpectralTuneSpec
+	}{
+		{"out", "Out " + model, SpectralTuneSpec{Model: model, Data: "d.csv", Out: dir}},
+		{"resume", "Resume " + model, SpectralTuneSpec{Model: model, Data: "d.csv", Resume: dir}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TuneSpectral(tc.spec)
+			var pe *PathError
+			if !errors.As(err, &pe) || !pe.Usage || !strings.HasPrefix(err.Error(), tc.msg) {
+				t.Fatalf("error %v, want a usage *PathError starting %q", err, tc.msg)
 			}
 		})
 	}

@@ -30,11 +30,6 @@ func checkOutDir(flag, dir string) error { return flagPathError(runs.CheckOutDir
 // checkOutPath is runs.CheckOutPath of the output of flag.
 func checkOutPath(flag, path string) error { return flagPathError(runs.CheckOutPath(flag, path)) }
 
-// checkNotInput is runs.CheckNotInput of the output of flag.
-func checkNotInput(flag, out string, inputs ...string) error {
-	return flagPathError(runs.CheckNotInput(flag, out, inputs...))
-}
-
 // checkStdoutOrFile is runs.CheckStdoutOrFile of the output of flag.
 func checkStdoutOrFile(flag, out string, inputs ...string) error {
 	return flagPathError(runs.CheckStdoutOrFile(flag, out, inputs...))

@@ -25,13 +25,13 @@ func TestCheckNotInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, out := range []string{in, link, filepath.Join(dir, ".", "in.txt")} {
-		err := checkNotInput("-out", out, "", in)
+		err := flagPathError(runs.CheckNotInput("-out", out, "", in))
 		if err == nil || !strings.Contains(err.Error(), "-out") || !strings.Contains(err.Error(), "destroy") {
 			t.Errorf("out %s over input %s: %v", out, in, err)
 		}
 	}
 	for _, out := range []string{other, filepath.Join(dir, "new.txt"), ""} {
-		if err := checkNotInput("-out", out, in); err != nil {
+		if err := flagPathError(runs.CheckNotInput("-out", out, in)); err != nil {
 			t.Errorf("out %s: %v", out, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/rtnlab/rtn/runs"
@@ -106,8 +105,8 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	if err := checkTuneOut(spec); err != nil {
-		return err
+	if err := spec.CheckOutputs(); err != nil {
+		return specError(err)
 	}
 	if !*quiet && isTerminal(stderr) {
 		spec.Progress = stderr
@@ -128,27 +127,4 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "valid MSE\t%.6g\t%.6g\n", float64(rep.InitialValidMSE), float64(rep.ValidMSE))
 	fmt.Fprintf(tw, "test MSE\t%.6g\t%.6g\n", float64(rep.InitialTestMSE), float64(rep.TestMSE))
 	return tw.Flush()
-}
-
-// checkTuneOut checks, before any work, the directory finetune writes
-// (-out, or -resume without -out): writable, and none of its files
-// (checkpoint.npz, metrics.jsonl, model.npz, model.json) one of the
-// inputs -model and -data.
-func checkTuneOut(s runs.SpectralTuneSpec) error {
-	name, dir := "-out", s.Out
-	if dir == "" {
-		name, dir = "-resume", s.Resume
-	}
-	if dir == "" {
-		return nil
-	}
-	if err := checkDirOut(name, dir); err != nil {
-		return err
-	}
-	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "model.json"} {
-		if err := checkNotInput(name, filepath.Join(dir, f), s.Model, s.Data); err != nil {
-			return err
-		}
-	}
-	return nil
 }
