@@ -22,8 +22,9 @@ func is32[F Float]() bool {
 func Tanh[F Float](dst, src []F) {
 	dst = dst[:len(src)]
 	short := is32[F]()
+	v := vectorized(tanh64, tanh32, dst, src)
 	n := len(src) &^ 3
-	for i := 0; i < n; i += 4 {
+	for i := v; i < n; i += 4 {
 		s, d := src[i:i+4:i+4], dst[i:i+4:i+4]
 		y0, y1, y2, y3 := Tanh4(float64(s[0]), float64(s[1]), float64(s[2]), float64(s[3]), short)
 		d[0], d[1], d[2], d[3] = F(y0), F(y1), F(y2), F(y3)
@@ -43,8 +44,9 @@ func Tanh[F Float](dst, src []F) {
 func Sigmoid[F Float](dst, src []F) {
 	dst = dst[:len(src)]
 	short := is32[F]()
+	v := vectorized(sigmoid64, sigmoid32, dst, src)
 	n := len(src) &^ 3
-	for i := 0; i < n; i += 4 {
+	for i := v; i < n; i += 4 {
 		s, d := src[i:i+4:i+4], dst[i:i+4:i+4]
 		x0, x1, x2, x3 := float64(s[0]), float64(s[1]), float64(s[2]), float64(s[3])
 		e0, e1, e2, e3 := ExpNeg4(math.Abs(x0), math.Abs(x1), math.Abs(x2), math.Abs(x3), short)
