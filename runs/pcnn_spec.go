@@ -50,6 +50,8 @@ func (s PCNNSpec) WithDefaults() PCNNSpec {
 }
 
 // Validate checks the spec's values (a *FieldError); it generates no data.
+// Checks and Restarts at 0 are unset (WithDefaults fills them, Restarts
+// by the task), so a spec before WithDefaults passes with them at 0.
 func (s PCNNSpec) Validate() error {
 	if !contains(pcnnTasks, s.Task) {
 		return fieldErr("Task", s.Task, "alphabet, music, xor or anbn")
@@ -85,8 +87,8 @@ func (s PCNNSpec) Validate() error {
 	return firstErr(
 		checkMin("Size", s.Size, 0),
 		checkMin("Passes", s.Passes, 0),
-		checkMin("Checks", s.Checks, 1),
-		checkMin("Restarts", s.Restarts, 1),
+		checkMin("Checks", cmp.Or(s.Checks, 1), 1),
+		checkMin("Restarts", cmp.Or(s.Restarts, 1), 1),
 		checkMin("Generate", s.Generate, 0),
 		checkSeed("Seed", s.Seed),
 	)
@@ -156,11 +158,6 @@ func (s PCNNBaselineSpec) Validate() error {
 		}
 	} else if err := firstErr(checkRange("States", cmp.Or(s.States, 1), 1, MaxUnits), checkMin("Iterations", cmp.Or(s.Iterations, 1), 1)); err != nil {
 		return err
-	}
-	if s.Baseline != "" {
-		if err := s.checkNetwork(); err != nil {
-			return err
-		}
 	}
 	if s.Baseline != "" {
 		if err := s.checkNetwork(); err != nil {

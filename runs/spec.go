@@ -107,7 +107,7 @@ func nameFields(s string, name func(string) string) string {
 
 // fieldErr is a *FieldError.
 func fieldErr(field string, value any, want string, args ...any) error {
-	return &FieldError{Field: field, Value: value, Want: fmt.Sprintf(want, args...)}
+	return &FieldError{Field: field, Value: shownValue(value), Want: fmt.Sprintf(want, args...)}
 }
 
 // fieldCause is a *FieldError caused by err (nil stays nil).
@@ -124,7 +124,7 @@ func fieldCause(field string, err error) error {
 func checkUnset[T comparable](field string, v T, where string, args ...any) error {
 	var zero T
 	if v != zero {
-		return fieldErr(field, shownValue(v), where, args...)
+		return fieldErr(field, v, where, args...)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package runs
 
 import (
+	"os"
+	"strings"
+
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 )
@@ -22,7 +25,7 @@ var umpsFileDefaults = UMPSSpec{Bond: BondAuto, GrowFrom: GrowAuto, BatchSize: 5
 // at each drop. See docs/umps.md for the reasoning.
 func DefaultUMPSFileSpec() UMPSSpec {
 	s := umpsFileDefaults
-	s.Norm, s.RestoreOnDrop = umps.AllLengths, true
+	s.Norm, s.RestoreOnDrop = new(umps.AllLengths), new(true)
 	return s
 }
 
@@ -80,6 +83,15 @@ func (s UMPSSpec) WithDefaults() UMPSSpec {
 	if s.GrowNoise == 0 {
 		s.GrowNoise = 1e-6
 	}
+	if s.Norm == nil {
+		s.Norm = new(umps.PerLength)
+		if s.Format != nil {
+			s.Norm = new(umps.AllLengths)
+		}
+	}
+	if s.RestoreOnDrop == nil {
+		s.RestoreOnDrop = new(s.Format != nil)
+	}
 	return s
 }
 
@@ -94,8 +106,8 @@ func (s UMPSSpec) Validate() error {
 		return fieldErr("GrowFrom", s.GrowFrom, "auto, none or a bond dimension below {Bond}")
 	case s.BalanceEpochs < 0 && s.BalanceEpochs != Off:
 		return fieldErr("BalanceEpochs", s.BalanceEpochs, ">= 0")
-	case s.Norm != umps.PerLength && s.Norm != umps.AllLengths:
-		return fieldErr("Norm", int(s.Norm), "umps.PerLength or umps.AllLengths")
+	case s.Norm != nil && *s.Norm != umps.PerLength && *s.Norm != umps.AllLengths:
+		return fieldErr("Norm", int(*s.Norm), "umps.PerLength or umps.AllLengths")
 	case s.Init != umps.NearIdentity && s.Init != umps.RandomNormal:
 		return fieldErr("Init", int(s.Init), "umps.NearIdentity or umps.RandomNormal")
 	case !(s.GrowNoise >= 0 && s.GrowNoise <= 1):
@@ -156,4 +168,23 @@ func (s UMPSSpec) resolved() UMPSSpec {
 		s.ClipNorm = 0
 	}
 	return s
+}
+
+// checkLanguage refuses, as a *FieldError of Data, a Data without Format
+// that names no built-in language, no file, and does not look like a path
+// (no '/' or '.'): a mistyped language name (tomita9) rather than a
+// missing file. It reads the file system, so TrainUMPS calls it after
+// Validate.
+func (s UMPSSpec) checkLanguage() error {
+	if s.Format != nil || strings.ContainsAny(s.Data, "/.") {
+		return nil
+	}
+	_, _, err := Membership(s.Data)
+	if err == nil {
+		return nil
+	}
+	if _, serr := os.Stat(s.Data); serr == nil {
+		return nil
+	}
+	return fieldCause("Data", err)
 }

@@ -157,7 +157,8 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-rank must be >= 0, got -2", "spectral", "-rank", "-2")
 	c(2, "-d must be >= 1, got 0", "spectral", "-d", "0")
 	c(2, "-states must be >= 1, got 0", "spectral", "-states", "0")
-	c(2, "-epochs must be >= 1", "spectral", "-epochs", "0")
+	c(2, "-epochs must be >= 1, got 0", "spectral", "-method", "tiht+sgd", "-epochs", "0")
+	c(2, "-epochs must be unset with -method tiht (only tiht+sgd and lstm train for epochs), got 3", "spectral", "-epochs", "3")
 	c(2, "-seed must be >= 1", "spectral", "-seed", "0")
 	c(2, "apply to -task random2rnn only", "spectral", "-task", "addition", "-d", "4")
 	c(2, "-rank must be at most the Hankel matricisation's d^L = 9, got 10", "spectral", "-rank", "10")
@@ -170,7 +171,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `-noises must be a finite number >= 0, got -1`, "spectral", "-sweep", "-noises", "-1")
 	c(2, `-methods must be one of ls, nuclear, iht, tiht, tiht+sgd, lstm, tt-tiht, tt-als, got "svd"`, "spectral", "-sweep", "-methods", "ls,svd")
 	c(2, `-ranks must be in [1, 9], got 10`, "spectral", "-sweep", "-ranks", "10")
-	c(2, "-sweep needs -out", "spectral", "-sweep", "-out", "")
+	c(2, "-out must be a directory with -sweep", "spectral", "-sweep", "-out", "")
 	c(1, "-out "+file+"/m.npz: "+file+" is not a directory", "spectral", "-out", file+"/m.npz")
 	c(2, "-save-data must be a .npz or .csv file", "spectral", "-save-data", dir+"/")
 	c(1, "-save-data "+file+"/d.csv: "+file+" is not a directory", "spectral", "-save-data", file+"/d.csv")
@@ -194,7 +195,7 @@ func badCases(model, file, dir string) []badCase {
 	// reproduce.
 	c(2, `-only: unknown section "nope"`, "reproduce", "-only", "nope")
 	c(2, "-seed must be >= 1", "reproduce", "-seed", "0")
-	c(2, "-jobs must be >= 1", "reproduce", "-jobs", "0")
+	c(2, "-jobs must be in [1, 1024]", "reproduce", "-jobs", "0")
 	// umps train.
 	c(2, `-bond must be auto or in [1, 512], got 0`, "umps", "train", "-bond", "0")
 	c(2, `-bond must be auto or in [1, 512], got 600`, "umps", "train", "-bond", "600")

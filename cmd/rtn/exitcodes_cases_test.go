@@ -114,7 +114,7 @@ var numericExpect = map[string]map[string][]int{
 	"spectral": {
 		"L":          {2, 2, 2},
 		"d":          {2, 2, 2},
-		"epochs":     {2, 2, 2},
+		"epochs":     {0, 2, 2}, // 0 is unset: tiht trains for no epochs
 		"n":          {2, 2, 2},
 		"noise":      {0, 2, 2, 2, 1},
 		"p":          {2, 2, 2},
@@ -360,8 +360,15 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	}
 	add(2, "beta1 must be in [0, 1)", "compare", "-optimizers", "adam:beta1=2")
 	add(2, "-jobs must be in [1, 1024]", "compare", "-jobs", "100000")
+	add(2, "-batch must be >= 1, or FullBatch (full batch), got -5", "compare", "-batch", "-5")
+	add(2, "-out must be a directory with -shard", "compare", "-shard", "1/2", "-out", "")
+	add(2, "-jobs must be in [1, 1024]", "reproduce", "-jobs", "-1")
+	add(2, `-only: unknown section "nope"`, "reproduce", "-only", "spectral,nope")
 	add(2, "-data: datasets: Tomita grammar 9 does not exist", "umps train", "-data", "tomita9")
 	add(2, "-valid-frac must be unset without -format", "umps train", "-valid-frac", "1")
+	add(2, "-patience must be >= 1, got 0", "umps train", "-data", fx.path("s.txt"), "-format", "pautomac", "-patience", "0")
+	add(2, "-epochs must be >= 1, got 0", "umps train", "-data", fx.path("s.txt"), "-format", "pautomac", "-epochs", "0")
+	add(2, "-data must be a string file (required with -format)", "umps train", "-format", "lines")
 	add(1, "needs about", "train", "-batch", "100000000")
 	add(2, "design matrix, too large", "spectral", "-method", "ls", "-L", "5", "-n", "1000")
 	add(2, "unexpected argument", "version", "extra")
@@ -390,8 +397,16 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	add(2, "2 appears twice", "wfa sweep", "-ranks", "2,2")
 	add(2, "-check-se must be unset with -check none", "wfa finetune", "-check", "none", "-check-se", "2")
 	add(2, "it needs -targets", "wfa rank", "-json")
-	add(2, "-methods applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
+	add(2, "-methods must be unset with a single built-in run: it applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
+	add(2, "-epochs must be >= 1, got 0", "spectral", "-method", "tiht+sgd", "-epochs", "0")
+	add(2, "-out must be empty with -method lstm", "spectral", "-method", "lstm")
+	add(2, "-epochs must be unset with -method ls", "spectral", "-method", "ls", "-epochs", "5")
+	cs = append(cs, exitCase{args: []string{"spectral", "-sweep", "-data", fx.path("d.csv")}, code: 2, msg: "-sweep must be unset with -data"},
+		exitCase{args: []string{"spectral", "-sweep", "-ns", "20", "-out", ""}, code: 2, msg: "-out must be a directory with -sweep"})
+	add(2, "-n must be unset with -data: the data file replaces the built-in task", "spectral", "-data", fx.path("d.csv"), "-n", "5")
 	add(2, "writing it would destroy it", "spectral predict", "-out", fx.path("d.csv"))
+	cs = append(cs, exitCase{args: []string{"spectral", "predict", "-data", fx.path("d.csv")}, code: 2, msg: "-model must be a model file written by rtn spectral -out (required)"})
+	add(2, "-out must be a .npz or .csv file", "spectral predict", "-out", "{out}/p.txt")
 	add(2, "not in the alphabet", "umps sample", "-regex", "2")
 	add(2, "-suffix: symbol", "umps complete", "-suffix", "x")
 	for _, v := range []string{"99999999999999999999T", "12Q", "5GB", "-5G", "1e9", "0", "lots"} {

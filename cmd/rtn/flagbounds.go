@@ -3,10 +3,6 @@ package main
 import (
 	"flag"
 	"math"
-	"os"
-	"strings"
-
-	"github.com/rtnlab/rtn/runs"
 )
 
 // maxFlagInt is the largest magnitude of an integer flag, 2^31 - 1: no
@@ -39,16 +35,4 @@ func checkIntFlags(fs *flag.FlagSet) error {
 		}
 	})
 	return err
-}
-
-// checkLanguageName refuses, as a usage error, a -data value that names
-// no built-in language and no file and does not look like a path (no '/'
-// or '.'): a mistyped language name (tomita9) rather than a missing file.
-func checkLanguageName(data string) error {
-	if _, _, err := runs.Membership(data); err == nil || strings.ContainsAny(data, "/.") {
-		return nil
-	} else if _, serr := os.Stat(data); serr != nil {
-		return usagef("-data: %v", err)
-	}
-	return nil
 }

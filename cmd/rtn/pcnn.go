@@ -62,11 +62,6 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if err := b.WithDefaults().Validate(); err != nil {
 		return specErrorNamed(err, baselineFlagNames)
 	}
-	// -restarts 0 and the curve's checks take the spec's defaults.
-	spec.Checks = d.Checks
-	if spec.Restarts == 0 {
-		spec.Restarts = spec.WithDefaults().Restarts
-	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}

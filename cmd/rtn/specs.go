@@ -30,6 +30,7 @@ var flagNames = map[string]string{
 	"Depth":         "ctw-depth",
 	"Iterations":    "hmm-iterations",
 	"Budget":        "minutes",
+	"SaveModel":     "out",
 }
 
 // baselineFlagNames are the flags of rtn pcnn -baseline whose field name

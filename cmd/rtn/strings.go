@@ -70,9 +70,10 @@ var stringsFitFlagNames = map[string]string{"Families": "family", "Tolerance": "
 func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings fit")
 	var spec runs.StringsFitSpec
+	d := spec.WithDefaults()
 	train := fs.String("train", "", "training strings")
 	format := fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
-	out := fs.String("out", "", "model file to write (JSON)")
+	out := fs.String("out", "", "model file to write (JSON; empty: none, the selection table only)")
 	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, or wfa alone (the spectral estimate) (default pfa)")
 	states := fs.String("states", "", "candidate numbers of states, comma-separated (default: grow from -states-from by -states-growth until -states-patience sizes do not improve)")
 	fs.IntVar(&spec.StatesFrom, "states-from", 0, "first number of states of the growing grid (default 8)")
@@ -89,9 +90,9 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Training.BatchSize, "batch", 0, "distinct strings per gradient step (default 256)")
 	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM iterations (default 200)")
 	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
-	fs.Uint64Var(&spec.Seed, "seed", 1, "random seed (split, starts, batches)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split, starts, batches)")
 	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")
-	fs.IntVar(&spec.Jobs, "jobs", 1, "workers (the model is the same for any number)")
+	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "workers (the model is the same for any number)")
 	fs.DurationVar(&spec.Budget, "budget", 0, "wall time after which no candidate starts and training stops at the next epoch (default 10m)")
 	asJSON := fs.Bool("json", false, "print the fit summary as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
@@ -100,9 +101,6 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fm, err := parseFormat(*format)
 	if err != nil {
 		return err
-	}
-	if *out == "" {
-		return usagef("-out is required")
 	}
 	spec.Train, spec.Format, spec.Out, spec.Log = *train, fm, *out, stderr
 	if *families != "" {
@@ -142,7 +140,11 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d states (spectral estimate %s), %.1fs\n", *out, c.Family, c.States, sum.Spectral, sum.Seconds)
+	verb := "wrote " + *out
+	if *out == "" {
+		verb = "chosen (not written: no -out)"
+	}
+	fmt.Fprintf(stdout, "%s: %s, %d states (spectral estimate %s), %.1fs\n", verb, c.Family, c.States, sum.Spectral, sum.Seconds)
 	return nil
 }
 

@@ -188,3 +188,22 @@ func TestStringsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestStringsFitWithoutOut checks that strings fit without -out runs the
+// selection as runs.FitStrings does with an empty Out: the table, the
+// chosen candidate, and no file.
+func TestStringsFitWithoutOut(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 200, 1)
+	args := []string{"strings", "fit", "-train", train, "-states", "2", "-em-iters", "5", "-epochs", "2"}
+	var out, errb bytes.Buffer
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "chosen (not written: no -out)") {
+		t.Fatalf("fit without -out printed:\n%s", out.String())
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Fatalf("files in the directory: %v (%v), want the training file only", entries, err)
+	}
+}
