@@ -137,7 +137,7 @@ func (s *CompareSpec) comparisonCheck() error {
 	case b.Seconds > 0 && (b.Epochs > 0 || b.Steps > 0):
 		return fieldErr("Budget.Seconds", b.Seconds, "alone, without {Budget.Epochs} or {Budget.Steps} (which bound stops a run would depend on the machine's speed)")
 	case s.Batch != FullBatch && (s.Batch < 0 || (s.Batch == 0 && s.Suite == "")):
-		return fieldErr("Batch", s.Batch, ">= 1, or FullBatch (full batch)")
+		return fieldErr("Batch", s.Batch, ">= 1, or FullBatch for full batch (given as 0 on the command line)")
 	case s.EvalEvery < 0:
 		return compareErr("EvalEvery", "must be >= 0, got %d", s.EvalEvery)
 	case !(s.Target >= 0) || math.IsInf(s.Target, 0):

@@ -31,7 +31,7 @@ func TestSpecsRefuseAsTheCommandLine(t *testing.T) {
 		name, field, msg string
 		run              func() error
 	}{
-		{"compare negative batch", "Batch", "Batch must be >= 1, or FullBatch (full batch), got -1", func() error {
+		{"compare negative batch", "Batch", "Batch must be >= 1, or FullBatch for full batch (given as 0 on the command line), got -1", func() error {
 			_, err := RunCompare(small(CompareSpec{Batch: -1}))
 			return err
 		}},

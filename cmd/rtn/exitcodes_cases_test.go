@@ -360,7 +360,7 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	}
 	add(2, "beta1 must be in [0, 1)", "compare", "-optimizers", "adam:beta1=2")
 	add(2, "-jobs must be in [1, 1024]", "compare", "-jobs", "100000")
-	add(2, "-batch must be >= 1, or FullBatch (full batch), got -5", "compare", "-batch", "-5")
+	add(2, "-batch must be >= 1, or FullBatch for full batch (given as 0 on the command line), got -5", "compare", "-batch", "-5")
 	add(2, "-out must be a directory with -shard", "compare", "-shard", "1/2", "-out", "")
 	add(2, "-jobs must be in [1, 1024]", "reproduce", "-jobs", "-1")
 	add(2, `-only: unknown section "nope"`, "reproduce", "-only", "spectral,nope")
