@@ -163,198 +163,81 @@ GLOBL ones32<>(SB), RODATA|NOPTR, $4
 #define ONES64 ones64<>(SB)
 #define ONES32 ones32<>(SB)
 
-// The gradients through an activation whose values are y: d = g f(y),
-// or d = d + g f(y) (the Add variants), with f the sigmoid's derivative
-// computed as (g y) (1 - y), or tanh's, g (1 - y y); Y1 holds ones.
+// GRAD is the gradient through an activation whose values are y: d =
+// dy f(y) (STORE: PUT), or d = d + dy f(y) (STORE: ACCUMULATE), with f the
+// sigmoid's derivative computed as (dy y) (1 - y) (TERM: SIGMOIDTERM), or
+// tanh's, dy (1 - y y) (TERM: TANHTERM); Y1 holds ones.
+#define SIGMOIDTERM(MOV, MUL, SUB) \
+	MOV (SI), Y0 \
+	MUL (DX), Y0, Y0 \
+	MOV Y1, Y3 \
+	SUB (DX), Y3, Y3 \
+	MUL Y3, Y0, Y0
+
+#define TANHTERM(MOV, MUL, SUB) \
+	MOV (DX), Y2 \
+	MUL (DX), Y2, Y2 \
+	MOV Y1, Y3 \
+	SUB Y2, Y3, Y3 \
+	MOV (SI), Y0 \
+	MUL Y3, Y0, Y0
+
+#define PUT(MOV, ADD) \
+	MOV Y0, (DI)
+
+#define ACCUMULATE(MOV, ADD) \
+	ADD (DI), Y0, Y0 \
+	MOV Y0, (DI)
+
+#define GRAD(TERM, STORE, MOV, BCAST, ONES, MUL, SUB, ADD, LOG2) \
+	MOVQ d+0(FP), DI \
+	MOVQ dy+8(FP), SI \
+	MOVQ y+16(FP), DX \
+	MOVQ n+24(FP), CX \
+	SHRQ $LOG2, CX \
+	BCAST ONES, Y1 \
+gradloop: \
+	TERM(MOV, MUL, SUB) \
+	STORE(MOV, ADD) \
+	ADDQ $32, SI \
+	ADDQ $32, DX \
+	ADDQ $32, DI \
+	DECQ CX \
+	JNZ gradloop \
+	VZEROUPPER \
+	RET
+
+#define GRAD64(TERM, STORE) GRAD(TERM, STORE, VMOVUPD, VBROADCASTSD, ONES64, VMULPD, VSUBPD, VADDPD, 2)
+#define GRAD32(TERM, STORE) GRAD(TERM, STORE, VMOVUPS, VBROADCASTSS, ONES32, VMULPS, VSUBPS, VADDPS, 3)
 
 // func sigmoidGrad64(d, dy, y *float64, n int)
 TEXT ·sigmoidGrad64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $2, CX
-	VBROADCASTSD ONES64, Y1
-loop:
-	VMOVUPD (SI), Y0
-	VMULPD (DX), Y0, Y0
-	VMOVUPD Y1, Y3
-	VSUBPD (DX), Y3, Y3
-	VMULPD Y3, Y0, Y0
-	VMOVUPD Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD64(SIGMOIDTERM, PUT)
 
 // func sigmoidGradAdd64(d, dy, y *float64, n int)
 TEXT ·sigmoidGradAdd64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $2, CX
-	VBROADCASTSD ONES64, Y1
-loop:
-	VMOVUPD (SI), Y0
-	VMULPD (DX), Y0, Y0
-	VMOVUPD Y1, Y3
-	VSUBPD (DX), Y3, Y3
-	VMULPD Y3, Y0, Y0
-	VADDPD (DI), Y0, Y0
-	VMOVUPD Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD64(SIGMOIDTERM, ACCUMULATE)
 
 // func sigmoidGrad32(d, dy, y *float32, n int)
 TEXT ·sigmoidGrad32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $3, CX
-	VBROADCASTSS ONES32, Y1
-loop:
-	VMOVUPS (SI), Y0
-	VMULPS (DX), Y0, Y0
-	VMOVUPS Y1, Y3
-	VSUBPS (DX), Y3, Y3
-	VMULPS Y3, Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD32(SIGMOIDTERM, PUT)
 
 // func sigmoidGradAdd32(d, dy, y *float32, n int)
 TEXT ·sigmoidGradAdd32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $3, CX
-	VBROADCASTSS ONES32, Y1
-loop:
-	VMOVUPS (SI), Y0
-	VMULPS (DX), Y0, Y0
-	VMOVUPS Y1, Y3
-	VSUBPS (DX), Y3, Y3
-	VMULPS Y3, Y0, Y0
-	VADDPS (DI), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD32(SIGMOIDTERM, ACCUMULATE)
 
 // func tanhGrad64(d, dy, y *float64, n int)
 TEXT ·tanhGrad64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $2, CX
-	VBROADCASTSD ONES64, Y1
-loop:
-	VMOVUPD (DX), Y2
-	VMULPD (DX), Y2, Y2
-	VMOVUPD Y1, Y3
-	VSUBPD Y2, Y3, Y3
-	VMOVUPD (SI), Y0
-	VMULPD Y3, Y0, Y0
-	VMOVUPD Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD64(TANHTERM, PUT)
 
 // func tanhGradAdd64(d, dy, y *float64, n int)
 TEXT ·tanhGradAdd64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $2, CX
-	VBROADCASTSD ONES64, Y1
-loop:
-	VMOVUPD (DX), Y2
-	VMULPD (DX), Y2, Y2
-	VMOVUPD Y1, Y3
-	VSUBPD Y2, Y3, Y3
-	VMOVUPD (SI), Y0
-	VMULPD Y3, Y0, Y0
-	VADDPD (DI), Y0, Y0
-	VMOVUPD Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD64(TANHTERM, ACCUMULATE)
 
 // func tanhGrad32(d, dy, y *float32, n int)
 TEXT ·tanhGrad32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $3, CX
-	VBROADCASTSS ONES32, Y1
-loop:
-	VMOVUPS (DX), Y2
-	VMULPS (DX), Y2, Y2
-	VMOVUPS Y1, Y3
-	VSUBPS Y2, Y3, Y3
-	VMOVUPS (SI), Y0
-	VMULPS Y3, Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD32(TANHTERM, PUT)
 
 // func tanhGradAdd32(d, dy, y *float32, n int)
 TEXT ·tanhGradAdd32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ dy+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHRQ $3, CX
-	VBROADCASTSS ONES32, Y1
-loop:
-	VMOVUPS (DX), Y2
-	VMULPS (DX), Y2, Y2
-	VMOVUPS Y1, Y3
-	VSUBPS Y2, Y3, Y3
-	VMOVUPS (SI), Y0
-	VMULPS Y3, Y0, Y0
-	VADDPS (DI), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DX
-	ADDQ $32, DI
-	DECQ CX
-	JNZ loop
-	VZEROUPPER
-	RET
+	GRAD32(TANHTERM, ACCUMULATE)
