@@ -68,10 +68,10 @@ type StringsFitSpec struct {
 	// to MethodBoth.
 	Method string
 	// Training holds the gradient's and EM's settings (optimizer, rate,
-	// epochs, batch size, patience, EM's tolerance); its Seed and Jobs are
-	// set from the fields below. If Training.Tolerance is 0, it will be
-	// defaulted to 1e-5. EMIterations caps EM. If 0, it will be defaulted
-	// to 200.
+	// epochs, batch size, patience, EM's tolerance and acceleration); its
+	// Seed and Jobs are set from the fields below. If Training.Tolerance
+	// is 0, it will be defaulted to 1e-5. EMIterations caps EM's passes
+	// over the training strings. If 0, it will be defaulted to 200.
 	Training     pfa.TrainConfig
 	EMIterations int
 	// ValidFraction is the share of the strings held out for selection
