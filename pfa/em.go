@@ -102,8 +102,7 @@ func (r *emRun) pass() float64 {
 
 // done reads the validation loss of the model's current logits and
 // reports whether EM should stop: after patience readings without
-// improvement, an impossible validation string, the pass cap or the
-// deadline.
+// improvement, an impossible validation string or the deadline.
 func (r *emRun) done() bool {
 	before := r.p.bestLoss
 	l, _ := r.p.ValidationLoss()
@@ -120,7 +119,7 @@ func (r *emRun) done() bool {
 		r.rep.Deadline = true
 		return true
 	}
-	return math.IsInf(l, 1) || r.since >= r.patience || r.passes >= r.cfg.Epochs
+	return math.IsInf(l, 1) || r.since >= r.patience
 }
 
 // plain runs one Baum-Welch update per pass.
@@ -137,8 +136,8 @@ func (r *emRun) plain() {
 	}
 }
 
-// squarem runs SQUAREM cycles (see EM) while two passes remain, then
-// plain updates.
+// squarem runs SQUAREM cycles (see EM) while two passes remain, then a
+// plain step; the update from the last iterate's counts ends the run.
 func (r *emRun) squarem() {
 	p := r.p
 	x, t1, t2, xp, tp := p.logits(), p.logits(), p.logits(), p.logits(), p.logits()
@@ -146,7 +145,13 @@ func (r *emRun) squarem() {
 	p.mStep(t1)
 	r.rep.Trace = append(r.rep.Trace, EMStep{r.passes, lx})
 	sMax := 1.0
-	for r.passes < r.cfg.Epochs {
+	for {
+		if r.passes >= r.cfg.Epochs {
+			// The last update is free: t1 = F(x) from x's counts.
+			p.setLogits(t1)
+			r.done()
+			return
+		}
 		if r.cfg.Epochs-r.passes < 2 {
 			// One pass left: a plain step, x = t1.
 			x, t1 = t1, x
@@ -162,13 +167,12 @@ func (r *emRun) squarem() {
 			p.setLogits(xp)
 			lp := r.pass()
 			p.mStep(tp)
-			switch {
-			case lp <= l1:
+			if lp <= l1 {
 				x, xp, t1, tp, lx = xp, x, tp, t1, lp
 				if s == sMax {
 					sMax *= squaremGrow
 				}
-			default:
+			} else {
 				// Step back to the plain step t1, whose update is t2.
 				x, t1, t2, lx = t1, t2, x, l1
 				if s == sMax {
@@ -176,16 +180,12 @@ func (r *emRun) squarem() {
 				}
 			}
 		}
-		if r.passes >= r.cfg.Epochs {
-			// The last update is free: t1 = F(x) from x's counts.
-			p.setLogits(t1)
-			r.done()
-			return
-		}
-		p.setLogits(x)
 		r.rep.Trace = append(r.rep.Trace, EMStep{r.passes, lx})
-		if r.done() {
-			return
+		if r.passes < r.cfg.Epochs {
+			p.setLogits(x)
+			if r.done() {
+				return
+			}
 		}
 	}
 }

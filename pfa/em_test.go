@@ -53,7 +53,7 @@ func trainLoss(t *testing.T, m *Model, seqs [][]int) float64 {
 
 func TestSquaremNotBelowPlainEM(t *testing.T) {
 	for _, c := range emCases {
-		for _, passes := range []int{5, 12, 30} {
+		for _, passes := range []int{1, 2, 5, 12, 30} {
 			t.Run(c.name, func(t *testing.T) {
 				start, seqs := emSetup(t, c)
 				// No validation strings: early stopping reads the training
