@@ -25,8 +25,8 @@ type EMStep struct {
 // model of the best validation loss. A pass is one E-step over the whole
 // training set (the expected counts and the training likelihood at one
 // point); cfg.Epochs caps the passes. The validation loss is read after
-// each plain update (EMPlain) or each SQUAREM cycle (EMSquarem, the
-// default); EM stops after cfg.Patience readings (default 3) without a
+// each plain update (EMPlain, the default) or each SQUAREM cycle
+// (EMSquarem); EM stops after cfg.Patience readings (default 3) without a
 // validation loss better by more than cfg.Tolerance (relative), at the
 // cap or at cfg.Deadline. It reads EMAccel, Epochs, Patience, Tolerance,
 // Jobs and Deadline of cfg.

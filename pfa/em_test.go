@@ -107,7 +107,7 @@ func TestEMAccelValidated(t *testing.T) {
 	if err := cfg.Validate(); err == nil {
 		t.Fatal("EM acceleration \"fast\" accepted")
 	}
-	if got := (TrainConfig{}).WithDefaults().EMAccel; got != EMSquarem {
-		t.Fatalf("default EM acceleration %q, want %q", got, EMSquarem)
+	if got := (TrainConfig{}).WithDefaults().EMAccel; got != EMPlain {
+		t.Fatalf("default EM acceleration %q, want %q", got, EMPlain)
 	}
 }

@@ -214,8 +214,8 @@ type TrainConfig struct {
 	// more than Tolerance times that loss (the best model is kept
 	// whatever the margin). 0 counts any improvement.
 	Tolerance float64
-	// EMAccel is EM's acceleration: EMSquarem or EMPlain (see EM). If
-	// empty, it will be defaulted to EMSquarem.
+	// EMAccel is EM's acceleration: EMPlain or EMSquarem (see EM). If
+	// empty, it will be defaulted to EMPlain.
 	EMAccel string
 	// Seed draws the batches. If 0, it will be defaulted to 1.
 	Seed uint64
@@ -243,7 +243,7 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 		c.BatchSize = 256
 	}
 	if c.EMAccel == "" {
-		c.EMAccel = EMSquarem
+		c.EMAccel = EMPlain
 	}
 	if c.Seed == 0 {
 		c.Seed = 1

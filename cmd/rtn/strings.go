@@ -83,7 +83,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Training.Epochs, "epochs", 0, "most gradient epochs (default 100)")
 	fs.IntVar(&spec.Training.BatchSize, "batch", 0, "distinct strings per gradient step (default 256)")
 	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM passes over the training strings (default 200)")
-	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: squarem or plain (default squarem)")
+	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: plain or squarem (SQUAREM extrapolation of the Baum-Welch steps) (default plain)")
 	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
 	fs.Uint64Var(&spec.Seed, "seed", 1, "random seed (split, starts, batches)")
 	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")
