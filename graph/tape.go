@@ -164,6 +164,7 @@ type tnode[F Float] struct {
 	xop        xop      // Ext: the op
 	x          ximpl[F] // Ext: its implementation
 	xargs      []xarg[F]
+	pw         *PackedWeightOf[F] // a step's product by a parameter: the parameter packed once per pass
 }
 
 func (n *tnode[F]) size() int { return n.rows * n.cols }
@@ -784,6 +785,7 @@ func compileTape[F Float](c Cell, p *params.Params, batch int, w Weights[F]) (St
 	if err != nil {
 		return nil, errors.Wrap(err, "graph: tape: initial state")
 	}
+	step.packParams()
 	k := &tapeKernel[F]{step: step, init: init, initCache: make([]F, init.cacheLen)}
 	for _, s := range c.StateSizes() {
 		k.initOut = append(k.initOut, make([]F, batch*s))
@@ -853,7 +855,29 @@ func (k *tapeKernel[F]) ProjectionSize() int  { return k.step.projSize }
 func (k *tapeKernel[F]) Project(xs, proj []F) { k.step.project(xs, proj) }
 
 func (k *tapeKernel[F]) InitialState(state [][]F) {
+	k.step.resetPacked()
 	k.init.forward(nil, nil, nil, state, k.initCache)
+}
+
+// packParams gives every product of a step by a parameter (h U) a
+// PackedWeightOf, so that U is packed once per pass for the forward
+// products and once for the backward ones, as the hand-written kernels do.
+func (pr *tapeProgram[F]) packParams() {
+	for _, n := range pr.nodes {
+		if n.op == opMul && n.variant == mulMM && n.class == clsStep && pr.nodes[n.in[1]].op == opParam {
+			n.pw = new(PackedWeightOf[F])
+		}
+	}
+}
+
+// resetPacked marks the packed parameters stale: a pass starts, and the
+// parameters may have changed since the last one.
+func (pr *tapeProgram[F]) resetPacked() {
+	for _, n := range pr.nodes {
+		if n.pw != nil {
+			n.pw.Reset()
+		}
+	}
 }
 
 func (k *tapeKernel[F]) InitialStateBack(g [][]F, grads Grads[F]) {

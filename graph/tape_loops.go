@@ -1,38 +1,25 @@
 package graph
 
-// Elementwise loops of the tape's ops over one row, unrolled by four (Go
-// does not vectorise; unrolling, with one bounds check per slice and four
-// values, halves the cost of these memory-light loops), with the choice
+import "github.com/rtnlab/rtn/internal/vec"
+
+// Elementwise loops of the tape's ops over one row, with the choice
 // between writing and adding (acc) made once per row rather than per
-// value.
+// value, in package vec (AVX vectors where the assembly runs, with the
+// plain loop's bits).
 
 // binInto writes a op b into d elementwise (op: opAdd, opSub, opHadamard
 // or opDiv; a and b at least as long as d).
 func binInto[F Float](op opKind, d, a, b []F) {
-	n := len(d)
-	a, b = a[:n], b[:n]
-	j := 0
 	switch op {
 	case opAdd:
-		for ; j+4 <= n; j += 4 {
-			dd, aa, bb := d[j:j+4:j+4], a[j:j+4:j+4], b[j:j+4:j+4]
-			dd[0], dd[1], dd[2], dd[3] = aa[0]+bb[0], aa[1]+bb[1], aa[2]+bb[2], aa[3]+bb[3]
-		}
-		for ; j < n; j++ {
-			d[j] = a[j] + b[j]
-		}
+		vec.Add(d, a, b)
 	case opSub:
-		for ; j+4 <= n; j += 4 {
-			dd, aa, bb := d[j:j+4:j+4], a[j:j+4:j+4], b[j:j+4:j+4]
-			dd[0], dd[1], dd[2], dd[3] = aa[0]-bb[0], aa[1]-bb[1], aa[2]-bb[2], aa[3]-bb[3]
-		}
-		for ; j < n; j++ {
-			d[j] = a[j] - b[j]
-		}
+		vec.Sub(d, a, b)
 	case opHadamard:
-		mulInto(d, a, b, false)
+		vec.Mul(d, a, b)
 	default:
-		for ; j < n; j++ {
+		a, b = a[:len(d)], b[:len(d)]
+		for j := range d {
 			d[j] = a[j] / b[j]
 		}
 	}
@@ -40,93 +27,21 @@ func binInto[F Float](op opKind, d, a, b []F) {
 
 // mulInto writes a*b into d elementwise, or adds it when acc is set.
 func mulInto[F Float](d, a, b []F, acc bool) {
-	n := len(d)
-	a, b = a[:n], b[:n]
-	j := 0
 	if acc {
-		for ; j+4 <= n; j += 4 {
-			dd, aa, bb := d[j:j+4:j+4], a[j:j+4:j+4], b[j:j+4:j+4]
-			dd[0] += aa[0] * bb[0]
-			dd[1] += aa[1] * bb[1]
-			dd[2] += aa[2] * bb[2]
-			dd[3] += aa[3] * bb[3]
-		}
-		for ; j < n; j++ {
-			d[j] += a[j] * b[j]
-		}
+		vec.MulAdd(d, a, b)
 		return
 	}
-	for ; j+4 <= n; j += 4 {
-		dd, aa, bb := d[j:j+4:j+4], a[j:j+4:j+4], b[j:j+4:j+4]
-		dd[0], dd[1], dd[2], dd[3] = aa[0]*bb[0], aa[1]*bb[1], aa[2]*bb[2], aa[3]*bb[3]
-	}
-	for ; j < n; j++ {
-		d[j] = a[j] * b[j]
-	}
+	vec.Mul(d, a, b)
 }
 
 // scaleInto writes a*s into d elementwise, or adds it when acc is set.
 func scaleInto[F Float](d, a []F, s F, acc bool) {
-	n := len(d)
-	a = a[:n]
-	j := 0
 	if acc {
-		for ; j+4 <= n; j += 4 {
-			dd, aa := d[j:j+4:j+4], a[j:j+4:j+4]
-			dd[0] += aa[0] * s
-			dd[1] += aa[1] * s
-			dd[2] += aa[2] * s
-			dd[3] += aa[3] * s
-		}
-		for ; j < n; j++ {
-			d[j] += a[j] * s
-		}
+		vec.ScaleAdd(d, a, s)
 		return
 	}
-	for ; j+4 <= n; j += 4 {
-		dd, aa := d[j:j+4:j+4], a[j:j+4:j+4]
-		dd[0], dd[1], dd[2], dd[3] = aa[0]*s, aa[1]*s, aa[2]*s, aa[3]*s
-	}
-	for ; j < n; j++ {
-		d[j] = a[j] * s
-	}
+	vec.Scale(d, a, s)
 }
 
 // addInto adds a into d elementwise.
-func addInto[F Float](d, a []F) {
-	n := len(d)
-	a = a[:n]
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		dd, aa := d[j:j+4:j+4], a[j:j+4:j+4]
-		dd[0] += aa[0]
-		dd[1] += aa[1]
-		dd[2] += aa[2]
-		dd[3] += aa[3]
-	}
-	for ; j < n; j++ {
-		d[j] += a[j]
-	}
-}
-
-// tanhGradInto writes g (1 - y^2) into d elementwise (y = tanh of the
-// input), or adds it when acc is set.
-func tanhGradInto[F Float](d, g, y []F, acc bool) {
-	n := len(d)
-	g, y = g[:n], y[:n]
-	j := 0
-	if acc {
-		for ; j < n; j++ {
-			d[j] += g[j] * (1 - y[j]*y[j])
-		}
-		return
-	}
-	for ; j+4 <= n; j += 4 {
-		dd, gg, yy := d[j:j+4:j+4], g[j:j+4:j+4], y[j:j+4:j+4]
-		dd[0], dd[1] = gg[0]*(1-yy[0]*yy[0]), gg[1]*(1-yy[1]*yy[1])
-		dd[2], dd[3] = gg[2]*(1-yy[2]*yy[2]), gg[3]*(1-yy[3]*yy[3])
-	}
-	for ; j < n; j++ {
-		d[j] = g[j] * (1 - y[j]*y[j])
-	}
-}
+func addInto[F Float](d, a []F) { vec.AddTo(d, a) }

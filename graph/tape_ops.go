@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/rtnlab/rtn/internal/fastmath"
+	"github.com/rtnlab/rtn/internal/vec"
 )
 
 // The tape's ops on [rows, cols] row-major values with row strides: one
@@ -59,6 +60,10 @@ func (pr *tapeProgram[F]) forwardOp(id, rows int, v [][]F, ph int) {
 	case opMul:
 		switch n.variant {
 		case mulMM:
+			if n.pw != nil && ph == phFwd && lda == an.cols && ldb == cols && ldy == cols {
+				n.pw.Forward(b, an.cols, cols, rows, a, 0, y)
+				return
+			}
 			GemmOf(false, false, rows, cols, an.cols, 1, a, lda, b, ldb, 0, y, ldy)
 		case mulMV:
 			for i := range an.rows {
@@ -203,7 +208,7 @@ func unaryRows[F Float](op opKind, f F, y []F, ldy int, a []F, lda, rows, cols i
 				yr[j] = -x
 			}
 		case opTanh:
-			tanhTo(yr, ar)
+			fastmath.Tanh(yr, ar)
 		case opSigmoid:
 			fastmath.Sigmoid(yr, ar) // 0 or 1 at the extremes, never NaN
 		case opExp:
@@ -258,7 +263,9 @@ func (pr *tapeProgram[F]) vjp(id, k int, acc bool, v, g [][]F) {
 	case opMul:
 		switch n.variant {
 		case mulMM:
-			if k == 0 {
+			if k == 0 && n.pw != nil && ldb == cols {
+				n.pw.Backward(b, a0.cols, cols, rows, gy, beta, d)
+			} else if k == 0 {
 				GemmOf(false, true, rows, a0.cols, cols, 1, gy, cols, b, ldb, beta, d, a0.cols)
 			} else {
 				GemmOf(true, false, a0.cols, cols, rows, 1, a, lda, gy, cols, beta, d, cols)
@@ -484,12 +491,9 @@ func unaryVJP[F Float](op opKind, f F, d, gy, a []F, lda int, y []F, ldy, rows, 
 		case opScale:
 			scaleInto(dr, gr, f, acc)
 		case opTanh:
-			tanhGradInto(dr, gr, y[r*ldy:], acc)
+			vec.TanhGrad(dr, gr, y[r*ldy:], acc)
 		case opSigmoid:
-			yr := y[r*ldy : r*ldy+cols]
-			for j, x := range gr {
-				set(&dr[j], x*yr[j]*(1-yr[j]), acc)
-			}
+			vec.SigmoidGrad(dr, gr, y[r*ldy:], acc)
 		case opExp:
 			mulInto(dr, gr, y[r*ldy:], acc)
 		case opLog:

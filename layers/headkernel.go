@@ -2,6 +2,7 @@ package layers
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/graph"
@@ -129,36 +130,12 @@ func (k *headKernel[F]) ParamGrad(h []F, cache []F, grads graph.Grads[F]) {
 // the gradients rounded to z's type.
 
 // softmaxNLL returns -sum_j y_j log softmax(z)_j and replaces z by its
-// gradient times m.
+// gradient times m: each exp(z_j - max z) once, from fastmath's polynomial
+// four at a time (the long one in float64, the short one in float32),
+// kept in z until the gradient is written; the loss is
+// sum_j y_j (lse - z_j) summed as lse sum_j y_j - sum_j y_j z_j.
 func softmaxNLL[F graph.Float](z []F, y []float64, m float64) float64 {
-	if z32, ok := any(z).([]float32); ok {
-		return softmaxNLL32(z32, y, m)
-	}
-	zmax := math.Inf(-1)
-	for _, v := range z {
-		zmax = max(zmax, float64(v))
-	}
-	var s float64
-	for _, v := range z {
-		s += math.Exp(float64(v) - zmax)
-	}
-	lse := zmax + math.Log(s)
-	var loss, ysum float64
-	for j, v := range z {
-		loss -= y[j] * (float64(v) - lse)
-		ysum += y[j]
-	}
-	for j, v := range z {
-		z[j] = F(m * (math.Exp(float64(v)-lse)*ysum - y[j]))
-	}
-	return loss
-}
-
-// softmaxNLL32 is softmaxNLL in a float32 step: each exp(z_j - max z)
-// once, from fastmath's float32 polynomial four at a time, kept in z until
-// the gradient is written; the loss is sum_j y_j (lse - z_j) summed as
-// lse sum_j y_j - sum_j y_j z_j.
-func softmaxNLL32(z []float32, y []float64, m float64) float64 {
+	short := is32[F]()
 	zmax := math.Inf(-1)
 	for _, v := range z {
 		zmax = max(zmax, float64(v))
@@ -168,25 +145,31 @@ func softmaxNLL32(z []float32, y []float64, m float64) float64 {
 	for j := 0; j < n; j += 4 {
 		zz, yy := z[j:j+4:j+4], y[j:j+4:j+4]
 		v0, v1, v2, v3 := float64(zz[0]), float64(zz[1]), float64(zz[2]), float64(zz[3])
-		e0, e1, e2, e3 := fastmath.ExpNeg4(zmax-v0, zmax-v1, zmax-v2, zmax-v3, true)
+		e0, e1, e2, e3 := fastmath.ExpNeg4(zmax-v0, zmax-v1, zmax-v2, zmax-v3, short)
 		s += (e0 + e1) + (e2 + e3)
 		yz += (yy[0]*v0 + yy[1]*v1) + (yy[2]*v2 + yy[3]*v3)
 		ysum += (yy[0] + yy[1]) + (yy[2] + yy[3])
-		zz[0], zz[1], zz[2], zz[3] = float32(e0), float32(e1), float32(e2), float32(e3)
+		zz[0], zz[1], zz[2], zz[3] = F(e0), F(e1), F(e2), F(e3)
 	}
 	for j := n; j < len(z); j++ {
 		v := float64(z[j])
-		e, _, _, _ := fastmath.ExpNeg4(zmax-v, 0, 0, 0, true)
+		e, _, _, _ := fastmath.ExpNeg4(zmax-v, 0, 0, 0, short)
 		s += e
 		yz += y[j] * v
 		ysum += y[j]
-		z[j] = float32(e)
+		z[j] = F(e)
 	}
 	lse := zmax + math.Log(s)
 	for j, e := range z {
-		z[j] = float32(m * (float64(e)/s*ysum - y[j]))
+		z[j] = F(m * (float64(e)/s*ysum - y[j]))
 	}
 	return lse*ysum - yz
+}
+
+// is32 says whether F is float32.
+func is32[F graph.Float]() bool {
+	var zero F
+	return unsafe.Sizeof(zero) == 4
 }
 
 // bernoulliNLL returns sum_j softplus(z_j) - y_j z_j and replaces z by its
@@ -195,56 +178,26 @@ func softmaxNLL32(z []float32, y []float64, m float64) float64 {
 // row are taken as the logarithm of the product of the 1 + e, each in
 // (1, 2], in runs short enough not to overflow: one logarithm per 512
 // entries instead of one per entry, at the cost of a rounding error of
-// order 1e-16 per entry.
+// order 1e-16 per entry. e comes from fastmath's polynomial, four entries
+// at a time (the long one in float64, within a few ulps of math.Exp; the
+// short one in float32, within one float32 ulp), and no branch on the
+// sign of z: sigmoid(z) is s (e n + 1 - n) with s = 1 / (1 + e) and n = 1
+// for a negative z, 0 otherwise (one of the two terms exactly 0), and
+// max(z, 0) is (z + |z|) / 2.
 func bernoulliNLL[F graph.Float](z []F, y []float64, m float64) float64 {
-	if z32, ok := any(z).([]float32); ok {
-		return bernoulliNLL32(z32, y, m)
-	}
-	var loss float64
-	prod := 1.0
-	for j, f := range z {
-		v := float64(f)
-		e := math.Exp(-math.Abs(v)) // in (0, 1]: no overflow
-		sg := 1 / (1 + e)
-		if v > 0 {
-			loss += v
-		} else {
-			sg = e * sg
-		}
-		prod *= 1 + e
-		if j%bernoulliRun == bernoulliRun-1 {
-			loss += math.Log(prod)
-			prod = 1
-		}
-		loss -= y[j] * v
-		z[j] = F(m * (sg - y[j]))
-	}
-	return loss + math.Log(prod)
-}
-
-// bernoulliRun is how many factors 1 + e, each in (1, 2], bernoulliNLL
-// multiplies before it takes their logarithm: 2^512 is far below the
-// largest float64.
-const bernoulliRun = 512
-
-// bernoulliNLL32 is bernoulliNLL in a float32 step: e = exp(-|z|) from
-// fastmath's float32 polynomial (within one float32 ulp of math.Exp),
-// four entries at a time, and no branch on the sign of z: sigmoid(z) is
-// s (e n + 1 - n) with s = 1 / (1 + e) and n = 1 for a negative z, 0
-// otherwise (one of the two terms exactly 0), and max(z, 0) is (z + |z|) / 2.
-func bernoulliNLL32(z []float32, y []float64, m float64) float64 {
+	short := is32[F]()
 	var loss float64
 	prod := 1.0
 	n := len(z) &^ 3
 	for j := 0; j < n; j += 4 {
 		zz, yy := z[j:j+4:j+4], y[j:j+4:j+4]
 		v0, v1, v2, v3 := float64(zz[0]), float64(zz[1]), float64(zz[2]), float64(zz[3])
-		e0, e1, e2, e3 := fastmath.ExpNeg4(math.Abs(v0), math.Abs(v1), math.Abs(v2), math.Abs(v3), true)
-		var l0, l1, l2, l3 float64
-		l0, zz[0] = bernoulliEntry(v0, e0, yy[0], m)
-		l1, zz[1] = bernoulliEntry(v1, e1, yy[1], m)
-		l2, zz[2] = bernoulliEntry(v2, e2, yy[2], m)
-		l3, zz[3] = bernoulliEntry(v3, e3, yy[3], m)
+		e0, e1, e2, e3 := fastmath.ExpNeg4(math.Abs(v0), math.Abs(v1), math.Abs(v2), math.Abs(v3), short)
+		l0, g0 := bernoulliEntry(v0, e0, yy[0], m)
+		l1, g1 := bernoulliEntry(v1, e1, yy[1], m)
+		l2, g2 := bernoulliEntry(v2, e2, yy[2], m)
+		l3, g3 := bernoulliEntry(v3, e3, yy[3], m)
+		zz[0], zz[1], zz[2], zz[3] = F(g0), F(g1), F(g2), F(g3)
 		loss += (l0 + l1) + (l2 + l3)
 		prod *= ((1 + e0) * (1 + e1)) * ((1 + e2) * (1 + e3))
 		if j%bernoulliRun == bernoulliRun-4 {
@@ -254,21 +207,26 @@ func bernoulliNLL32(z []float32, y []float64, m float64) float64 {
 	}
 	for j := n; j < len(z); j++ {
 		v := float64(z[j])
-		e, _, _, _ := fastmath.ExpNeg4(math.Abs(v), 0, 0, 0, true)
-		var l float64
-		l, z[j] = bernoulliEntry(v, e, y[j], m)
+		e, _, _, _ := fastmath.ExpNeg4(math.Abs(v), 0, 0, 0, short)
+		l, g := bernoulliEntry(v, e, y[j], m)
+		z[j] = F(g)
 		loss += l
 		prod *= 1 + e
 	}
 	return loss + math.Log(prod)
 }
 
-// bernoulliEntry is one entry of bernoulliNLL32 given e = exp(-|v|): the
+// bernoulliRun is how many factors 1 + e, each in (1, 2], bernoulliNLL
+// multiplies before it takes their logarithm: 2^512 is far below the
+// largest float64.
+const bernoulliRun = 512
+
+// bernoulliEntry is one entry of bernoulliNLL given e = exp(-|v|): the
 // loss but for log(1 + e), and the gradient.
-func bernoulliEntry(v, e, y, m float64) (float64, float32) {
+func bernoulliEntry(v, e, y, m float64) (loss, grad float64) {
 	s := 1 / (1 + e)
 	neg := float64(math.Float64bits(v) >> 63)
-	return (v+math.Abs(v))*0.5 - y*v, float32(m * (s*(e*neg+(1-neg)) - y))
+	return (v+math.Abs(v))*0.5 - y*v, m * (s*(e*neg+(1-neg)) - y)
 }
 
 // meanSquare returns the mean of (z_j - y_j)^2 and replaces z by its

@@ -142,8 +142,11 @@ func runPCNNSection(ctx *Context) ([]Row, error) {
 				Note: fmt.Sprintf("best of N in %v, d=3, %s each; %s", plan.units, plan.budgetText(), sizeNote)})
 		}
 		for _, b := range []string{"ctw", "bzip2", "hmm"} {
-			rep, err := runs.RunPCNNBaseline(runs.PCNNBaselineSpec{Baseline: b, Task: plan.task, Size: plan.size, Seed: ctx.Seed,
-				States: plan.hmmStates, Iterations: plan.hmmIters})
+			spec := runs.PCNNBaselineSpec{Baseline: b, Task: plan.task, Size: plan.size, Seed: ctx.Seed}
+			if b == "hmm" {
+				spec.States, spec.Iterations = plan.hmmStates, plan.hmmIters
+			}
+			rep, err := runs.RunPCNNBaseline(spec)
 			if errors.Is(err, pcnn.ErrNoBzip2) {
 				fmt.Fprintf(ctx.Log, "bzip2 is not installed: its row is skipped\n")
 				continue

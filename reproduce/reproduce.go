@@ -113,15 +113,53 @@ func Sections() []string {
 }
 
 // ReproduceConfig sets a reproduction run. The zero value runs every
-// section in full settings with seed 1 and writes nothing.
+// section in full settings with seed 1 and writes nothing. It follows the
+// spec contract of package runs: WithDefaults fills the unset fields,
+// Validate refuses a bad value with a *runs.FieldError naming the field.
 type ReproduceConfig struct {
-	Quick    bool
-	Only     []string // section names; empty means all
-	Out      string   // output directory; summary.csv and summary.json go there; locked for the run (runs.LockOutputs)
-	Seed     uint64   // default 1
-	Jobs     int      // independent runs a section may train at once; default 1
+	Quick bool
+	// Only names the sections to run (Sections); empty means all.
+	Only []string
+	// Out is the output directory: summary.csv, summary.json and one
+	// folder per section go there; it is locked for the run
+	// (runs.LockOutputs). If empty, nothing is written.
+	Out string
+	// Seed seeds every section. If 0, it will be defaulted to 1.
+	Seed uint64
+	// Jobs is how many independent runs a section may train at once (each
+	// run's numbers do not depend on it). If 0, it will be defaulted to 1.
+	Jobs     int
 	Log      io.Writer
 	Progress io.Writer
+}
+
+// WithDefaults returns the config with its unset fields at their
+// defaults.
+func (c ReproduceConfig) WithDefaults() ReproduceConfig {
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Jobs == 0 {
+		c.Jobs = 1
+	}
+	return c
+}
+
+// Validate checks the config's values (a *runs.FieldError); a zero left
+// in Seed or Jobs is refused (WithDefaults fills them).
+func (c ReproduceConfig) Validate() error {
+	for _, name := range c.Only {
+		if _, err := selectSections([]string{name}); err != nil {
+			return &runs.FieldError{Field: "Only", Err: err}
+		}
+	}
+	switch {
+	case c.Seed == 0:
+		return &runs.FieldError{Field: "Seed", Value: c.Seed, Want: ">= 1 (0 is unset: WithDefaults makes it 1)"}
+	case c.Jobs < 1 || c.Jobs > runs.MaxJobs:
+		return &runs.FieldError{Field: "Jobs", Value: c.Jobs, Want: fmt.Sprintf("in [1, %d] (0 is unset: WithDefaults makes it 1)", runs.MaxJobs)}
+	}
+	return nil
 }
 
 // Summary is the result of a reproduction run.
@@ -134,8 +172,9 @@ type Summary struct {
 
 // Reproduce runs the selected sections and writes the summary files.
 func Reproduce(cfg ReproduceConfig) (*Summary, error) {
-	if cfg.Seed == 0 {
-		cfg.Seed = 1
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -152,7 +191,7 @@ func Reproduce(cfg ReproduceConfig) (*Summary, error) {
 	start := time.Now()
 	sum := &Summary{Quick: cfg.Quick, Seed: cfg.Seed}
 	for _, s := range run {
-		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress, Jobs: max(cfg.Jobs, 1)}
+		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress, Jobs: cfg.Jobs}
 		if cfg.Out != "" {
 			ctx.Dir = filepath.Join(cfg.Out, s.Name)
 			if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {

@@ -3,11 +3,14 @@ package reproduce
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/runs"
 )
 
 func init() {
@@ -55,6 +58,34 @@ func TestReproduceWritesSummary(t *testing.T) {
 func TestReproduceUnknownSection(t *testing.T) {
 	if _, err := Reproduce(ReproduceConfig{Only: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "unknown section") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestReproduceConfigRefuses checks that Reproduce refuses what rtn
+// reproduce refuses, with the same field errors, before any section runs.
+func TestReproduceConfigRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, field, msg string
+		cfg              ReproduceConfig
+	}{
+		{"negative jobs", "Jobs", "Jobs must be in [1, 1024]", ReproduceConfig{Only: []string{"test-section"}, Jobs: -1}},
+		{"too many jobs", "Jobs", "Jobs must be in [1, 1024]", ReproduceConfig{Only: []string{"test-section"}, Jobs: 100000}},
+		{"unknown section", "Only", "Only: unknown section \"nope\"", ReproduceConfig{Only: []string{"test-section", "nope"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Reproduce(tc.cfg)
+			var fe *runs.FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("err = %v, want a field error of %s saying %q", err, tc.field, tc.msg)
+			}
+		})
+	}
+	// A zero left after WithDefaults is refused: the command line's -seed 0.
+	if err := (ReproduceConfig{Jobs: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "Seed must be >= 1") {
+		t.Errorf("seed 0: err = %v", err)
+	}
+	if err := (ReproduceConfig{}).WithDefaults().Validate(); err != nil {
+		t.Errorf("the zero config with its defaults: %v", err)
 	}
 }
 

@@ -55,7 +55,7 @@ func runSpectralSection(ctx *Context) ([]Row, error) {
 		}
 		if !ctx.Quick {
 			rk := sw
-			rk.Tasks, rk.Noises, rk.Ranks, rk.Methods = []string{"addition"}, []float64{1}, []int{2, 3, 4, 5}, []string{"tiht"}
+			rk.Tasks, rk.Noises, rk.Ranks, rk.Methods, rk.Epochs = []string{"addition"}, []float64{1}, []int{2, 3, 4, 5}, []string{"tiht"}, 0
 			ranks, err := runs.SpectralSweep(rk)
 			if err != nil {
 				return nil, err

@@ -284,7 +284,7 @@ func (r *umpsPAutomaCResult) bondText() string {
 func writeUMPSPAutomaCTable(path string, results []*umpsPAutomaCResult, spec runs.UMPSSpec) error {
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
-		fmt.Fprintf(&b, "u-MPS: batch %d, norm %s, at most %d epochs, seed %d; D chosen per problem (spectral rank in brackets, s the time that took; a D grown from a trained smaller one says from which, its epochs are the grown model's and its seconds both models').\n\n", spec.BatchSize, spec.Norm, spec.Epochs, spec.Seed)
+		fmt.Fprintf(&b, "u-MPS: batch %d, norm %s, at most %d epochs, seed %d; D chosen per problem (spectral rank in brackets, s the time that took; a D grown from a trained smaller one says from which, its epochs are the grown model's and its seconds both models').\n\n", spec.BatchSize, *spec.Norm, spec.Epochs, spec.Seed)
 		b.WriteString("| problem | optimum | D (rank, s) | u-MPS | ratio | spectral WFA | ratio | splearn (README) | ratio | epochs (best) | seconds |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {

@@ -201,9 +201,13 @@ type CompareSpec struct {
 	// (1 under ProtocolDeepOBS, which reruns the tuned rate).
 	Seeds []uint64 `json:"-"`
 	// Budget bounds each run. Default 3 epochs (a suite: each problem's).
+	// Epochs and Steps together: the first reached stops a run. Seconds
+	// is refused with either: the table would depend on which bound the
+	// machine's speed made stop each run.
 	Budget compare.Budget `json:"-"`
 	// Batch is the minibatch size; FullBatch trains every step on the
-	// whole training set. Default 32 (a suite: each problem's).
+	// whole training set. Default 32 (a suite: each problem's); a
+	// negative value other than FullBatch is refused.
 	Batch int `json:"-"`
 	// EvalEvery adds a curve point every EvalEvery steps (0: per epoch;
 	// a suite: each problem's).
@@ -212,7 +216,7 @@ type CompareSpec struct {
 	// ProtocolAlgoPerf, 0 takes it from a reference run).
 	Target float64 `json:"-"`
 	// DivergeFactor is compare.Config.DivergeFactor. Default 10; a
-	// negative value keeps only the NaN/Inf tests.
+	// negative value (Off, for instance) keeps only the NaN/Inf tests.
 	DivergeFactor float64 `json:"-"`
 	// Protocol is "" (the grid and its tuning), ProtocolDeepOBS or
 	// ProtocolAlgoPerf.

@@ -124,7 +124,7 @@ func setOption(st *compare.Setting, kv string) error {
 			c.Nesterov = b
 		}
 	case k == "schedule":
-		if _, err := optim.ParseSchedule(v); err != nil {
+		if err := checkSchedule("schedule", v); err != nil {
 			return err
 		}
 		st.Schedule = v

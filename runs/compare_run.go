@@ -148,8 +148,27 @@ func algoPerfTarget(s CompareSpec, f compare.Factory) (float64, string, error) {
 }
 
 // MergeCompare joins the directories of a sharded comparison
-// (compare.Merge) and writes its outputs into out.
+// (compare.Merge) and writes its outputs into out (if empty, the first
+// directory; the report's Spec.Out). It refuses a directory without
+// plan.json before any work, and locks out and the shards: a shard still
+// running is refused, not merged half done.
 func MergeCompare(out string, dirs ...string) (*CompareReport, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("runs: MergeCompare needs the shard directories")
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "plan.json")); err != nil {
+			return nil, errors.Errorf("%s holds no plan.json (not an rtn compare -out directory)", d)
+		}
+	}
+	if out == "" {
+		out = dirs[0]
+	}
+	lock, err := LockOutputs(append([]string{out}, dirs...), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	res, err := compare.Merge(dirs...)
 	if err != nil {
 		return nil, err
@@ -158,6 +177,7 @@ func MergeCompare(out string, dirs ...string) (*CompareReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Out = out
 	rep := &CompareReport{Spec: s, Results: res, Summary: res.Summary()}
 	return rep, writeCompareOutputs(out, rep.Summary, s)
 }

@@ -29,12 +29,14 @@ const (
 	ProtocolAlgoPerf = "algoperf"
 )
 
-// FullBatch is CompareSpec.Batch for full-batch steps.
-const FullBatch = -1
+// FullBatch is CompareSpec.Batch for full-batch steps. It is Off, far
+// from any size, so that a negative batch given by mistake is refused
+// rather than read as the full batch.
+const FullBatch = Off
 
-// compareDefaultOptimizers are the optimizers of a CompareSpec without
-// Settings.
-const compareDefaultOptimizers = "sgd,momentum,adam,rmsprop,adagrad"
+// CompareDefaultOptimizers are the optimizers of a CompareSpec without
+// Settings, in ParseCompareOptimizers' syntax.
+const CompareDefaultOptimizers = "sgd,momentum,adam,rmsprop,adagrad"
 
 // compareErr is the *FieldError of a CompareSpec field, "Field: message".
 func compareErr(field, format string, args ...any) error {
@@ -72,7 +74,7 @@ func (s CompareSpec) Validate() error {
 // suite.
 func (s *CompareSpec) comparisonDefaults() {
 	if s.Settings == nil {
-		s.Settings, _ = ParseCompareOptimizers(compareDefaultOptimizers) // a constant that parses
+		s.Settings, _ = ParseCompareOptimizers(CompareDefaultOptimizers) // a constant that parses
 	}
 	if s.Seeds == nil {
 		s.Seeds = []uint64{1, 2, 3}
@@ -132,8 +134,10 @@ func (s *CompareSpec) comparisonCheck() error {
 		return compareErr("Budget.Steps", "must be >= 0, got %d", b.Steps)
 	case !(b.Seconds >= 0) || math.IsInf(b.Seconds, 0):
 		return compareErr("Budget.Seconds", "must be a finite number >= 0, got %g", b.Seconds)
-	case s.Batch < FullBatch || (s.Batch == 0 && s.Suite == ""):
-		return compareErr("Batch", "must be >= 1 (or FullBatch), got %d", s.Batch)
+	case b.Seconds > 0 && (b.Epochs > 0 || b.Steps > 0):
+		return fieldErr("Budget.Seconds", b.Seconds, "alone, without {Budget.Epochs} or {Budget.Steps} (which bound stops a run would depend on the machine's speed)")
+	case s.Batch != FullBatch && (s.Batch < 0 || (s.Batch == 0 && s.Suite == "")):
+		return fieldErr("Batch", s.Batch, ">= 1, or FullBatch (full batch)")
 	case s.EvalEvery < 0:
 		return compareErr("EvalEvery", "must be >= 0, got %d", s.EvalEvery)
 	case !(s.Target >= 0) || math.IsInf(s.Target, 0):
@@ -148,6 +152,8 @@ func (s *CompareSpec) comparisonCheck() error {
 		return compareErr("Jobs", "must be in [1, %d], got %d", MaxJobs, s.Jobs)
 	case s.Shard.Count < 0 || (s.Shard.Count > 0 && (s.Shard.Index < 1 || s.Shard.Index > s.Shard.Count)):
 		return compareErr("Shard", "must be i/n with 1 <= i <= n, got %s", s.Shard)
+	case s.Shard.Count > 0 && s.Out == "":
+		return fieldErr("Out", nil, "a directory with {Shard} (the shards are joined from their directories)")
 	}
 	return nil
 }
@@ -180,7 +186,7 @@ func (s *CompareSpec) suiteCheck() error {
 	}{{"Model", s.Model != ""}, {"Task", s.Task != ""}, {"DataFile", s.DataFile != ""}, {"Hidden", s.Hidden != 0}, {"Size", s.Size != 0},
 		{"Noise", s.Noise != 0}, {"Rank", s.Rank != 0}, {"Order", s.Order != 0}, {"Lags", s.Lags != 0}, {"Activation", s.Activation != ""},
 		{"Layers", s.Layers != 0}, {"Dropout", s.Dropout != 0}, {"Embed", s.Embed != 0}, {"DType", s.DType != ""}, {"Chunk", s.Chunk != 0},
-		{"Target", s.Target != 0}, {"OwnRates", s.OwnRates}} {
+		{"Target", s.Target != 0}, {"OwnRates", s.OwnRates}, {"DataSeed", s.DataSeed != 0}} {
 		if f.set {
 			return compareErr(f.name, "cannot be set with a suite: its problems set their own")
 		}
@@ -198,8 +204,12 @@ func (s CompareSpec) compareConfig(f compare.Factory) compare.Config {
 	if batch == FullBatch {
 		batch = 0
 	}
+	diverge := s.DivergeFactor
+	if diverge < 0 {
+		diverge = -1 // compare.Config's "NaN/Inf only", one value in plan.json
+	}
 	return compare.Config{Problem: f, Settings: s.Settings, Seeds: s.Seeds, LRGrid: s.LRGrid, Budget: s.Budget, BatchSize: batch,
-		EvalEvery: s.EvalEvery, DivergeFactor: s.DivergeFactor, References: s.References, Target: s.Target, ExtendGrid: s.ExtendGrid,
+		EvalEvery: s.EvalEvery, DivergeFactor: diverge, References: s.References, Target: s.Target, ExtendGrid: s.ExtendGrid,
 		Rerun: s.Rerun, Meta: s, Executor: s.Executor, Jobs: s.Jobs, Shard: s.Shard, Dir: s.Out, Log: s.Progress}
 }
 

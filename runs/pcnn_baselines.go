@@ -17,19 +17,27 @@ import (
 // classical model scored the paper's way, the bits spent on the
 // validation stream after seeing the training stream.
 type PCNNBaselineSpec struct {
-	// Baseline is bzip2, ctw or hmm.
+	// Baseline is bzip2, ctw or hmm (required).
 	Baseline string
 	// Task and Size as in PCNNSpec.
 	Task string
 	Size int
-	// Depth is the CTW context depth. If 0, it will be defaulted to 8.
+	// Depth is the CTW context depth, with Baseline ctw only. If 0, it
+	// will be defaulted to 8.
 	Depth int
-	// States and Iterations set the HMM: its number of states (each with
-	// as many outgoing edges as the alphabet has symbols, footnote 9) and
-	// of Baum-Welch iterations. If 0, they will be defaulted to 32 and 50.
+	// States and Iterations set the HMM, with Baseline hmm only: its
+	// number of states (each with as many outgoing edges as the alphabet
+	// has symbols, footnote 9) and of Baum-Welch iterations. If 0, they
+	// will be defaulted to 32 and 50.
 	States, Iterations int
 	// Seed seeds the streams and the HMM. Default 1.
 	Seed uint64
+	// Network holds settings of a network run (PCNNSpec) given beside
+	// the baseline, which reads none: each field but Task, Size, Seed and
+	// Log must be zero or PCNNSpec's default (the command line sets it
+	// from its flags, so that a network flag given with -baseline is
+	// refused rather than ignored).
+	Network PCNNSpec `json:"-"`
 }
 
 // RunPCNNBaseline scores a baseline on the task's validation stream
@@ -41,6 +49,9 @@ type PCNNBaselineSpec struct {
 //     validation stream (layers/pcnn.CTW), over the predicted symbols.
 func RunPCNNBaseline(spec PCNNBaselineSpec) (*PCNNReport, error) {
 	spec = spec.WithDefaults()
+	if spec.Baseline == "" {
+		return nil, fieldErr("Baseline", spec.Baseline, "bzip2, ctw or hmm")
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}

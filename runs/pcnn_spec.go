@@ -1,7 +1,10 @@
 package runs
 
 import (
+	"cmp"
 	"fmt"
+	"reflect"
+	"time"
 
 	"github.com/rtnlab/rtn/layers/activation"
 	"github.com/rtnlab/rtn/layers/pcnn"
@@ -47,6 +50,8 @@ func (s PCNNSpec) WithDefaults() PCNNSpec {
 }
 
 // Validate checks the spec's values (a *FieldError); it generates no data.
+// Checks and Restarts at 0 are unset (WithDefaults fills them, Restarts
+// by the task), so a spec before WithDefaults passes with them at 0.
 func (s PCNNSpec) Validate() error {
 	if !contains(pcnnTasks, s.Task) {
 		return fieldErr("Task", s.Task, "alphabet, music, xor or anbn")
@@ -82,8 +87,8 @@ func (s PCNNSpec) Validate() error {
 	return firstErr(
 		checkMin("Size", s.Size, 0),
 		checkMin("Passes", s.Passes, 0),
-		checkMin("Checks", s.Checks, 1),
-		checkMin("Restarts", s.Restarts, 1),
+		checkMin("Checks", cmp.Or(s.Checks, 1), 1),
+		checkMin("Restarts", cmp.Or(s.Restarts, 1), 1),
 		checkMin("Generate", s.Generate, 0),
 		checkSeed("Seed", s.Seed),
 	)
@@ -112,13 +117,13 @@ func (s PCNNSpec) EstimateMemory() (MemoryEstimate, error) {
 // WithDefaults returns the spec with its unset fields at their defaults.
 func (s PCNNBaselineSpec) WithDefaults() PCNNBaselineSpec {
 	s.Task = cmpOr(s.Task, "anbn")
-	if s.Depth == 0 {
+	if s.Depth == 0 && s.Baseline == "ctw" {
 		s.Depth = 8
 	}
-	if s.States == 0 {
+	if s.States == 0 && s.Baseline == "hmm" {
 		s.States = 32
 	}
-	if s.Iterations == 0 {
+	if s.Iterations == 0 && s.Baseline == "hmm" {
 		s.Iterations = 50
 	}
 	if s.Seed == 0 {
@@ -127,19 +132,77 @@ func (s PCNNBaselineSpec) WithDefaults() PCNNBaselineSpec {
 	return s
 }
 
-// Validate checks the spec's values (a *FieldError).
+// Validate checks the spec's values (a *FieldError). A Baseline of ""
+// stands for none (a network runs, PCNNSpec): it is refused by
+// RunPCNNBaseline, and Validate then checks only that no baseline's field
+// is set. Depth is refused unless Baseline is ctw, States and Iterations
+// unless it is hmm; their 0 is unset (WithDefaults fills it).
 func (s PCNNBaselineSpec) Validate() error {
 	switch {
-	case s.Baseline != "bzip2" && s.Baseline != "ctw" && s.Baseline != "hmm":
+	case s.Baseline != "" && s.Baseline != "bzip2" && s.Baseline != "ctw" && s.Baseline != "hmm":
 		return fieldErr("Baseline", s.Baseline, "bzip2, ctw or hmm")
 	case !contains(pcnnTasks, s.Task):
 		return fieldErr("Task", s.Task, "alphabet, music, xor or anbn")
 	}
+	if s.Baseline != "ctw" {
+		if err := checkUnset("Depth", s.Depth, "unset without {Baseline} ctw (the depth of the ctw baseline)"); err != nil {
+			return err
+		}
+	} else if err := checkRange("Depth", cmp.Or(s.Depth, 1), 1, 64); err != nil {
+		return err
+	}
+	if s.Baseline != "hmm" {
+		const hmm = "unset without {Baseline} hmm (a setting of the hmm baseline)"
+		if err := firstErr(checkUnset("States", s.States, hmm), checkUnset("Iterations", s.Iterations, hmm)); err != nil {
+			return err
+		}
+	} else if err := firstErr(checkRange("States", cmp.Or(s.States, 1), 1, MaxUnits), checkMin("Iterations", cmp.Or(s.Iterations, 1), 1)); err != nil {
+		return err
+	}
+	if s.Baseline != "" {
+		if err := s.checkNetwork(); err != nil {
+			return err
+		}
+	}
 	return firstErr(
-		checkRange("States", s.States, 1, MaxUnits),
-		checkMin("Iterations", s.Iterations, 1),
 		checkMin("Size", s.Size, 0),
-		checkRange("Depth", s.Depth, 1, 64),
 		checkSeed("Seed", s.Seed),
 	)
+}
+
+// MaxPCNNMinutes bounds a time budget given in minutes (PCNNMinutes): a
+// year, past which the budget's time.Duration overflows.
+const MaxPCNNMinutes = 366 * 24 * 60
+
+// PCNNMinutes is the PCNNSpec.Budget of a budget given in minutes, or a
+// *FieldError of Budget when minutes is not a number in [0,
+// MaxPCNNMinutes].
+func PCNNMinutes(minutes float64) (time.Duration, error) {
+	if !(minutes >= 0) || minutes > MaxPCNNMinutes {
+		return 0, fieldErr("Budget", minutes, "a number of minutes in [0, %d] (a year)", MaxPCNNMinutes)
+	}
+	return time.Duration(minutes * float64(time.Minute)), nil
+}
+
+// checkNetwork refuses a field of Network set to a value other than its
+// default: a baseline trains no network.
+func (s PCNNBaselineSpec) checkNetwork() error {
+	n := reflect.ValueOf(s.Network)
+	d := reflect.ValueOf(PCNNSpec{Task: s.Network.Task}.WithDefaults())
+	for i := range n.NumField() {
+		name, f := n.Type().Field(i).Name, n.Field(i)
+		switch name {
+		case "Task", "Size", "Seed", "Log":
+			continue
+		}
+		if f.IsZero() || reflect.DeepEqual(f.Interface(), d.Field(i).Interface()) {
+			continue
+		}
+		v := f.Interface()
+		if name == "Degree" && v == Full {
+			v = "full"
+		}
+		return fieldErr("Network."+name, v, "unset with {Baseline} %s (a setting of the network, which a baseline does not train)", s.Baseline)
+	}
+	return nil
 }

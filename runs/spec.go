@@ -107,7 +107,7 @@ func nameFields(s string, name func(string) string) string {
 
 // fieldErr is a *FieldError.
 func fieldErr(field string, value any, want string, args ...any) error {
-	return &FieldError{Field: field, Value: value, Want: fmt.Sprintf(want, args...)}
+	return &FieldError{Field: field, Value: shownValue(value), Want: fmt.Sprintf(want, args...)}
 }
 
 // fieldCause is a *FieldError caused by err (nil stays nil).
@@ -117,6 +117,37 @@ func fieldCause(field string, err error) error {
 	}
 	return &FieldError{Field: field, Err: err}
 }
+
+// checkUnset refuses a field set (not at its zero value) where it has no
+// effect; where says where it would apply, fields written as {Name}
+// ("unset with {Rank} (a selection setting)").
+func checkUnset[T comparable](field string, v T, where string, args ...any) error {
+	var zero T
+	if v != zero {
+		return fieldErr(field, v, where, args...)
+	}
+	return nil
+}
+
+// shownValue is v as a message shows it: Off as none.
+func shownValue(v any) any {
+	switch x := v.(type) {
+	case int:
+		if x == Off {
+			return offValue{}
+		}
+	case float64:
+		if x == Off {
+			return offValue{}
+		}
+	}
+	return v
+}
+
+// offValue shows Off in a message.
+type offValue struct{}
+
+func (offValue) String() string { return "none" }
 
 // checkMin refuses an integer below lo.
 func checkMin(field string, v, lo int) error {

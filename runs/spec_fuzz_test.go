@@ -12,6 +12,7 @@ import (
 var fuzzedSpecs = []any{
 	CompareSpec{}, EvalSpec{}, PCNNBaselineSpec{}, PCNNSpec{}, PredictSpec{}, PretrainSpec{},
 	SampleSpec{}, SpectralDataSpec{}, SpectralSpec{}, SpectralTuneSpec{}, StringsFitSpec{},
+	StringsRankSpec{}, StringsSampleSpec{}, StringsScoreSpec{},
 	SweepSpec{}, TrainSpec{}, UMPSBaselineSpec{}, UMPSCompleteSpec{}, UMPSEvalSpec{},
 	UMPSProbSpec{}, UMPSSampleSpec{}, UMPSScoreSpec{}, UMPSSpec{}, WFADotSpec{},
 	WFAFinetuneSpec{}, WFALearnSpec{}, WFAMinimizeSpec{}, WFAPAutomaCSpec{}, WFARankSpec{},

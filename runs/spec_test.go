@@ -8,6 +8,8 @@ import (
 
 	"github.com/rtnlab/rtn/internal/memlimit"
 	"github.com/rtnlab/rtn/optim"
+	"github.com/rtnlab/rtn/optim/compare"
+	"github.com/rtnlab/rtn/wfa"
 )
 
 // TestSpecsRefuseBadFields runs each driver on a spec with one bad
@@ -31,6 +33,35 @@ func TestSpecsRefuseBadFields(t *testing.T) {
 		{"train lr", "Optim.LR", func() error { _, err := Train(TrainSpec{Optim: optimLR(math.Inf(1))}); return err }},
 		{"train rank", "Rank", func() error { _, err := Train(TrainSpec{Model: "lstm", Rank: 3}); return err }},
 		{"train schedule", "Schedule", func() error { _, err := Train(TrainSpec{Schedule: "warp:3"}); return err }},
+		{"train schedule incomplete", "Schedule", func() error { _, err := Train(TrainSpec{Schedule: "step:5"}); return err }},
+		{"umps grow lr", "GrowLR", func() error { _, err := TrainUMPS(UMPSSpec{Data: "tomita4", GrowLR: 0.1}); return err }},
+		{"umps valid frac", "ValidFrac", func() error { _, err := TrainUMPS(UMPSSpec{Data: "tomita4", ValidFrac: 0.3}); return err }},
+		{"wfa learn folds with rank", "Folds", func() error { _, err := LearnWFA(WFALearnSpec{Train: "s.txt", Rank: 2, Folds: 3}); return err }},
+		{"wfa learn valid with folds", "ValidFraction", func() error {
+			_, err := LearnWFA(WFALearnSpec{Train: "s.txt", Folds: 3, ValidFraction: 0.3})
+			return err
+		}},
+		{"wfa learn mixture with nll", "Mixture", func() error {
+			_, err := LearnWFA(WFALearnSpec{Train: "s.txt", Select: "nll", Mixture: 2})
+			return err
+		}},
+		{"wfa sweep valid with folds", "ValidFraction", func() error {
+			_, err := SweepWFA(WFASweepSpec{Train: "s.txt", Folds: 2, ValidFraction: 0.3})
+			return err
+		}},
+		{"wfa finetune check se", "Finetune.CheckSE", func() error {
+			_, err := FinetuneWFA(WFAFinetuneSpec{Model: "m.json", Train: "s.txt", Finetune: wfa.FinetuneConfig{Check: wfa.CheckNone, CheckSE: 3}})
+			return err
+		}},
+		{"pcnn baseline depth with hmm", "Depth", func() error {
+			_, err := RunPCNNBaseline(PCNNBaselineSpec{Baseline: "hmm", Depth: 3})
+			return err
+		}},
+		{"pcnn baseline network", "Network.Units", func() error {
+			_, err := RunPCNNBaseline(PCNNBaselineSpec{Baseline: "ctw", Network: PCNNSpec{Units: 4}})
+			return err
+		}},
+		{"pcnn baseline none", "Baseline", func() error { _, err := RunPCNNBaseline(PCNNBaselineSpec{}); return err }},
 		{"tune model", "Model", func() error { _, err := TuneSpectral(SpectralTuneSpec{Data: "x.csv"}); return err }},
 		{"tune patience", "Patience", func() error {
 			_, err := TuneSpectral(SpectralTuneSpec{Model: "m.npz", Data: "x.csv", Patience: -2})
@@ -51,6 +82,26 @@ func TestSpecsRefuseBadFields(t *testing.T) {
 				t.Errorf("message %q does not start with the field", err)
 			}
 		})
+	}
+}
+
+// TestCompareBudgetSeconds checks that a time budget is refused beside
+// an epoch or step budget, and that epochs and steps go together.
+func TestCompareBudgetSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		budget compare.Budget
+		ok     bool
+	}{
+		{compare.Budget{Seconds: 1}, true},
+		{compare.Budget{Epochs: 2, Steps: 5}, true},
+		{compare.Budget{Steps: 5, Seconds: 1}, false},
+		{compare.Budget{Epochs: 1, Seconds: 1}, false},
+	} {
+		err := CompareSpec{Model: "lstm", Budget: tc.budget, Jobs: 1}.WithDefaults().Validate()
+		var fe *FieldError
+		if tc.ok != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Field != "Budget.Seconds")) {
+			t.Errorf("budget %+v: error %v, want ok %v or a *FieldError of Budget.Seconds", tc.budget, err, tc.ok)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package runs
 import (
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/pkg/errors"
@@ -44,7 +46,8 @@ type SpectralSpec struct {
 	D, P, States int
 	// Epochs caps the training epochs of tiht+sgd and lstm (Adam, lr
 	// 0.001, batch 100, early stop after 5 epochs without improvement of
-	// the training loss); if 0 it defaults to 100.
+	// the training loss); if 0 it defaults to 100 for those methods. The
+	// other methods do not train for epochs: it must be unset.
 	Epochs int
 	// TestN is the number of test sequences; if 0 it defaults to 1,000.
 	TestN int
@@ -110,6 +113,9 @@ func RunSpectral(spec SpectralSpec) (*SpectralReport, error) {
 		return nil, err
 	}
 	if err := checkEstimate(spec.EstimateMemory()); err != nil {
+		return nil, err
+	}
+	if err := spec.CheckOutputs(); err != nil {
 		return nil, err
 	}
 	lock, err := lockModel(spec.SaveModel, spec.SaveData)
@@ -266,4 +272,42 @@ func runLSTM(spec SpectralSpec, sp spectral.TwoRNNSplits, start time.Time) (*Spe
 		TrainMSE: report.Float(trainMSE), TestMSE: report.Float(test), TestOutputVar: report.Float(sp.Test.OutputVar()),
 		Epochs: res.Epochs, Seconds: time.Since(start).Seconds(),
 	}, nil
+}
+
+// checkModelOut checks, before any work, the output of a learned model
+// (field its label): a directory (DIR/model.npz and DIR/model.json) or a
+// .npz file (and the .json beside it, see spectral.ModelPaths), where
+// neither file is one of the inputs. Another extension is refused unless
+// it names an existing directory.
+func checkModelOut(field, out string, inputs ...string) error {
+	if out == "" {
+		return nil
+	}
+	if out == "-" {
+		return pathUsage("%s -: this output is a directory or a .npz file, name one", field)
+	}
+	np, js := spectral.ModelPaths(out)
+	if st, err := os.Stat(out); np != out && filepath.Ext(out) != "" && (err != nil || !st.IsDir()) {
+		return pathUsage("%s must be a directory or a .npz file (the model, with its .json beside it), got %q", field, out)
+	}
+	for _, f := range []string{np, js} {
+		if err := CheckOutput(field, f, inputs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckOutputs checks the outputs of the run before any work (RunSpectral
+// calls it): the model file or directory SaveModel, the data file
+// SaveData, and that one is not the other. It reads the file system and
+// creates nothing; the error is a *PathError.
+func (s SpectralSpec) CheckOutputs() error {
+	if err := firstErr(checkModelOut("{SaveModel}", s.SaveModel), CheckOutFile("{SaveData}", s.SaveData)); err != nil {
+		return err
+	}
+	if np, _ := spectral.ModelPaths(s.SaveModel); s.SaveModel != "" && SameFile(s.SaveData, np) {
+		return pathUsage("{SaveData} %s is also the model file of {SaveModel}: one would overwrite the other", s.SaveData)
+	}
+	return nil
 }

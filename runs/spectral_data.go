@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -40,6 +41,7 @@ type SpectralDataSpec struct {
 	// none.
 	ValidFrac, TestFrac float64
 	// Epochs caps the fine-tuning of tiht+sgd; if 0 it defaults to 100.
+	// The other methods do not train for epochs: it must be unset.
 	Epochs int
 	// SaveModel, if set, receives the learned model (spectral.ModelPaths).
 	SaveModel string
@@ -56,10 +58,14 @@ type spectralSplit struct {
 
 // splitSpectralData reads path and splits it: by the file's own labels,
 // or at random from stream (seed, 3) of PCG.
-func splitSpectralData(path string, validFrac, testFrac float64, seed uint64) (spectralSplit, error) {
+func splitSpectralData(path string, validFrac, testFrac float64, seed uint64, given []string) (spectralSplit, error) {
 	all, err := datasets.ReadIOData(path)
 	if err != nil {
 		return spectralSplit{}, err
+	}
+	if all.Split != nil && len(given) > 0 {
+		return spectralSplit{}, &FieldError{Field: strings.Join(given, ", "),
+			Want: fmt.Sprintf("unset with %s: the file has a split of its own (its split column or array)", path)}
 	}
 	tr, va, te, err := all.SplitParts(validFrac, testFrac, rand.New(rand.NewPCG(seed, 3)))
 	return spectralSplit{tr, va, te}, err
@@ -74,8 +80,12 @@ func splitSpectralData(path string, validFrac, testFrac float64, seed uint64) (s
 // (nuclear only for noisy data: here the penalty is always chosen on a
 // holdout, the noise level being unknown).
 func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
+	given := givenFracs(spec.ValidFrac, spec.TestFrac)
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkModelOut("{SaveModel}", spec.SaveModel, spec.Data); err != nil {
 		return nil, err
 	}
 	lock, err := lockModel(spec.SaveModel, "")
@@ -83,7 +93,7 @@ func RunSpectralData(spec SpectralDataSpec) (*SpectralReport, error) {
 		return nil, err
 	}
 	defer lock.Release()
-	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed)
+	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed, given)
 	if err != nil {
 		return nil, err
 	}
@@ -167,4 +177,17 @@ func saveModel(path string, m spectral.RNN, info spectral.ModelInfo) error {
 		return errors.Wrap(err, "runs: saving the model")
 	}
 	return spectral.SaveModel(np, js, m, info)
+}
+
+// givenFracs names the held-out fractions set (not zero) before
+// WithDefaults: a file with a split of its own refuses them.
+func givenFracs(valid, test float64) []string {
+	var given []string
+	if valid != 0 {
+		given = append(given, "ValidFrac")
+	}
+	if test != 0 {
+		given = append(given, "TestFrac")
+	}
+	return given
 }

@@ -3,6 +3,7 @@ package runs
 import (
 	"io"
 	"math"
+	"path/filepath"
 	"time"
 
 	"github.com/pkg/errors"
@@ -100,8 +101,9 @@ type tuneMeta struct {
 // through optim.Trainer, with its checkpoints and resume, and keeps the
 // parameters with the best validation MSE.
 func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
+	given, asGiven := givenFracs(spec.ValidFrac, spec.TestFrac), spec
 	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
+	if err := firstErr(spec.Validate(), asGiven.CheckOutputs()); err != nil {
 		return nil, err
 	}
 	lock, err := LockOutputs([]string{spec.Out}, nil)
@@ -113,7 +115,7 @@ func TuneSpectral(spec SpectralTuneSpec) (*SpectralTuneReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed)
+	sp, err := splitSpectralData(spec.Data, spec.ValidFrac, spec.TestFrac, spec.Seed, given)
 	if err != nil {
 		return nil, err
 	}
@@ -207,4 +209,28 @@ func splitMSEs(m spectral.RNN, sp spectralSplit) (train, valid, test report.Floa
 		return report.Float(v)
 	}
 	return mse(sp.train), mse(sp.valid), mse(sp.test)
+}
+
+// CheckOutputs checks, before any work, the directory the tuning writes
+// (Out, or Resume without Out): writable, and none of its files
+// (checkpoint.npz, metrics.jsonl, model.npz, model.json) one of the
+// inputs Model and Data. TuneSpectral calls it; the error is a
+// *PathError.
+func (s SpectralTuneSpec) CheckOutputs() error {
+	name, dir := "{Out}", s.Out
+	if dir == "" {
+		name, dir = "{Resume}", s.Resume
+	}
+	if dir == "" {
+		return nil
+	}
+	if err := CheckDirOut(name, dir); err != nil {
+		return err
+	}
+	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "model.json"} {
+		if err := CheckNotInput(name, filepath.Join(dir, f), s.Model, s.Data); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -112,15 +112,37 @@ func (s SpectralSpec) WithDefaults() SpectralSpec {
 	for _, p := range []struct {
 		v *int
 		d int
-	}{{&s.N, 1000}, {&s.L, 2}, {&s.D, 3}, {&s.P, 2}, {&s.States, 5}, {&s.Epochs, 100}, {&s.TestN, 1000}} {
+	}{{&s.N, 1000}, {&s.L, 2}, {&s.D, 3}, {&s.P, 2}, {&s.States, 5}, {&s.TestN, 1000}} {
 		if *p.v == 0 {
 			*p.v = p.d
 		}
+	}
+	if s.Epochs == 0 && trainsForEpochs(s.Method) {
+		s.Epochs = defaultSpectralEpochs
 	}
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
 	return s
+}
+
+// defaultSpectralEpochs is the default epoch cap of the spectral methods
+// that train for epochs.
+const defaultSpectralEpochs = 100
+
+// trainsForEpochs reports whether a spectral method trains for epochs
+// (tiht+sgd fine-tunes the TIHT estimate, lstm trains an LSTM): the
+// others leave Epochs unset.
+func trainsForEpochs(method string) bool { return method == "tiht+sgd" || method == "lstm" }
+
+// checkEpochs refuses Epochs below 1 for a method that trains for epochs
+// and Epochs set for one that does not; how names the methods ("{Method}
+// ls").
+func checkEpochs(epochs int, trains bool, how string) error {
+	if trains {
+		return checkMin("Epochs", epochs, 1)
+	}
+	return checkUnset("Epochs", epochs, "unset with %s (only tiht+sgd and lstm train for epochs)", how)
 }
 
 // Validate checks the spec's values (a *FieldError); it reads no file.
@@ -146,7 +168,7 @@ func (s SpectralSpec) Validate() error {
 		checkMin("D", s.D, 1),
 		checkMin("P", s.P, 1),
 		checkMin("States", s.States, 1),
-		checkMin("Epochs", s.Epochs, 1),
+		checkEpochs(s.Epochs, trainsForEpochs(s.Method), "{Method} "+s.Method),
 		checkMin("TestN", s.TestN, 1),
 		checkSeed("Seed", s.Seed),
 	)
@@ -248,10 +270,21 @@ func (s SweepSpec) WithDefaults() SweepSpec {
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
-	if s.Epochs == 0 {
-		s.Epochs = 100
+	if s.Epochs == 0 && s.trains() {
+		s.Epochs = defaultSpectralEpochs
 	}
 	return s
+}
+
+// trains reports whether a method of the grid trains for epochs.
+func (s SweepSpec) trains() bool { return slices.ContainsFunc(s.Methods, trainsForEpochs) }
+
+// runEpochs is the Epochs of the grid's runs of method.
+func (s SweepSpec) runEpochs(method string) int {
+	if trainsForEpochs(method) {
+		return s.Epochs
+	}
+	return 0
 }
 
 // Validate checks every value of the grid (a *FieldError), and each run
@@ -282,7 +315,8 @@ func (s SweepSpec) Validate() error {
 			return err
 		}
 	}
-	if err := firstErr(checkMin("Seeds", s.Seeds, 1), checkSeed("Seed", s.Seed), checkMin("Epochs", s.Epochs, 1)); err != nil {
+	if err := firstErr(checkMin("Seeds", s.Seeds, 1), checkSeed("Seed", s.Seed),
+		checkEpochs(s.Epochs, s.trains(), "{Methods} "+strings.Join(s.Methods, ","))); err != nil {
 		return err
 	}
 	for _, run := range s.largest() {
@@ -300,7 +334,7 @@ func (s SweepSpec) largest() []SpectralSpec {
 		return nil
 	}
 	for _, m := range s.Methods {
-		out = append(out, SpectralSpec{Method: m, N: slices.Max(s.Ns), Epochs: s.Epochs, Seed: s.Seed}.WithDefaults())
+		out = append(out, SpectralSpec{Method: m, N: slices.Max(s.Ns), Epochs: s.runEpochs(m), Seed: s.Seed}.WithDefaults())
 	}
 	return out
 }
@@ -322,8 +356,8 @@ func (s SpectralDataSpec) WithDefaults() SpectralDataSpec {
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
-	if s.Epochs == 0 {
-		s.Epochs = 100
+	if s.Epochs == 0 && s.Method == "tiht+sgd" {
+		s.Epochs = defaultSpectralEpochs
 	}
 	if s.MaxRank == 0 {
 		s.MaxRank = 10
@@ -341,7 +375,7 @@ func (s SpectralDataSpec) Validate() error {
 		checkMin("Rank", s.Rank, 0),
 		checkMin("MaxRank", s.MaxRank, 1),
 		checkSeed("Seed", s.Seed),
-		checkMin("Epochs", s.Epochs, 1),
+		checkEpochs(s.Epochs, s.Method == "tiht+sgd", "{Method} "+s.Method),
 		checkFracs(s.ValidFrac, s.TestFrac),
 	)
 }

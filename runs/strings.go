@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -144,56 +145,74 @@ func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	return s
 }
 
-// Validate checks the spec (after WithDefaults), naming the first bad
-// field.
+// Validate checks the spec (after WithDefaults): a *FieldError naming
+// the first bad field.
 func (s StringsFitSpec) Validate() error {
 	if s.Train == "" && s.Strings == nil {
-		return errors.New("strings fit: no training strings (Train)")
+		return fieldErr("Train", nil, "a string file (required)")
 	}
+	if err := s.checkFamilies(); err != nil {
+		return err
+	}
+	if s.States != nil && len(s.States) == 0 {
+		return fieldErr("States", nil, "a list of at least one number of states")
+	}
+	for _, n := range s.States {
+		if err := checkRange("States", n, 1, pfa.MaxStates); err != nil {
+			return err
+		}
+	}
+	if s.StatesFrom > s.StatesMax {
+		return fieldErr("StatesFrom", s.StatesFrom, "at most {StatesMax} %d", s.StatesMax)
+	}
+	if !(s.StatesGrowth > 1) || math.IsInf(s.StatesGrowth, 0) {
+		return fieldErr("StatesGrowth", s.StatesGrowth, "a finite factor above 1")
+	}
+	if s.Start != StartSpectral && s.Start != StartRandom {
+		return fieldErr("Start", s.Start, "%s or %s", StartSpectral, StartRandom)
+	}
+	if s.Method != MethodEM && s.Method != MethodGradient && s.Method != MethodBoth {
+		return fieldErr("Method", s.Method, "%s, %s or %s", MethodEM, MethodGradient, MethodBoth)
+	}
+	if s.Budget < 0 {
+		return fieldErr("Budget", s.Budget, ">= 0")
+	}
+	if t := s.Training.Tolerance; !(t >= 0 && t < 1) {
+		return fieldErr("Training.Tolerance", t, "in [0, 1)")
+	}
+	err := firstErr(
+		checkRange("StatesFrom", s.StatesFrom, 1, pfa.MaxStates),
+		checkRange("StatesMax", s.StatesMax, 1, pfa.MaxStates),
+		checkMin("StatesPatience", s.StatesPatience, 1),
+		checkRange("Spectral.SuffixLength", s.Spectral.SuffixLength, -1, 4),
+		checkShare("ValidFraction", s.ValidFraction),
+		checkRange("Jobs", s.Jobs, 1, MaxJobs),
+		checkMin("EMIterations", s.EMIterations, 1),
+		checkMin("Training.Epochs", s.Training.Epochs, 0),
+		checkMin("Training.BatchSize", s.Training.BatchSize, 0),
+		checkPositive("Training.Optim.LR", s.Training.Optim.LR),
+	)
+	if err != nil {
+		return err
+	}
+	return s.Training.Validate()
+}
+
+// checkFamilies refuses an empty list of families, an unknown family and
+// wfa beside another.
+func (s StringsFitSpec) checkFamilies() error {
 	if len(s.Families) == 0 {
-		return errors.New("strings fit: no families")
-	}
-	if len(s.Families) > 1 && slices.Contains(s.Families, FamilyWFA) {
-		return errors.New("strings fit: family wfa is fitted alone (its floored values are not a distribution, so its validation figure does not compare with an automaton's)")
+		return fieldErr("Families", nil, "a list of at least one family")
 	}
 	for _, f := range s.Families {
 		if f != FamilyPFA && f != FamilyHMM && f != FamilyWFA {
-			return errors.Errorf("strings fit: family %q, want %s, %s or %s", f, FamilyPFA, FamilyHMM, FamilyWFA)
+			return fieldErr("Families", f, "%s, %s or %s", FamilyPFA, FamilyHMM, FamilyWFA)
 		}
 	}
-	if s.States != nil && len(s.States) == 0 {
-		return errors.New("strings fit: an empty list of states")
+	if len(s.Families) > 1 && slices.Contains(s.Families, FamilyWFA) {
+		return fieldErr("Families", strings.Join(s.Families, ","), "wfa alone or without wfa (its floored values are not a distribution, so its validation figure does not compare with an automaton's)")
 	}
-	for _, n := range append([]int{s.StatesFrom, s.StatesMax}, s.States...) {
-		if n < 1 || n > pfa.MaxStates {
-			return errors.Errorf("strings fit: %d states, want 1 to %d", n, pfa.MaxStates)
-		}
-	}
-	if s.StatesPatience < 1 {
-		return errors.Errorf("strings fit: states patience %d, want at least 1", s.StatesPatience)
-	}
-	if s.StatesFrom > s.StatesMax {
-		return errors.Errorf("strings fit: states from %d above the most states %d", s.StatesFrom, s.StatesMax)
-	}
-	if !(s.StatesGrowth > 1) || math.IsInf(s.StatesGrowth, 0) {
-		return errors.Errorf("strings fit: states growth %g, want a finite factor above 1", s.StatesGrowth)
-	}
-	if s.Spectral.SuffixLength < -1 || s.Spectral.SuffixLength > 4 {
-		return errors.Errorf("strings fit: start suffix length %d, want -1 (the WFA's basis) or 0 to 4", s.Spectral.SuffixLength)
-	}
-	if s.Start != StartSpectral && s.Start != StartRandom {
-		return errors.Errorf("strings fit: start %q, want %s or %s", s.Start, StartSpectral, StartRandom)
-	}
-	if s.Method != MethodEM && s.Method != MethodGradient && s.Method != MethodBoth {
-		return errors.Errorf("strings fit: method %q, want %s, %s or %s", s.Method, MethodEM, MethodGradient, MethodBoth)
-	}
-	if !(s.ValidFraction > 0 && s.ValidFraction < 1) {
-		return errors.Errorf("strings fit: validation share %g, want it in (0, 1)", s.ValidFraction)
-	}
-	if s.Jobs < 1 || s.EMIterations < 1 || s.Budget < 0 {
-		return errors.Errorf("strings fit: jobs %d, EM iterations %d and budget %v must be positive", s.Jobs, s.EMIterations, s.Budget)
-	}
-	return s.Training.Validate()
+	return nil
 }
 
 // StringsCandidate is one family and size tried by the fit.

@@ -34,7 +34,9 @@ type SweepSpec struct {
 	Seeds int
 	// Seed is the first seed.
 	Seed uint64
-	// Epochs caps fine-tuning (SpectralSpec.Epochs).
+	// Epochs caps the training of the methods that train for epochs
+	// (tiht+sgd, lstm; SpectralSpec.Epochs). If 0, it will be defaulted to
+	// 100 when Methods include one; it is refused when they do not.
 	Epochs int
 	// Log receives one line per run (nil: none).
 	Log io.Writer
@@ -124,7 +126,7 @@ func SpectralSweep(s SweepSpec) ([]SpectralReport, error) {
 			continue
 		}
 		rep, err := RunSpectral(SpectralSpec{Task: g.task, N: g.n, Noise: g.noise, Rank: g.rank, Method: g.method,
-			Seed: g.seed, Epochs: s.Epochs})
+			Seed: g.seed, Epochs: s.runEpochs(g.method)})
 		if err != nil {
 			return nil, err
 		}

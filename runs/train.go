@@ -72,7 +72,9 @@ type TrainSpec struct {
 	// Epochs is the total number of epochs (a resumed run continues up to
 	// it). Default 10.
 	Epochs int
-	// Batch is the minibatch size. Default 32.
+	// Batch is the minibatch size. Default 32. A Batch above the number
+	// of training sequences takes them all at every step (full batch);
+	// TrainReport.Batch says so.
 	Batch int
 	// Chunk, when positive, is the truncated-BPTT length; 0 (the
 	// default) backpropagates through every step.
@@ -126,6 +128,12 @@ type TrainReport struct {
 	Epochs      int          `json:"epochs"`
 	BestEpoch   int          `json:"best_epoch"`
 	Steps       int          `json:"steps"`
+	// Batch is the minibatch size the run used: the spec's, or the number
+	// of training sequences TrainSequences when the spec's is above it
+	// (every step then takes the whole training set, as
+	// optim.TrainConfig.BatchSize documents).
+	Batch          int `json:"batch"`
+	TrainSequences int `json:"train_sequences"`
 	// Seconds is the wall time of this invocation (after a resume, only
 	// the resumed part); History's elapsed field sums all epochs.
 	Seconds float64 `json:"seconds"`
@@ -312,7 +320,7 @@ func Train(spec TrainSpec) (*TrainReport, error) {
 	rep := &TrainReport{
 		Model: spec.Model, Task: task.Name, Optimizer: opt.Name(), Hidden: spec.Hidden, Layers: spec.Layers,
 		Params: seq.Params.Size(), Executor: prob.Executor(), TrainLoss: report.Float(res.TrainLoss), BestValid: report.Float(res.BestValid), Epochs: res.Epochs, BestEpoch: res.BestEpoch, Steps: res.Steps,
-		History: res.History,
+		History: res.History, Batch: min(spec.Batch, prob.NumExamples()), TrainSequences: prob.NumExamples(),
 	}
 	// The trainer restored the best parameters: report their losses.
 	valid, err := prob.ValidationLoss()

@@ -158,13 +158,40 @@ func checkOptimizer(name string, c optim.Config, schedule string) error {
 			return fieldErr("Optim.Nesterov", c.Nesterov, "false with {Optimizer} %s (Nesterov momentum applies to sgd and rmsprop)", name)
 		}
 	}
-	if schedule != "" {
-		if _, err := optim.ParseSchedule(schedule); err != nil {
-			return fieldCause("Schedule", err)
-		}
+	if err := checkSchedule("Schedule", schedule); err != nil {
+		return err
 	}
 	if _, err := optim.New(name, c); err != nil {
 		return fieldCause("Optimizer", err)
+	}
+	return nil
+}
+
+// completeSchedules are the schedule kinds whose parameters
+// optim.ParseSchedule completes with defaults when left out, each with
+// its complete form and an example; a spec must give them all (warmup,
+// cosine and linear ask for their lengths themselves).
+var completeSchedules = map[string]struct{ form, example string }{
+	"step":        {"step:N:G", "step:10:0.5"},
+	"exp":         {"exp:G", "exp:0.95"},
+	"exponential": {"exp:G", "exp:0.95"},
+	"plateau":     {"plateau:P:F", "plateau:5:0.1"},
+}
+
+// checkSchedule refuses a schedule spec optim.ParseSchedule refuses, and
+// one that leaves out a parameter of completeSchedules: a default taken
+// without a word.
+func checkSchedule(field, schedule string) error {
+	if schedule == "" {
+		return nil
+	}
+	if _, err := optim.ParseSchedule(schedule); err != nil {
+		return fieldCause(field, err)
+	}
+	kind, _, _ := strings.Cut(schedule, ":")
+	c, ok := completeSchedules[kind]
+	if ok && strings.Count(schedule, ":") < strings.Count(c.form, ":") {
+		return fieldErr(field, schedule, "complete, %s (e.g. %s)", c.form, c.example)
 	}
 	return nil
 }

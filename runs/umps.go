@@ -22,7 +22,8 @@ import (
 type UMPSSpec struct {
 	// Data is tomita1..tomita7, tomita3-adjacent, motzkin, or a text file
 	// (one string per line, characters as symbols, split 80/20; see
-	// Format for the other layouts).
+	// Format for the other layouts). If empty, it will be defaulted to
+	// tomita4 (without Format: a string file is required).
 	Data string
 	// Format, if not nil, reads Data as a string file in that format
 	// (PAutomaC, SPiCe or whitespace-separated lines), streamed into
@@ -56,8 +57,9 @@ type UMPSSpec struct {
 	// adds. If 0, it will be defaulted to 1e-6 (the near-identity
 	// start's noise).
 	GrowNoise float64
-	// GrowLR is Adam's initial learning rate for the grown model. If 0,
-	// it will be defaulted to LR/100: a fresh Adam moves every entry by
+	// GrowLR is Adam's initial learning rate for the grown model, refused
+	// when no model can grow (GrowFrom none, or GrowAuto with a fixed
+	// Bond). If 0, it will be defaulted to LR/100: a fresh Adam moves every entry by
 	// about the rate at each step, the added ones included however small
 	// their gradient, and at LR or LR/10 the grown core leaves the
 	// trained model for a validation NLL 2 to 3 nats per string worse
@@ -74,12 +76,14 @@ type UMPSSpec struct {
 	Epochs int
 	// Init is the core initialisation (default near-identity); see LR.
 	Init umps.Init
-	// Norm is the likelihood's normalisation: per length (P_n, the
-	// default and the paper's; the model then gets the length model of
-	// the training lengths, umps.FitLengths) or over all lengths (P_*;
-	// the likelihood sees the contracted core umps.ContractCore, whose
-	// Z_* exists for every parameter value, and the model file stores it).
-	Norm umps.Norm
+	// Norm is the likelihood's normalisation: per length (umps.PerLength,
+	// P_n, the paper's; the model then gets the length model of the
+	// training lengths, umps.FitLengths) or over all lengths
+	// (umps.AllLengths, P_*; the likelihood sees the contracted core
+	// umps.ContractCore, whose Z_* exists for every parameter value, and
+	// the model file stores it). If nil, it will be defaulted to P_n, or
+	// to P_* on a string file.
+	Norm *umps.Norm
 	// Seed seeds the data, the initialisations and the batches. If Seed
 	// is 0, it will be defaulted to 1 (as in every spec of this package).
 	Seed uint64
@@ -135,9 +139,10 @@ type UMPSSpec struct {
 	// after which the learning rate drops (the third plateau stops). If
 	// Patience is 0, it will be defaulted to 5 (the paper's).
 	Patience int
-	// RestoreOnDrop restarts each lower learning rate from the best
-	// parameters so far rather than the current ones.
-	RestoreOnDrop bool
+	// RestoreOnDrop, if true, restarts each lower learning rate from the
+	// best parameters so far rather than the current ones. If nil, it
+	// will be defaulted to false, or to true on a string file.
+	RestoreOnDrop *bool
 	// ClipNorm scales each minibatch gradient down to this Euclidean norm
 	// when it is larger, before Adam sees it. If 0, it will be defaulted
 	// to none, or 0.3 on a string file; Off does not clip.

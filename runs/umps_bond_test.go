@@ -157,7 +157,7 @@ func TestTrainUMPSBondAuto(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cycle.train")
 	writePAutomaC(t, path, cycleStrings(400, 3), 3)
 	format := datasets.PAutomaC
-	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, GrowFrom: Off, Norm: umps.AllLengths, Epochs: 1, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
+	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, GrowFrom: Off, Norm: new(umps.AllLengths), Epochs: 1, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
 		BondRule: BondRule{Small: 2, Large: 3, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2}}}}
 	auto, err := TrainUMPS(spec)
 	if err != nil {
@@ -203,7 +203,7 @@ func TestTrainUMPSGrow(t *testing.T) {
 	writePAutomaC(t, path, cycleStrings(400, 3), 3)
 	format := datasets.PAutomaC
 	out := filepath.Join(t.TempDir(), "run")
-	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, GrowFrom: GrowAuto, Norm: umps.AllLengths, Epochs: 2, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
+	spec := UMPSSpec{Data: path, Format: &format, Bond: BondAuto, GrowFrom: GrowAuto, Norm: new(umps.AllLengths), Epochs: 2, BatchSize: 40, LR: 0.03, InitNoise: 0.1, Seed: 2,
 		BondRule: BondRule{Small: 2, Large: 3, WFA: wfa.Config{Bases: []int{2}, Ranks: []int{1, 2}}}, Out: out}
 	grown, err := TrainUMPS(spec)
 	if err != nil {
@@ -228,7 +228,7 @@ func TestTrainUMPSGrow(t *testing.T) {
 	}
 	// Growth under P_n.
 	pn := spec
-	pn.Bond, pn.GrowFrom, pn.Norm, pn.Out = 3, 2, umps.PerLength, ""
+	pn.Bond, pn.GrowFrom, pn.Norm, pn.Out = 3, 2, new(umps.PerLength), ""
 	if r, err := TrainUMPS(pn); err != nil || r.Grown == nil || r.LengthModel != "fitted" {
 		t.Errorf("P_n grown from 2: %v, %+v", err, r)
 	}

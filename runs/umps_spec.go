@@ -1,6 +1,9 @@
 package runs
 
 import (
+	"os"
+	"strings"
+
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 )
@@ -22,7 +25,7 @@ var umpsFileDefaults = UMPSSpec{Bond: BondAuto, GrowFrom: GrowAuto, BatchSize: 5
 // at each drop. See docs/umps.md for the reasoning.
 func DefaultUMPSFileSpec() UMPSSpec {
 	s := umpsFileDefaults
-	s.Norm, s.RestoreOnDrop = umps.AllLengths, true
+	s.Norm, s.RestoreOnDrop = new(umps.AllLengths), new(true)
 	return s
 }
 
@@ -48,6 +51,9 @@ func (s UMPSSpec) WithDefaults() UMPSSpec {
 			s.ValidFrac = 0.2
 		}
 	}
+	if s.Data == "" && s.Format == nil {
+		s.Data = "tomita4"
+	}
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -71,11 +77,20 @@ func (s UMPSSpec) WithDefaults() UMPSSpec {
 			s.LR = 1e-1
 		}
 	}
-	if s.GrowLR == 0 {
+	if s.GrowLR == 0 && s.grows() {
 		s.GrowLR = s.LR / 100
 	}
 	if s.GrowNoise == 0 {
 		s.GrowNoise = 1e-6
+	}
+	if s.Norm == nil {
+		s.Norm = new(umps.PerLength)
+		if s.Format != nil {
+			s.Norm = new(umps.AllLengths)
+		}
+	}
+	if s.RestoreOnDrop == nil {
+		s.RestoreOnDrop = new(s.Format != nil)
 	}
 	return s
 }
@@ -91,16 +106,20 @@ func (s UMPSSpec) Validate() error {
 		return fieldErr("GrowFrom", s.GrowFrom, "auto, none or a bond dimension below {Bond}")
 	case s.BalanceEpochs < 0 && s.BalanceEpochs != Off:
 		return fieldErr("BalanceEpochs", s.BalanceEpochs, ">= 0")
-	case s.Norm != umps.PerLength && s.Norm != umps.AllLengths:
-		return fieldErr("Norm", int(s.Norm), "umps.PerLength or umps.AllLengths")
+	case s.Norm != nil && *s.Norm != umps.PerLength && *s.Norm != umps.AllLengths:
+		return fieldErr("Norm", int(*s.Norm), "umps.PerLength or umps.AllLengths")
 	case s.Init != umps.NearIdentity && s.Init != umps.RandomNormal:
 		return fieldErr("Init", int(s.Init), "umps.NearIdentity or umps.RandomNormal")
 	case !(s.GrowNoise >= 0 && s.GrowNoise <= 1):
 		return fieldErr("GrowNoise", s.GrowNoise, "in [0, 1]")
 	case s.Alphabet != nil && (s.Format == nil || *s.Format != datasets.Lines):
 		return fieldErr("Alphabet", nil, "empty: an alphabet is given for {Format} lines only (pautomac and spice files declare theirs)")
-	case s.Format != nil && !(s.ValidFrac > 0 && s.ValidFrac < 1):
+	case s.Format != nil && s.ValidFrac != 0 && !(s.ValidFrac > 0 && s.ValidFrac < 1):
 		return fieldErr("ValidFrac", s.ValidFrac, "in (0, 1)")
+	case s.Data == "":
+		return fieldErr("Data", nil, "a string file (required with {Format})")
+	case s.Format == nil && s.ValidFrac != 0:
+		return fieldErr("ValidFrac", s.ValidFrac, "unset without {Format} (a built-in language is split by {NTrain} and {NValid})")
 	}
 	clip := s.ClipNorm
 	if clip == Off {
@@ -119,7 +138,22 @@ func (s UMPSSpec) Validate() error {
 		checkNonNeg("ClipNorm", clip),
 		checkMin("Restarts", s.Restarts, 1),
 		checkSeed("Seed", s.Seed),
+		s.checkGrowth(),
 	)
+}
+
+// checkGrowth refuses GrowLR when no model grows.
+func (s UMPSSpec) checkGrowth() error {
+	if s.grows() {
+		return nil
+	}
+	return checkUnset("GrowLR", s.GrowLR, "unset without {GrowFrom} (the rate of a grown model)")
+}
+
+// grows reports whether the spec may grow a model: GrowFrom a bond
+// dimension, or GrowAuto with Bond BondAuto.
+func (s UMPSSpec) grows() bool {
+	return s.GrowFrom > 0 || (s.GrowFrom == GrowAuto && s.Bond == BondAuto)
 }
 
 // resolved is the spec as the trainer reads it: Off as 0 (none).
@@ -134,4 +168,23 @@ func (s UMPSSpec) resolved() UMPSSpec {
 		s.ClipNorm = 0
 	}
 	return s
+}
+
+// checkLanguage refuses, as a *FieldError of Data, a Data without Format
+// that names no built-in language, no file, and does not look like a path
+// (no '/' or '.'): a mistyped language name (tomita9) rather than a
+// missing file. It reads the file system, so TrainUMPS calls it after
+// Validate.
+func (s UMPSSpec) checkLanguage() error {
+	if s.Format != nil || strings.ContainsAny(s.Data, "/.") {
+		return nil
+	}
+	_, _, err := Membership(s.Data)
+	if err == nil {
+		return nil
+	}
+	if _, serr := os.Stat(s.Data); serr == nil {
+		return nil
+	}
+	return fieldCause("Data", err)
 }

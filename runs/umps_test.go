@@ -37,7 +37,7 @@ func TestTrainUMPSBalance(t *testing.T) {
 	if a.ValidNLL != b.ValidNLL || a.TrainNLL != b.TrainNLL || a.BalanceEpochs != b.BalanceEpochs {
 		t.Errorf("same spec, different results: %+v, %+v", a, b)
 	}
-	spec.Norm = umps.AllLengths
+	spec.Norm = new(umps.AllLengths)
 	star, err := TrainUMPS(spec)
 	if err != nil {
 		t.Fatalf("P_* with the length-balanced start: %v", err)
@@ -82,7 +82,7 @@ func TestUMPSLengthModelFile(t *testing.T) {
 // ClipNorm reaches Adam: the same run with the minibatch gradients clipped
 // to a tiny norm ends elsewhere, and the clipped run is reproducible.
 func TestTrainUMPSClipNorm(t *testing.T) {
-	spec := UMPSSpec{Data: "tomita5", Bond: 2, NTrain: 60, NValid: 20, Epochs: 2, Seed: 3, Norm: umps.AllLengths, BatchSize: 10, LR: 0.03, InitNoise: 0.1, BalanceEpochs: Off}
+	spec := UMPSSpec{Data: "tomita5", Bond: 2, NTrain: 60, NValid: 20, Epochs: 2, Seed: 3, Norm: new(umps.AllLengths), BatchSize: 10, LR: 0.03, InitNoise: 0.1, BalanceEpochs: Off}
 	free, err := TrainUMPS(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ import (
 // the settings for string files.
 func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 	spec = spec.WithDefaults()
-	if err := spec.Validate(); err != nil {
+	if err := firstErr(spec.Validate(), spec.checkLanguage()); err != nil {
 		return nil, err
 	}
 	if err := CheckOutDir("{Out}", spec.Out); err != nil {
@@ -58,7 +58,7 @@ func TrainUMPS(spec UMPSSpec) (*UMPSReport, error) {
 		return nil, err
 	}
 	meta := umps.ModelMeta{Kind: "umps", Data: spec.Data, Alphabet: alphabet, Bond: spec.Bond, Norm: spec.Norm.String()}
-	if spec.Norm == umps.PerLength {
+	if *spec.Norm == umps.PerLength {
 		lengths := make([]int, len(train))
 		for i, s := range train {
 			lengths[i] = len(s)
@@ -191,16 +191,16 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	if err != nil {
 		return nil, err
 	}
-	if spec.Norm == umps.AllLengths && !p.Has(umps.ParamGamma) {
+	if *spec.Norm == umps.AllLengths && !p.Has(umps.ParamGamma) {
 		return nil, errors.New("runs: a P_* start without the contraction bound")
 	}
 	var balanced *umps.Problem
-	if spec.Norm == umps.AllLengths {
+	if *spec.Norm == umps.AllLengths {
 		if balanced, err = umps.NewProblem(p, train, valid, umps.PerLength); err != nil {
 			return nil, err
 		}
 	}
-	prob, err := umps.NewProblem(p, train, valid, spec.Norm)
+	prob, err := umps.NewProblem(p, train, valid, *spec.Norm)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	}
 	cfg := optim.TrainConfig{
 		Epochs: spec.Epochs, BatchSize: spec.BatchSize, Seed: spec.Seed,
-		Patience: spec.Patience, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true, RestoreOnDrop: spec.RestoreOnDrop,
+		Patience: spec.Patience, Warmup: spec.Warmup, MaxDrops: 3, ResetOnDrop: true, RestoreOnDrop: *spec.RestoreOnDrop,
 		Progress: spec.Progress, Meta: meta,
 	}
 	if dir != "" {
@@ -240,10 +240,10 @@ func trainOnce(spec UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng *ra
 	rep := &UMPSReport{Data: spec.Data, Bond: spec.Bond, NTrain: len(train), NValid: len(valid),
 		Epochs: pre.Epochs + res.Epochs, BestEpoch: pre.Epochs + res.BestEpoch, Seconds: pre.Seconds + res.Seconds,
 		BalanceEpochs: spec.BalanceEpochs, Params: p, Meta: meta, Grown: grown}
-	if rep.TrainNLL, err = umps.MeanNLL(p, train, spec.Norm); err != nil {
+	if rep.TrainNLL, err = umps.MeanNLL(p, train, *spec.Norm); err != nil {
 		return nil, err
 	}
-	if rep.ValidNLL, err = umps.MeanNLL(p, valid, spec.Norm); err != nil {
+	if rep.ValidNLL, err = umps.MeanNLL(p, valid, *spec.Norm); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -284,7 +284,7 @@ func startParams(spec *UMPSSpec, train, valid [][]int, meta umps.ModelMeta, rng 
 	if spec.InitNoise > 0 && spec.Init == umps.NearIdentity {
 		initNoise(p, spec.InitNoise, rng)
 	}
-	if spec.Norm == umps.AllLengths {
+	if *spec.Norm == umps.AllLengths {
 		// The contracted core (umps.ContractCore) keeps Z_* finite; its
 		// bound starts at the ratio of a geometric length distribution
 		// with the training mean, and the length-balanced start, if any,

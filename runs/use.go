@@ -428,6 +428,10 @@ func Predict(spec PredictSpec) (*PredictReport, error) {
 	if err := checkUse(spec.Validate, spec.EstimateMemory); err != nil {
 		return nil, err
 	}
+	inputs := []string{spec.DataFile, filepath.Join(spec.Model, layers.ModelConfigFile), filepath.Join(spec.Model, layers.ModelParamsFile)}
+	if err := CheckOutput("{Out}", spec.Out, inputs...); err != nil {
+		return nil, err
+	}
 	m, err := loadSymbolModel(spec.Model)
 	if err != nil {
 		return nil, err

@@ -51,6 +51,11 @@ func LearnWFA(spec WFALearnSpec) (*WFALearnReport, error) {
 	m, rep, err := wfa.Fit(s, cfg)
 	stop()
 	res := &WFALearnReport{Model: m, Fit: rep}
+	if spec.Candidates != nil && rep != nil {
+		for _, c := range rep.Candidates {
+			fmt.Fprintf(spec.Candidates, "%-40v loo %-10.6g zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.LOO, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
+		}
+	}
 	var re *spectral.HankelRankError
 	if errors.As(err, &re) {
 		return res, fieldErr("Rank", spec.Rank, "at most the Hankel matrix's largest usable rank %d", re.Max)

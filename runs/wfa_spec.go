@@ -40,13 +40,13 @@ type WFALearnSpec struct {
 	// LColumns is the longest basis suffix, with Rank only (the selection
 	// uses lcolumns = lrows). If 0, it will be defaulted to LRows.
 	LColumns int
-	// The selection's settings, ignored with Rank: the cross-validation
-	// Folds (if 0, 1: ValidFraction of the strings held out once), the
-	// held-out share ValidFraction (if 0, 0.2; with Folds 1 only), the
-	// criterion Select (zll, nll, perplexity or loo; if empty, zll), the
-	// largest Mixture of the best candidates (if 0, 8; zll only) and the
-	// standard errors MixtureSE its gain must pass (if 0, 1; negative:
-	// any gain). See wfa.Config.
+	// The selection's settings, refused with Rank (no selection runs):
+	// the cross-validation Folds (if 0, 1: ValidFraction of the strings
+	// held out once), the held-out share ValidFraction (if 0, 0.2; with
+	// Folds 1 only), the criterion Select (zll, nll, perplexity or loo; if
+	// empty, zll), the largest Mixture of the best candidates (if 0, 8;
+	// zll only) and the standard errors MixtureSE its gain must pass (if
+	// 0, 1; Off or negative: any gain; zll only). See wfa.Config.
 	Folds         int
 	ValidFraction float64
 	Select        string
@@ -60,33 +60,44 @@ type WFALearnSpec struct {
 	// Progress receives a progress line while the model is learned (nil:
 	// none).
 	Progress io.Writer `json:"-"`
+	// Candidates receives a line per selection candidate with every
+	// criterion's figure (nil: none); refused with Rank.
+	Candidates io.Writer `json:"-"`
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults,
-// those of wfa.Config.
+// those of wfa.Config. The selection's settings stay unset with Rank, as
+// do ValidFraction with several Folds and Mixture and MixtureSE with a
+// criterion other than zll: they would have no effect.
 func (s WFALearnSpec) WithDefaults() WFALearnSpec {
 	d := wfa.Config{}.WithDefaults()
-	if s.Rank > 0 && s.LRows == 0 {
-		s.LRows = d.Spec.Rows
+	if s.Seed == 0 {
+		s.Seed = d.Seed
 	}
-	if s.Rank > 0 && s.LColumns == 0 {
-		s.LColumns = s.LRows
+	if s.Rank > 0 {
+		if s.LRows == 0 {
+			s.LRows = d.Spec.Rows
+		}
+		if s.LColumns == 0 {
+			s.LColumns = s.LRows
+		}
+		return s
 	}
 	if s.Folds == 0 {
 		s.Folds = d.Folds
 	}
-	if s.ValidFraction == 0 {
+	if s.ValidFraction == 0 && s.Folds == 1 {
 		s.ValidFraction = d.ValidFraction
 	}
 	s.Select = cmpOr(s.Select, d.Criterion.String())
+	if s.Select != d.Criterion.String() {
+		return s
+	}
 	if s.Mixture == 0 {
 		s.Mixture = d.Mixture
 	}
 	if s.MixtureSE == 0 {
 		s.MixtureSE = d.MixtureSE
-	}
-	if s.Seed == 0 {
-		s.Seed = d.Seed
 	}
 	return s
 }
@@ -96,20 +107,49 @@ func (s WFALearnSpec) Validate() error {
 	if s.Rank == 0 && s.LColumns != 0 {
 		return fieldErr("LColumns", s.LColumns, "0 without {Rank}: the selection uses lcolumns = lrows")
 	}
-	_, err := s.config()
+	if _, err := s.config(); err != nil {
+		return err
+	}
 	return firstErr(
 		checkRequired("Train", s.Train, "a string file"),
 		checkStringFormat(s.Format),
 		checkMin("Rank", s.Rank, 0),
 		checkRange("LRows", s.LRows, 0, MaxWFABasis),
 		checkRange("LColumns", s.LColumns, 0, MaxWFABasis),
-		checkMin("Folds", s.Folds, 1),
-		checkShare("ValidFraction", s.ValidFraction),
-		checkMin("Mixture", s.Mixture, 1),
-		checkFinite("MixtureSE", s.MixtureSE),
 		checkSeed("Seed", s.Seed),
-		err,
+		s.checkSelection(),
 	)
+}
+
+// checkSelection checks the selection's settings: none with Rank, a
+// held-out share with one fold only, a mixture with zll only. Their zero
+// is unset (WithDefaults fills it where it applies), so a spec before
+// WithDefaults passes with them at 0.
+func (s WFALearnSpec) checkSelection() error {
+	if s.Rank > 0 {
+		const fixed = "unset with {Rank} (a selection setting: a fixed rank selects nothing)"
+		return firstErr(
+			checkUnset("Folds", s.Folds, fixed),
+			checkUnset("ValidFraction", s.ValidFraction, fixed),
+			checkUnset("Select", s.Select, fixed),
+			checkUnset("Mixture", s.Mixture, fixed),
+			checkUnset("MixtureSE", s.MixtureSE, fixed),
+			checkUnset("Candidates", s.Candidates != nil, fixed),
+		)
+	}
+	if err := checkFolds(s.Folds, s.ValidFraction); err != nil {
+		return err
+	}
+	if s.Select != "" && s.Select != wfa.ValidZLL.String() {
+		const zll = "unset with {Select} %s (a mixture is formed under zll only)"
+		return firstErr(checkUnset("Mixture", s.Mixture, zll, s.Select), checkUnset("MixtureSE", s.MixtureSE, zll, s.Select))
+	}
+	if s.Mixture != 0 {
+		if err := checkMin("Mixture", s.Mixture, 1); err != nil {
+			return err
+		}
+	}
+	return checkFinite("MixtureSE", s.MixtureSE)
 }
 
 // config is the wfa.Config of the spec, or a *FieldError of Hankel or
@@ -120,8 +160,10 @@ func (s WFALearnSpec) config() (wfa.Config, error) {
 		return cfg, err
 	}
 	cfg.Spec.Rank, cfg.Spec.Cols = s.Rank, s.LColumns
-	if cfg.Criterion, err = wfa.ParseCriterion(s.Select); err != nil {
-		return cfg, fieldCause("Select", err)
+	if s.Select != "" {
+		if cfg.Criterion, err = wfa.ParseCriterion(s.Select); err != nil {
+			return cfg, fieldCause("Select", err)
+		}
 	}
 	cfg.Mixture, cfg.MixtureSE = s.Mixture, s.MixtureSE
 	if cfg.Criterion != wfa.ValidZLL {
@@ -159,6 +201,24 @@ func (s WFALearnSpec) EstimateMemory() (MemoryEstimate, error) {
 	return wfaFitBytes(s.Train, s.Format, cfg), nil
 }
 
+// checkFolds checks the selection's folds and held-out share: a share in
+// (0, 1) with one fold, none with several (each fold holds out its own);
+// 0 is unset for both.
+func checkFolds(folds int, valid float64) error {
+	if folds != 0 {
+		if err := checkMin("Folds", folds, 1); err != nil {
+			return err
+		}
+	}
+	if folds > 1 {
+		return checkUnset("ValidFraction", valid, "unset with {Folds} %d (each of the %d folds holds out 1/%d of the strings)", folds, folds, folds)
+	}
+	if valid != 0 {
+		return checkShare("ValidFraction", valid)
+	}
+	return nil
+}
+
 // WFASweepSpec lists the selection's candidates of wfa.Fit on a string
 // file with every criterion's figure (rtn wfa sweep), and with Test and
 // Solution each candidate's test perplexity (an oracle view: the
@@ -172,7 +232,8 @@ type WFASweepSpec struct {
 	Hankel string
 	LRows  int
 	Ranks  []int
-	// Folds, ValidFraction and Seed are as in WFALearnSpec.
+	// Folds, ValidFraction and Seed are as in WFALearnSpec (ValidFraction
+	// with one fold only).
 	Folds         int
 	ValidFraction float64
 	Seed          uint64
@@ -193,7 +254,7 @@ func (s WFASweepSpec) WithDefaults() WFASweepSpec {
 	if s.Folds == 0 {
 		s.Folds = d.Folds
 	}
-	if s.ValidFraction == 0 {
+	if s.ValidFraction == 0 && s.Folds == 1 {
 		s.ValidFraction = d.ValidFraction
 	}
 	if s.MaxRuledOut == 0 {
@@ -223,8 +284,7 @@ func (s WFASweepSpec) Validate() error {
 		checkRequired("Train", s.Train, "a string file"),
 		checkStringFormat(s.Format),
 		checkRange("LRows", s.LRows, 0, MaxWFABasis),
-		checkMin("Folds", s.Folds, 1),
-		checkShare("ValidFraction", s.ValidFraction),
+		checkFolds(s.Folds, s.ValidFraction),
 		checkUnit("MaxRuledOut", s.MaxRuledOut),
 		checkSeed("Seed", s.Seed),
 		err,
@@ -334,14 +394,20 @@ type WFAFinetuneSpec struct {
 	Out string
 	// Finetune sets the training; its zero fields take wfa's defaults
 	// (Adam at 3e-5, batches of 64, 20 epochs, patience 1, a tenth held
-	// out, the zll check at 2 standard errors). With Resume and no
+	// out, the zll check at 2 standard errors; CheckSE is refused with the
+	// check none, Off asks for any gain). With Resume and no
 	// Train.CheckpointPath the checkpoints go on to the Resume file.
 	Finetune wfa.FinetuneConfig
 }
 
-// WithDefaults returns the spec with its unset fields at wfa's defaults.
+// WithDefaults returns the spec with its unset fields at wfa's defaults;
+// Finetune.CheckSE stays unset with the check none (it has no effect).
 func (s WFAFinetuneSpec) WithDefaults() WFAFinetuneSpec {
+	se := s.Finetune.CheckSE
 	s.Finetune = s.Finetune.WithDefaults()
+	if s.Finetune.Check == wfa.CheckNone {
+		s.Finetune.CheckSE = se
+	}
 	return s
 }
 
@@ -353,6 +419,11 @@ func (s WFAFinetuneSpec) Validate() error {
 	}
 	if c.Check != wfa.CheckZLL && c.Check != wfa.CheckNone {
 		return fieldErr("Finetune.Check", c.Check, "%s or %s", wfa.CheckZLL, wfa.CheckNone)
+	}
+	if c.Check == wfa.CheckNone {
+		if err := checkUnset("Finetune.CheckSE", c.CheckSE, "unset with {Finetune.Check} %s (it sets the %s check)", wfa.CheckNone, wfa.CheckZLL); err != nil {
+			return err
+		}
 	}
 	return firstErr(
 		checkRequired("Model", s.Model, "a model file"),

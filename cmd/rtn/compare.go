@@ -5,10 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/rtnlab/rtn/optim/compare"
@@ -21,6 +17,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("compare")
 	var spec runs.CompareSpec
+	d := runs.CompareSpec{Model: "lstm"}.WithDefaults()
 	fs.StringVar(&spec.Model, "model", "", "model: a registered cell on a sequence task, or 2rnn (the spectral regression), 2rnn-spectral, umps, pcnn, pcnn-rnn, pcnn-cnn, wfa (default lstm; known: "+strings.Join(runs.CompareModels(), ", ")+")")
 	fs.StringVar(&spec.Task, "task", "", "data: pfa, jsb, nottingham, muse, piano (a cell), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn), the format of -data: pautomac, spice or lines (umps, wfa); default the first")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (a cell; overrides -task), or a string file (umps; wfa, required); the other models refuse it")
@@ -36,34 +33,31 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Embed, "embed", 0, "width of a learned embedding of the input symbols (a cell; 0: one-hot inputs)")
 	fs.StringVar(&spec.DType, "dtype", "", "float type of the steps: float64 or float32 (a cell; default float64)")
 	fs.IntVar(&spec.Chunk, "chunk", 0, "truncated-BPTT length (a cell; 0: full backpropagation through time)")
-	fs.Uint64Var(&spec.DataSeed, "data-seed", 1, "seed of the data (fixed across runs)")
-	opts := fs.String("optimizers", "sgd,momentum,adam,rmsprop,adagrad", "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+strings.Join(runs.CompareOptimizerNames(), ", ")+")")
+	fs.Uint64Var(&spec.DataSeed, "data-seed", 0, fmt.Sprintf("seed of the data (fixed across runs; default %d; a suite's problems set their own)", d.DataSeed))
+	opts := fs.String("optimizers", runs.CompareDefaultOptimizers, "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+strings.Join(runs.CompareOptimizerNames(), ", ")+")")
 	grid := fs.String("lr-grid", "", "learning-rate grid: LO:HI:N (N log-spaced rates), a list R1,R2,..., or own (each optimizer's rate); empty: the model's grid")
 	seeds := fs.String("seeds", "", "seeds: N (1..N) or a list S1,S2,... (default 3; 1 under -protocol deepobs)")
 	fs.IntVar(&spec.Budget.Epochs, "epochs", 0, "epochs per run (default 3 when -steps and -seconds are unset)")
-	fs.IntVar(&spec.Budget.Steps, "steps", 0, "optimizer steps per run")
-	fs.Float64Var(&spec.Budget.Seconds, "seconds", 0, "training seconds per run (machine-dependent)")
-	batch := fs.Int("batch", 32, "minibatch size (0: full batch)")
+	fs.IntVar(&spec.Budget.Steps, "steps", 0, "optimizer steps per run (with -epochs, the first reached stops a run)")
+	fs.Float64Var(&spec.Budget.Seconds, "seconds", 0, "training seconds per run (machine-dependent; alone, without -epochs or -steps)")
+	fs.IntVar(&spec.Batch, "batch", 0, fmt.Sprintf("minibatch size (default %d; a suite: each problem's); 0: full batch", d.Batch))
 	fs.IntVar(&spec.EvalEvery, "eval-every", 0, "also record the curve every N steps (0: per epoch)")
 	fs.Float64Var(&spec.Target, "target", 0, "validation loss to reach: steps and seconds to it are reported (0: none; -protocol algoperf: from a reference run)")
-	diverge := fs.Float64("diverge", 10, "a run diverges when a training loss exceeds this multiple of the reference loss (the start's, the first epoch's largest batch or the trivial loss, the largest) or is NaN/Inf; <= 0 keeps only NaN/Inf")
+	fs.Float64Var(&spec.DivergeFactor, "diverge", d.DivergeFactor, "a run diverges when a training loss exceeds this multiple of the reference loss (the start's, the first epoch's largest batch or the trivial loss, the largest) or is NaN/Inf; <= 0 keeps only NaN/Inf")
 	fs.StringVar(&spec.Protocol, "protocol", "", "deepobs (tune on the grid, rerun the tuned rate with -rerun seeds) or algoperf (time to a per-problem target from a reference run); empty: the grid and its tuning")
 	fs.IntVar(&spec.ExtendGrid, "extend-grid", 0, "up to N rates beyond the grid for an optimizer tuned at its edge (0: none)")
 	fs.IntVar(&spec.Rerun, "rerun", 0, "run each tuned rate again with this many seeds in all (0: none; -protocol deepobs: 10)")
 	fs.StringVar(&spec.Suite, "suite", "", "run the comparison over a suite of problems (known: "+strings.Join(runs.CompareSuites(), ", ")+"), each in its own subdirectory of -out")
-	fs.IntVar(&spec.Jobs, "jobs", runtime.NumCPU(), "runs trained at once (results do not depend on it)")
+	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "runs trained at once (results do not depend on it)")
 	shard := fs.String("shard", "", "run only shard i/n of the grid (join with rtn compare merge)")
-	fs.StringVar(&spec.Out, "out", "out/compare", "output directory (runs, table, CSV, JSON, figures); reused to resume")
+	fs.StringVar(&spec.Out, "out", "out/compare", "output directory (runs, table, CSV, JSON, figures); reused to resume (empty: none, the table only)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := compareFlags(&spec, fs, *opts, *grid, *seeds, *shard, *batch, *diverge); err != nil {
+	if err := compareFlags(&spec, fs, *opts, *grid, *seeds, *shard); err != nil {
 		return err
-	}
-	if spec.Out == "" {
-		return usagef("-out must name a directory")
 	}
 	if err := compareError(spec.WithDefaults().Validate()); err != nil {
 		return err
@@ -88,8 +82,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 }
 
 // compareFlags maps the list-valued flags to spec; the -lr-grid "own"
-// runs each optimizer at its own rate, -batch 0 is a full batch.
-func compareFlags(spec *runs.CompareSpec, fs *flag.FlagSet, opts, grid, seeds, shard string, batch int, diverge float64) error {
+// runs each optimizer at its own rate, -batch 0 is a full batch and
+// -diverge 0 keeps only the NaN/Inf tests.
+func compareFlags(spec *runs.CompareSpec, fs *flag.FlagSet, opts, grid, seeds, shard string) error {
 	var err error
 	if spec.Settings, err = runs.ParseCompareOptimizers(opts); err != nil {
 		return compareError(err)
@@ -109,29 +104,8 @@ func compareFlags(spec *runs.CompareSpec, fs *flag.FlagSet, opts, grid, seeds, s
 			return usagef("-shard must be i/n with 1 <= i <= n, got %q", shard)
 		}
 	}
-	spec.Batch = batch
-	switch {
-	case batch == 0:
-		spec.Batch = runs.FullBatch
-	case batch < 0:
-		return usagef("-batch must be >= 0, got %d", batch)
-	}
-	if spec.Suite != "" && !flagSet(fs, "batch") {
-		spec.Batch = 0 // each problem's
-	}
-	spec.DivergeFactor = diverge
-	if diverge <= 0 && !math.IsNaN(diverge) {
-		spec.DivergeFactor = -1
-	}
-	if spec.Suite == "" && spec.Model == "" {
-		spec.Model = "lstm"
-	}
-	if spec.Suite != "" && flagSet(fs, "data-seed") {
-		return usagef("-data-seed cannot be set with a suite: its problems set their own")
-	}
-	if spec.Suite != "" {
-		spec.DataSeed = 0
-	}
+	givenZeroIsOff(fs, "batch", &spec.Batch) // runs.FullBatch
+	zeroIsOff(&spec.DivergeFactor)
 	return nil
 }
 
@@ -153,21 +127,6 @@ func runCompareMerge(args []string, stdout, stderr io.Writer) error {
 	if len(dirs) == 0 {
 		return usagef("rtn compare merge: give the shard directories (rtn compare merge [-out DIR] DIR...)")
 	}
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "plan.json")); err != nil {
-			return fmt.Errorf("rtn compare merge: %s holds no plan.json (not an rtn compare -out directory)", d)
-		}
-	}
-	if *out == "" {
-		*out = dirs[0]
-	}
-	// The shards are locked too: a shard still running is refused, not
-	// merged half done.
-	lock, err := runs.LockOutputs(append([]string{*out}, dirs...), nil)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
 	rep, err := runs.MergeCompare(*out, dirs...)
 	if err != nil {
 		return err
@@ -186,7 +145,9 @@ func printCompare(rep *runs.CompareReport, asJSON bool, stdout io.Writer) error 
 		if err := rep.Suite.WriteTable(stdout); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "\nfiles written under %s: table.txt, table.tex, time_to_target.{txt,csv}, profile_{steps,seconds}.{png,svg,pdf}, suite.json; one directory per problem\n", s.Out)
+		if s.Out != "" {
+			fmt.Fprintf(stdout, "\nfiles written under %s: table.txt, table.tex, time_to_target.{txt,csv}, profile_{steps,seconds}.{png,svg,pdf}, suite.json; one directory per problem\n", s.Out)
+		}
 		return nil
 	case rep.Summary == nil:
 		res := rep.Results
@@ -209,11 +170,9 @@ func printCompare(rep *runs.CompareReport, asJSON bool, stdout io.Writer) error 
 	if sum.Executor != (compare.Executor{}) {
 		fmt.Fprintf(stdout, "\nexecutor: %s\n", executorText(sum.Executor))
 	}
-	out := s.Out
-	if out == "" {
-		out = "the first directory"
+	if s.Out != "" {
+		fmt.Fprintf(stdout, "\nfiles written under %s (table.txt, table.tex, runs.csv, grid.csv, summary.json, loss_vs_*.{png,svg,pdf})\n", s.Out)
 	}
-	fmt.Fprintf(stdout, "\nfiles written under %s (table.txt, table.tex, runs.csv, grid.csv, summary.json, loss_vs_*.{png,svg,pdf})\n", out)
 	return nil
 }
 

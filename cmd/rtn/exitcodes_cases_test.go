@@ -80,10 +80,10 @@ var numericExpect = map[string]map[string][]int{
 		"target":      {0, 2, 2, 2, 0},
 	},
 	"pcnn": {
-		"ctw-depth":      {0, 0, 2},
+		"ctw-depth":      {0, 2, 2},
 		"generate":       {0, 2, 2},
-		"hmm-iterations": {0, 0, 2},
-		"hmm-states":     {0, 0, 2},
+		"hmm-iterations": {0, 2, 2},
+		"hmm-states":     {0, 2, 2},
 		"minutes":        {0, 2, 2, 2, 2},
 		"passes":         {2, 2, 2},
 		"restarts":       {0, 2, 2},
@@ -114,7 +114,7 @@ var numericExpect = map[string]map[string][]int{
 	"spectral": {
 		"L":          {2, 2, 2},
 		"d":          {2, 2, 2},
-		"epochs":     {2, 2, 2},
+		"epochs":     {0, 2, 2}, // 0 is unset: tiht trains for no epochs
 		"n":          {2, 2, 2},
 		"noise":      {0, 2, 2, 2, 1},
 		"p":          {2, 2, 2},
@@ -172,7 +172,7 @@ var numericExpect = map[string]map[string][]int{
 		"batch":      {2, 2, 2},
 		"clip":       {0, 2, 2, 2, 0},
 		"epochs":     {2, 2, 2},
-		"grow-lr":    {0, 2, 2, 2, 0},
+		"grow-lr":    {0, 2, 2, 2, 2},
 		"init-noise": {0, 2, 2, 2, 1},
 		"lr":         {0, 2, 2, 2, 1},
 		"patience":   {2, 2, 2},
@@ -180,7 +180,7 @@ var numericExpect = map[string]map[string][]int{
 		"seed":       {2},
 		"train":      {2, 2, 2},
 		"valid":      {2, 2, 2},
-		"valid-frac": {2, 2, 2, 2, 2},
+		"valid-frac": {0, 2, 2, 2, 2},
 	},
 	"wfa dot": {
 		"min-weight": {0, 2, 2, 2, 0},
@@ -196,14 +196,14 @@ var numericExpect = map[string]map[string][]int{
 		"valid":    {2, 2, 2, 2, 2},
 	},
 	"wfa learn": {
-		"folds":      {2, 2, 2},
+		"folds":      {0, 2, 2},
 		"lcolumns":   {0, 2, 2},
 		"lrows":      {0, 2, 2},
-		"mixture":    {2, 2, 2},
+		"mixture":    {0, 2, 2},
 		"mixture-se": {2, 2, 2, 2, 2},
 		"rank":       {0, 2, 2},
 		"seed":       {2},
-		"valid":      {2, 2, 2, 2, 2},
+		"valid":      {0, 2, 2, 2, 2},
 	},
 	"wfa minimize": {
 		"tol": {2, 2, 2, 2, 2},
@@ -217,11 +217,11 @@ var numericExpect = map[string]map[string][]int{
 		"seed":    {0},
 	},
 	"wfa sweep": {
-		"folds":         {2, 2, 2},
+		"folds":         {0, 2, 2},
 		"lrows":         {0, 2, 2},
 		"max-ruled-out": {0, 2, 2, 2, 2},
 		"seed":          {2},
-		"valid":         {2, 2, 2, 2, 2},
+		"valid":         {0, 2, 2, 2, 2},
 	},
 }
 
@@ -360,21 +360,53 @@ func conflictCases(fx exitFixtures, base map[string][]string) []exitCase {
 	}
 	add(2, "beta1 must be in [0, 1)", "compare", "-optimizers", "adam:beta1=2")
 	add(2, "-jobs must be in [1, 1024]", "compare", "-jobs", "100000")
+	add(2, "-batch must be >= 1, or FullBatch (full batch), got -5", "compare", "-batch", "-5")
+	add(2, "-out must be a directory with -shard", "compare", "-shard", "1/2", "-out", "")
+	add(2, "-jobs must be in [1, 1024]", "reproduce", "-jobs", "-1")
+	add(2, `-only: unknown section "nope"`, "reproduce", "-only", "spectral,nope")
 	add(2, "-data: datasets: Tomita grammar 9 does not exist", "umps train", "-data", "tomita9")
-	add(2, "-valid-frac applies to a string file", "umps train", "-valid-frac", "1")
+	add(2, "-valid-frac must be unset without -format", "umps train", "-valid-frac", "1")
+	add(2, "-patience must be >= 1, got 0", "umps train", "-data", fx.path("s.txt"), "-format", "pautomac", "-patience", "0")
+	add(2, "-epochs must be >= 1, got 0", "umps train", "-data", fx.path("s.txt"), "-format", "pautomac", "-epochs", "0")
+	add(2, "-data must be a string file (required with -format)", "umps train", "-format", "lines")
 	add(1, "needs about", "train", "-batch", "100000000")
 	add(2, "design matrix, too large", "spectral", "-method", "ls", "-L", "5", "-n", "1000")
 	add(2, "unexpected argument", "version", "extra")
 	add(2, "-regex, -string must be exactly one given", "umps prob", "-regex", "0", "-string", "0")
-	add(2, "-valid applies with -folds 1", "wfa learn", "-rank", "0", "-folds", "2", "-valid", "0.3")
+	add(2, "-valid must be unset with -folds 2", "wfa learn", "-rank", "0", "-folds", "2", "-valid", "0.3")
+	add(2, "-folds must be unset with -rank", "wfa learn", "-folds", "2")
+	add(2, "-v must be unset with -rank", "wfa learn", "-v")
+	add(2, "-mixture must be unset with -select nll", "wfa learn", "-rank", "0", "-select", "nll", "-mixture", "2")
+	add(2, "-mixture-se must be unset with -select loo", "wfa learn", "-rank", "0", "-select", "loo", "-mixture-se", "0")
+	add(2, "-valid must be unset with -folds 3", "wfa sweep", "-folds", "3", "-valid", "0.3")
+	add(2, "-seconds must be alone, without -epochs or -steps", "compare", "-steps", "5", "-seconds", "1")
+	add(2, "-seconds must be alone, without -epochs or -steps", "compare", "-epochs", "1", "-seconds", "1")
+	add(2, "-schedule must be complete, step:N:G", "train", "-schedule", "step:5")
+	add(2, "-schedule must be complete, exp:G", "train", "-schedule", "exp")
+	add(2, "schedule must be complete, plateau:P:F", "compare", "-optimizers", "sgd:schedule=plateau:3")
+	add(2, "-ctw-depth must be unset without -baseline ctw", "pcnn", "-ctw-depth", "3")
+	add(2, "-hmm-states must be unset without -baseline hmm", "pcnn", "-hmm-states", "4")
+	add(2, "-hmm-iterations must be unset without -baseline hmm", "pcnn", "-baseline", "ctw", "-hmm-iterations", "4")
+	add(2, "-grow-lr must be unset without -grow-from", "umps train", "-grow-lr", "0.1")
+	add(2, "-units must be unset with -baseline ctw", "pcnn", "-baseline", "ctw")
+	cs = append(cs, exitCase{args: []string{"pcnn", "-baseline", "bzip2", "-out", "{out}/p"}, code: 2, msg: "-out must be unset with -baseline bzip2"})
+	cs = append(cs, exitCase{args: []string{"compare", "-suite", "small", "-data-seed", "3", "-out", "{out}/c"}, code: 2, msg: "-data-seed: cannot be set with a suite"})
 	add(2, "this output is a file", "wfa learn", "-out", "-")
 	add(2, "writing it would destroy it", "wfa learn", "-train", fx.path("s.txt"), "-out", fx.path("s.txt"))
 	add(2, "-test, -solution must be given together", "wfa sweep", "-solution", "")
 	add(2, "2 appears twice", "wfa sweep", "-ranks", "2,2")
-	add(2, "-check-se applies with -check zll only", "wfa finetune", "-check", "none", "-check-se", "2")
+	add(2, "-check-se must be unset with -check none", "wfa finetune", "-check", "none", "-check-se", "2")
 	add(2, "it needs -targets", "wfa rank", "-json")
-	add(2, "-methods applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
+	add(2, "-methods must be unset with a single built-in run: it applies to -sweep only", "spectral", "-n", "100", "-methods", "ls")
+	add(2, "-epochs must be >= 1, got 0", "spectral", "-method", "tiht+sgd", "-epochs", "0")
+	add(2, "-out must be empty with -method lstm", "spectral", "-method", "lstm")
+	add(2, "-epochs must be unset with -method ls", "spectral", "-method", "ls", "-epochs", "5")
+	cs = append(cs, exitCase{args: []string{"spectral", "-sweep", "-data", fx.path("d.csv")}, code: 2, msg: "-sweep must be unset with -data"},
+		exitCase{args: []string{"spectral", "-sweep", "-ns", "20", "-out", ""}, code: 2, msg: "-out must be a directory with -sweep"})
+	add(2, "-n must be unset with -data: the data file replaces the built-in task", "spectral", "-data", fx.path("d.csv"), "-n", "5")
 	add(2, "writing it would destroy it", "spectral predict", "-out", fx.path("d.csv"))
+	cs = append(cs, exitCase{args: []string{"spectral", "predict", "-data", fx.path("d.csv")}, code: 2, msg: "-model must be a model file written by rtn spectral -out (required)"})
+	add(2, "-out must be a .npz or .csv file", "spectral predict", "-out", "{out}/p.txt")
 	add(2, "not in the alphabet", "umps sample", "-regex", "2")
 	add(2, "-suffix: symbol", "umps complete", "-suffix", "x")
 	for _, v := range []string{"99999999999999999999T", "12Q", "5GB", "-5G", "1e9", "0", "lots"} {

@@ -3,10 +3,6 @@ package main
 import (
 	"flag"
 	"math"
-	"os"
-	"strings"
-
-	"github.com/rtnlab/rtn/runs"
 )
 
 // maxFlagInt is the largest magnitude of an integer flag, 2^31 - 1: no
@@ -15,10 +11,6 @@ import (
 // an int, so that a huge value is refused by name rather than overflowing
 // into a small one, a panic or a run that never ends.
 const maxFlagInt = math.MaxInt32
-
-// maxMinutes is the largest time budget in minutes, a year: a longer one
-// overflows the budget's time.Duration.
-const maxMinutes = 366 * 24 * 60
 
 // checkIntFlags refuses, as a usage error naming the flag, an integer
 // flag set beyond maxFlagInt in magnitude.
@@ -43,16 +35,4 @@ func checkIntFlags(fs *flag.FlagSet) error {
 		}
 	})
 	return err
-}
-
-// checkLanguageName refuses, as a usage error, a -data value that names
-// no built-in language and no file and does not look like a path (no '/'
-// or '.'): a mistyped language name (tomita9) rather than a missing file.
-func checkLanguageName(data string) error {
-	if _, _, err := runs.Membership(data); err == nil || strings.ContainsAny(data, "/.") {
-		return nil
-	} else if _, serr := os.Stat(data); serr != nil {
-		return usagef("-data: %v", err)
-	}
-	return nil
 }

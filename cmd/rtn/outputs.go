@@ -30,19 +30,6 @@ func checkOutDir(flag, dir string) error { return flagPathError(runs.CheckOutDir
 // checkOutPath is runs.CheckOutPath of the output of flag.
 func checkOutPath(flag, path string) error { return flagPathError(runs.CheckOutPath(flag, path)) }
 
-// checkOutFile is runs.CheckOutFile of the output of flag.
-func checkOutFile(flag, path string) error { return flagPathError(runs.CheckOutFile(flag, path)) }
-
-// checkNotInput is runs.CheckNotInput of the output of flag.
-func checkNotInput(flag, out string, inputs ...string) error {
-	return flagPathError(runs.CheckNotInput(flag, out, inputs...))
-}
-
-// checkOutput is runs.CheckOutput of the output of flag.
-func checkOutput(flag, out string, inputs ...string) error {
-	return flagPathError(runs.CheckOutput(flag, out, inputs...))
-}
-
 // checkStdoutOrFile is runs.CheckStdoutOrFile of the output of flag.
 func checkStdoutOrFile(flag, out string, inputs ...string) error {
 	return flagPathError(runs.CheckStdoutOrFile(flag, out, inputs...))
@@ -50,6 +37,3 @@ func checkStdoutOrFile(flag, out string, inputs ...string) error {
 
 // checkDirOut is runs.CheckDirOut of the output of flag.
 func checkDirOut(flag, dir string) error { return flagPathError(runs.CheckDirOut(flag, dir)) }
-
-// sameFile is runs.SameFile.
-func sameFile(a, b string) bool { return runs.SameFile(a, b) }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rtnlab/rtn/runs"
 )
 
 // An output that names an input, directly or through a link, is refused;
@@ -23,13 +25,13 @@ func TestCheckNotInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, out := range []string{in, link, filepath.Join(dir, ".", "in.txt")} {
-		err := checkNotInput("-out", out, "", in)
+		err := flagPathError(runs.CheckNotInput("-out", out, "", in))
 		if err == nil || !strings.Contains(err.Error(), "-out") || !strings.Contains(err.Error(), "destroy") {
 			t.Errorf("out %s over input %s: %v", out, in, err)
 		}
 	}
 	for _, out := range []string{other, filepath.Join(dir, "new.txt"), ""} {
-		if err := checkNotInput("-out", out, in); err != nil {
+		if err := flagPathError(runs.CheckNotInput("-out", out, in)); err != nil {
 			t.Errorf("out %s: %v", out, err)
 		}
 	}
@@ -49,12 +51,12 @@ func TestCheckOutFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{dir, filepath.Join(file, "m.json"), filepath.Join(broken, "m.json")} {
-		if err := checkOutFile("-out", bad); err == nil || !strings.HasPrefix(err.Error(), "-out ") {
+		if err := flagPathError(runs.CheckOutFile("-out", bad)); err == nil || !strings.HasPrefix(err.Error(), "-out ") {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
 	for _, good := range []string{file, filepath.Join(dir, "model"), filepath.Join(dir, "new", "m.json")} {
-		if err := checkOutFile("-out", good); err != nil {
+		if err := flagPathError(runs.CheckOutFile("-out", good)); err != nil {
 			t.Errorf("%s: %v", good, err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/rtnlab/rtn/runs"
 )
@@ -22,7 +21,7 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 		base    string
 		depth   int
 	)
-	d, db := runs.PCNNSpec{}.WithDefaults(), runs.PCNNBaselineSpec{}.WithDefaults()
+	d, dh := runs.PCNNSpec{}.WithDefaults(), runs.PCNNBaselineSpec{Baseline: "hmm"}.WithDefaults()
 	fs.StringVar(&spec.Task, "task", d.Task, "task: alphabet, music, xor or anbn")
 	fs.IntVar(&spec.Size, "size", 0, "task size: lines (alphabet, xor), bars (music) or blocks (anbn); 0 = the paper's")
 	fs.StringVar(&spec.Model, "model", d.Model, "model: rnn, cnn or pcnn")
@@ -36,9 +35,9 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Restarts, "restarts", 0, "starts probed for 150 passes each before training the best (0: 4 for anbn, 1 otherwise)")
 	fs.IntVar(&spec.Generate, "generate", 0, "print this many symbols sampled from the trained model")
 	fs.StringVar(&base, "baseline", "", "run a sanity baseline instead of a network: bzip2, ctw or hmm")
-	fs.IntVar(&depth, "ctw-depth", db.Depth, "context depth of the ctw baseline")
-	states := fs.Int("hmm-states", db.States, "states of the hmm baseline")
-	iters := fs.Int("hmm-iterations", db.Iterations, "Baum-Welch iterations of the hmm baseline")
+	fs.IntVar(&depth, "ctw-depth", 0, fmt.Sprintf("context depth of the ctw baseline (default %d)", runs.PCNNBaselineSpec{Baseline: "ctw"}.WithDefaults().Depth))
+	states := fs.Int("hmm-states", 0, fmt.Sprintf("states of the hmm baseline (default %d)", dh.States))
+	iters := fs.Int("hmm-iterations", 0, fmt.Sprintf("Baum-Welch iterations of the hmm baseline (default %d)", dh.Iterations))
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	fs.StringVar(&spec.Out, "out", "", "output directory (report.json, curve.csv, curve.png)")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
@@ -46,24 +45,22 @@ func runPCNN(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if base != "" {
-		return runPCNNBaseline(runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size,
-			Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed}, asJSON, stdout)
-	}
 	var err error
 	if degree == "full" {
 		spec.Degree = runs.Full
 	} else if spec.Degree, err = strconv.Atoi(degree); err != nil {
 		return usagef("-degree must be full or an integer in [1, -units=%d], got %q", spec.Units, degree)
 	}
-	if !(minutes >= 0) || minutes > maxMinutes {
-		return usagef("-minutes must be a number in [0, %d] (a year), got %g", maxMinutes, minutes)
+	if spec.Budget, err = runs.PCNNMinutes(minutes); err != nil {
+		return specError(err)
 	}
-	spec.Budget = time.Duration(minutes * float64(time.Minute))
-	// -restarts 0 and the curve's checks take the spec's defaults.
-	spec.Checks = d.Checks
-	if spec.Restarts == 0 {
-		spec.Restarts = spec.WithDefaults().Restarts
+	b := runs.PCNNBaselineSpec{Baseline: base, Task: spec.Task, Size: spec.Size, Depth: depth, States: *states, Iterations: *iters, Seed: spec.Seed,
+		Network: spec}
+	if base != "" {
+		return runPCNNBaseline(b, asJSON, stdout)
+	}
+	if err := b.WithDefaults().Validate(); err != nil {
+		return specErrorNamed(err, baselineFlagNames)
 	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)

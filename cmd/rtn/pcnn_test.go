@@ -21,7 +21,8 @@ func TestPCNNBadFlags(t *testing.T) {
 		{[]string{"pcnn", "-minutes", "NaN"}, "-minutes"},
 		{[]string{"pcnn", "-restarts", "-1", "-passes", "1"}, "-restarts"},
 		{[]string{"pcnn", "-baseline", "gzip"}, "-baseline"},
-		{[]string{"pcnn", "-baseline", "ctw", "-ctw-depth", "0"}, "-ctw-depth"},
+		{[]string{"pcnn", "-baseline", "ctw", "-ctw-depth", "-1"}, "-ctw-depth"},
+		{[]string{"pcnn", "-baseline", "hmm", "-ctw-depth", "4"}, "-ctw-depth must be unset without -baseline ctw"},
 	} {
 		_, stderr, code := invoke(tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {

@@ -17,8 +17,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	quick := fs.Bool("quick", true, "short settings (use -quick=false for the papers' full settings)")
 	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(reproduce.Sections(), ", ")+")")
 	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
-	seed := fs.Uint64("seed", 1, "random seed")
-	jobs := fs.Int("jobs", 1, "independent runs trained at once by the sections that allow it (umps-pautomac); results do not depend on it")
+	d := reproduce.ReproduceConfig{}.WithDefaults()
+	seed := fs.Uint64("seed", d.Seed, "random seed")
+	jobs := fs.Int("jobs", d.Jobs, "independent runs trained at once by the sections that allow it (umps-pautomac); results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	markdown := fs.String("markdown", "", "also write the summary as a Markdown page to this file (docs/results.md is made this way)")
@@ -26,11 +27,14 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *seed == 0 {
-		return usagef("-seed must be >= 1")
+	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed, Jobs: *jobs}
+	if *only != "" {
+		for _, s := range strings.Split(*only, ",") {
+			cfg.Only = append(cfg.Only, strings.TrimSpace(s))
+		}
 	}
-	if *jobs < 1 {
-		return usagef("-jobs must be >= 1, got %d", *jobs)
+	if err := cfg.Validate(); err != nil {
+		return specError(err)
 	}
 	if err := checkOutDir("-out", *out); err != nil {
 		return err
@@ -49,16 +53,6 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-readme: %s has no headline markers", *readme)
 		}
 	}
-	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed, Jobs: *jobs}
-	if *only != "" {
-		for _, s := range strings.Split(*only, ",") {
-			s = strings.TrimSpace(s)
-			if !contains(reproduce.Sections(), s) {
-				return usagef("-only: unknown section %q (known: %s)", s, strings.Join(reproduce.Sections(), ", "))
-			}
-			cfg.Only = append(cfg.Only, s)
-		}
-	}
 	if !*quiet {
 		cfg.Log = stderr
 		if isTerminal(stderr) {
@@ -74,7 +68,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		if !*quick {
 			command += " -quick=false"
 		}
-		if *seed != 1 {
+		if *seed != d.Seed {
 			command += fmt.Sprintf(" -seed %d", *seed)
 		}
 		if *only != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"strings"
 	"unicode"
 
@@ -29,6 +30,7 @@ var flagNames = map[string]string{
 	"Depth":         "ctw-depth",
 	"Iterations":    "hmm-iterations",
 	"Budget":        "minutes",
+	"SaveModel":     "out",
 }
 
 // baselineFlagNames are the flags of rtn pcnn -baseline whose field name
@@ -118,5 +120,13 @@ func zeroIsOff[T int | float64](fields ...*T) {
 		if *f == 0 {
 			*f = runs.Off
 		}
+	}
+}
+
+// givenZeroIsOff maps the flag name, whose default 0 leaves its spec field
+// unset, to runs.Off when it is given as 0 (asking for none).
+func givenZeroIsOff[T int | float64](fs *flag.FlagSet, name string, field *T) {
+	if *field == 0 && flagSet(fs, name) {
+		*field = runs.Off
 	}
 }

@@ -2,34 +2,18 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/runs"
-	"github.com/rtnlab/rtn/spectral"
 )
 
-// runSpectralData is rtn spectral -data FILE; set holds the flags given
-// on the command line.
-func runSpectralData(ds runs.SpectralDataSpec, set map[string]bool, asJSON bool, stdout io.Writer) error {
-	if err := ds.Validate(); err != nil {
+// runSpectralData is rtn spectral -data FILE.
+func runSpectralData(ds runs.SpectralDataSpec, asJSON bool, stdout io.Writer) error {
+	if err := ds.WithDefaults().Validate(); err != nil {
 		return specError(err)
-	}
-	if err := checkEpochsUse(set, []string{ds.Method}, "to -method", "tiht+sgd"); err != nil {
-		return err
-	}
-	if err := checkModelOut("-out", ds.SaveModel, ds.Data); err != nil {
-		return err
-	}
-	if err := checkOwnSplit(ds.Data, set); err != nil {
-		return err
 	}
 	rep, err := runs.RunSpectralData(ds)
 	if err != nil {
@@ -64,108 +48,25 @@ type spectralDataJSON struct {
 	ValidMSE any    `json:"valid_mse"`
 }
 
-// checkModelOut checks, before any work, the output of a learned model:
-// a directory (DIR/model.npz and DIR/model.json) or a .npz file (and the
-// .json beside it, see spectral.ModelPaths), where neither file is one of
-// the inputs. Another extension is a usage error unless it names an
-// existing directory.
-func checkModelOut(flag, out string, inputs ...string) error {
-	if out == "" {
-		return nil
-	}
-	if out == "-" {
-		return usagef("%s -: this output is a directory or a .npz file, name one", flag)
-	}
-	np, js := spectral.ModelPaths(out)
-	if ext := filepath.Ext(out); np != out && ext != "" && !isDir(out) {
-		return usagef("%s must be a directory or a .npz file (the model, with its .json beside it), got %q", flag, out)
-	}
-	for _, f := range []string{np, js} {
-		if err := checkOutput(flag, f, inputs...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// isDir reports whether path is an existing directory.
-func isDir(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
-}
-
-// checkOwnSplit refuses -valid-frac and -test-frac (when given, set) for
-// a data file with a split of its own, which replaces them. It reads the
-// file only when one of them is given.
-func checkOwnSplit(path string, set map[string]bool) error {
-	var given []string
-	for _, f := range []string{"valid-frac", "test-frac"} {
-		if set[f] {
-			given = append(given, "-"+f)
-		}
-	}
-	if len(given) == 0 {
-		return nil
-	}
-	s, err := datasets.ReadIOData(path)
-	if err != nil {
-		return err
-	}
-	if s.Split != nil {
-		return usagef("%s cannot be used with %s: the file has a split of its own (its split column or array)", strings.Join(given, ", "), path)
-	}
-	return nil
-}
-
 // runSpectralPredict is rtn spectral predict.
 func runSpectralPredict(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("spectral predict")
-	model := fs.String("model", "", "model file written by rtn spectral -out (.npz)")
-	data := fs.String("data", "", "sequence-data file (.npz or .csv)")
-	out := fs.String("out", "", "write the data with y replaced by the predictions to this .npz or .csv file")
+	var spec runs.SpectralPredictSpec
+	fs.StringVar(&spec.Model, "model", "", "model file written by rtn spectral -out (.npz)")
+	fs.StringVar(&spec.Data, "data", "", "sequence-data file (.npz or .csv)")
+	fs.StringVar(&spec.Out, "out", "", "write the data with y replaced by the predictions to this .npz or .csv file")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *model == "" || *data == "" {
-		return usagef("spectral predict needs -model and -data")
-	}
-	if ext := strings.ToLower(filepath.Ext(*out)); *out != "" && ext != ".npz" && ext != ".csv" {
-		return usagef("-out must name a .npz or .csv file, got %q", *out)
-	}
-	if err := checkOutput("-out", *out, *model, *data); err != nil {
-		return err
-	}
-	m, _, err := spectral.LoadModel(*model)
+	rep, err := runs.PredictSpectral(spec)
 	if err != nil {
-		return err
-	}
-	s, err := datasets.ReadIOData(*data)
-	if err != nil {
-		return err
-	}
-	if s.In != m.In || s.Out != m.Out {
-		return fmt.Errorf("%s has d = %d, p = %d but the model %s has d = %d, p = %d", *data, s.In, s.Out, *model, m.In, m.Out)
-	}
-	pred, err := m.PredictIO(s)
-	if err != nil {
-		return err
-	}
-	ss := 0.0
-	for i, v := range pred {
-		ss += (v - s.Y[i]) * (v - s.Y[i])
-	}
-	mse := ss / float64(len(pred))
-	if *out != "" {
-		s.Y = pred
-		if err := datasets.WriteIOData(*out, s); err != nil {
-			return err
-		}
+		return specError(err)
 	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"model": *model, "data": *data, "n": s.N(), "mse": jsonNum(mse), "out": *out})
+		return json.NewEncoder(stdout).Encode(map[string]any{"model": spec.Model, "data": spec.Data, "n": rep.N, "mse": jsonNum(rep.MSE), "out": spec.Out})
 	}
-	fmt.Fprintf(stdout, "%d sequences, MSE %.6g against the file's y\n", s.N(), mse)
+	fmt.Fprintf(stdout, "%d sequences, MSE %.6g against the file's y\n", rep.N, rep.MSE)
 	return nil
 }
 
@@ -189,8 +90,8 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Batch, "batch", d.Batch, "minibatch size")
 	fs.IntVar(&spec.Patience, "patience", d.Patience, "epochs without a better validation MSE before the learning rate drops by 10 (twice at most: the third such plateau stops; 0: off)")
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split of a file without one, batches)")
-	fs.Float64Var(&spec.ValidFrac, "valid-frac", d.ValidFrac, "validation fraction of a file with no split of its own")
-	fs.Float64Var(&spec.TestFrac, "test-frac", d.TestFrac, "test fraction of a file with no split of its own")
+	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0, fmt.Sprintf("validation fraction of a file with no split of its own (default %g; 0: none)", d.ValidFrac))
+	fs.Float64Var(&spec.TestFrac, "test-frac", 0, fmt.Sprintf("test fraction of a file with no split of its own (default %g; 0: none)", d.TestFrac))
 	fs.StringVar(&spec.Out, "out", "", "output directory (checkpoint.npz, metrics.jsonl, model.npz, model.json)")
 	fs.StringVar(&spec.Resume, "resume", "", "directory with a checkpoint.npz to continue from")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -198,18 +99,14 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	zeroIsOff(&spec.Patience)
-	zeroIsOff(&spec.ValidFrac, &spec.TestFrac)
+	givenZeroIsOff(fs, "valid-frac", &spec.ValidFrac)
+	givenZeroIsOff(fs, "test-frac", &spec.TestFrac)
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	if err := checkTuneOut(spec); err != nil {
-		return err
-	}
-	if err := checkOwnSplit(spec.Data, set); err != nil {
-		return err
+	if err := spec.CheckOutputs(); err != nil {
+		return specError(err)
 	}
 	if !*quiet && isTerminal(stderr) {
 		spec.Progress = stderr
@@ -230,27 +127,4 @@ func runSpectralFinetune(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "valid MSE\t%.6g\t%.6g\n", float64(rep.InitialValidMSE), float64(rep.ValidMSE))
 	fmt.Fprintf(tw, "test MSE\t%.6g\t%.6g\n", float64(rep.InitialTestMSE), float64(rep.TestMSE))
 	return tw.Flush()
-}
-
-// checkTuneOut checks, before any work, the directory finetune writes
-// (-out, or -resume without -out): writable, and none of its files
-// (checkpoint.npz, metrics.jsonl, model.npz, model.json) one of the
-// inputs -model and -data.
-func checkTuneOut(s runs.SpectralTuneSpec) error {
-	name, dir := "-out", s.Out
-	if dir == "" {
-		name, dir = "-resume", s.Resume
-	}
-	if dir == "" {
-		return nil
-	}
-	if err := checkDirOut(name, dir); err != nil {
-		return err
-	}
-	for _, f := range []string{"checkpoint.npz", "metrics.jsonl", "model.npz", "model.json"} {
-		if err := checkNotInput(name, filepath.Join(dir, f), s.Model, s.Data); err != nil {
-			return err
-		}
-	}
-	return nil
 }

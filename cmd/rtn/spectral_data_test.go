@@ -153,7 +153,7 @@ func TestSpectralDataErrors(t *testing.T) {
 		{[]string{"spectral", "-data", "testdata/spectral-header.csv"}, 1, "testdata/spectral-header.csv:1: header"},
 		{[]string{"spectral", "-data", "no-such-file.npz"}, 1, "no-such-file.npz"},
 		{[]string{"spectral", "-data", data, "-rank", "10"}, 2, "-rank must be at most"},
-		{[]string{"spectral", "-data", data, "-n", "5"}, 2, "-n cannot be used with -data"},
+		{[]string{"spectral", "-data", data, "-n", "5"}, 2, "-n must be unset with -data: the data file replaces the built-in task"},
 		{[]string{"spectral", "-data", data, "-method", "lstm"}, 2, "-method"},
 		{[]string{"spectral", "-data", data, "-test-frac", "1"}, 2, "-test-frac"},
 		{[]string{"spectral", "-sweep", "-save-data", data}, 2, "-save-data"},

@@ -78,7 +78,7 @@ func TestSpectralOutputsChecked(t *testing.T) {
 		{[]string{"spectral", "-data", dataNPZ, "-method", "ls", "-out", existingCSV}, 2, "-out must be a directory or a .npz file"},
 		{[]string{"spectral", "-method", "ls", "-n", "60", "-out", filepath.Join(dir, "x.json")}, 2, "-out must be a directory or a .npz file"},
 		// predict writes .npz or .csv.
-		{[]string{"spectral", "predict", "-model", missing, "-data", dataNPZ, "-out", filepath.Join(dir, "p.txt")}, 2, "-out must name a .npz or .csv file"},
+		{[]string{"spectral", "predict", "-model", missing, "-data", dataNPZ, "-out", filepath.Join(dir, "p.txt")}, 2, "-out must be a .npz or .csv file"},
 		// Outputs over inputs.
 		{[]string{"spectral", "-data", dataNPZ, "-method", "ls", "-out", dataNPZ}, 2, "-out " + dataNPZ + " is the input"},
 		{[]string{"spectral", "predict", "-model", model, "-data", dataCSV, "-out", dataCSV}, 2, "-out " + dataCSV + " is the input"},
@@ -126,22 +126,22 @@ func TestSpectralFlagModes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{single("-method", "ls", "-methods", "ls"), "-methods applies to -sweep only, not to a single built-in run (did you mean -method?)"},
-		{single("-method", "ls", "-ns", "60"), "-ns applies to -sweep only"},
+		{single("-method", "ls", "-methods", "ls"), "-methods must be unset with a single built-in run: it applies to -sweep only (did you mean -method?)"},
+		{single("-method", "ls", "-ns", "60"), "-ns must be unset with a single built-in run: it applies to -sweep only"},
 		{single("-method", "ls", "-seeds", "2"), "(did you mean -seed?)"},
-		{single("-method", "ls", "-resume"), "-resume applies to -sweep only"},
-		{single("-method", "ls", "-valid-frac", "0.2"), "-valid-frac applies to -data only, not to a single built-in run"},
-		{single("-method", "ls", "-epochs", "5"), "-epochs applies only to -method tiht+sgd or lstm (got ls)"},
-		{data("-resume", "-ranks", "2,3"), "-ranks, -resume apply to -sweep only, not to -data"},
-		{data("-noise", "0.1"), "-noise cannot be used with -data"},
-		{data("-epochs", "5"), "-epochs applies only to -method tiht+sgd (got ls)"},
-		{data("-valid-frac", "0.2"), "-valid-frac cannot be used with " + dataNPZ + ": the file has a split of its own"},
-		{sweep("-methods", "ls", "-method", "ls"), "-method applies to single runs (built-in task or -data) only, not to -sweep (did you mean -methods?)"},
-		{sweep("-methods", "ls", "-task", "addition", "-L", "3"), "-L, -task apply to a single built-in run only, not to -sweep"},
+		{single("-method", "ls", "-resume"), "-resume must be unset with a single built-in run: it applies to -sweep only"},
+		{single("-method", "ls", "-valid-frac", "0.2"), "-valid-frac must be unset with a single built-in run: it applies to -data only"},
+		{single("-method", "ls", "-epochs", "5"), "-epochs must be unset with -method ls (only tiht+sgd and lstm train for epochs), got 5"},
+		{data("-resume", "-ranks", "2,3"), "-ranks, -resume must be unset with -data: they apply to -sweep only"},
+		{data("-noise", "0.1"), "-noise must be unset with -data: the data file replaces the built-in task"},
+		{data("-epochs", "5"), "-epochs must be unset with -method ls (only tiht+sgd and lstm train for epochs), got 5"},
+		{data("-valid-frac", "0.2"), "-valid-frac must be unset with " + dataNPZ + ": the file has a split of its own (its split column or array)"},
+		{sweep("-methods", "ls", "-method", "ls"), "-method must be unset with -sweep: it applies to single runs (built-in task or -data) only (did you mean -methods?)"},
+		{sweep("-methods", "ls", "-task", "addition", "-L", "3"), "-L, -task must be unset with -sweep: they apply to a single built-in run only"},
 		{sweep("-methods", "ls", "-n", "20"), "(did you mean -ns?)"},
 		{sweep("-methods", "ls", "-rank", "2"), "(did you mean -ranks?)"},
-		{sweep("-methods", "ls", "-test-frac", "0.2"), "-test-frac applies to -data only, not to -sweep"},
-		{sweep("-methods", "ls,tiht", "-epochs", "5"), "-epochs applies only when -methods includes tiht+sgd or lstm (got ls, tiht)"},
+		{sweep("-methods", "ls", "-test-frac", "0.2"), "-test-frac must be unset with -sweep: it applies to -data only"},
+		{sweep("-methods", "ls,tiht", "-epochs", "5"), "-epochs must be unset with -methods ls,tiht (only tiht+sgd and lstm train for epochs), got 5"},
 	} {
 		spectralRefused(t, c.args, 2, c.want)
 	}

@@ -62,12 +62,18 @@ func intList(flagName, s string) ([]int, error) {
 	return out, nil
 }
 
+// stringsFitFlagNames are the flags of the StringsFitSpec fields whose
+// flag is not their name in kebab case.
+var stringsFitFlagNames = map[string]string{"Families": "family", "Tolerance": "em-tol", "SuffixLength": "start-suffixes",
+	"EMIterations": "em-iters", "ValidFraction": "valid", "Budget": "budget"}
+
 func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings fit")
 	var spec runs.StringsFitSpec
+	d := spec.WithDefaults()
 	train := fs.String("train", "", "training strings")
 	format := fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
-	out := fs.String("out", "", "model file to write (JSON)")
+	out := fs.String("out", "", "model file to write (JSON; empty: none, the selection table only)")
 	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, or wfa alone (the spectral estimate) (default pfa)")
 	states := fs.String("states", "", "candidate numbers of states, comma-separated (default: grow from -states-from by -states-growth until -states-patience sizes do not improve)")
 	fs.IntVar(&spec.StatesFrom, "states-from", 0, "first number of states of the growing grid (default 8)")
@@ -85,23 +91,17 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM passes over the training strings (default 200)")
 	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: plain or squarem (SQUAREM extrapolation of the Baum-Welch steps) (default plain)")
 	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
-	fs.Uint64Var(&spec.Seed, "seed", 1, "random seed (split, starts, batches)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split, starts, batches)")
 	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")
-	fs.IntVar(&spec.Jobs, "jobs", 1, "workers (the model is the same for any number)")
+	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "workers (the model is the same for any number)")
 	fs.DurationVar(&spec.Budget, "budget", 0, "wall time after which no candidate starts and training stops at the next epoch (default 10m)")
 	asJSON := fs.Bool("json", false, "print the fit summary as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fm, err := datasets.ParseStringFormat(*format)
+	fm, err := parseFormat(*format)
 	if err != nil {
-		return usagef("-format: %v", err)
-	}
-	if *train == "" {
-		return usagef("-train is required")
-	}
-	if *out == "" {
-		return usagef("-out is required")
+		return err
 	}
 	spec.Train, spec.Format, spec.Out, spec.Log = *train, fm, *out, stderr
 	if *families != "" {
@@ -111,7 +111,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := spec.WithDefaults().Validate(); err != nil {
-		return usagef("%v", err)
+		return specErrorNamed(err, stringsFitFlagNames)
 	}
 	lock, err := runs.LockOutputs(nil, []string{*out})
 	if err != nil {
@@ -141,16 +141,12 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d states (spectral estimate %s), %.1fs\n", *out, c.Family, c.States, sum.Spectral, sum.Seconds)
-	return nil
-}
-
-// loadStringsModel loads the required -model.
-func loadStringsModel(path string) (*runs.StringsModel, error) {
-	if path == "" {
-		return nil, usagef("-model is required")
+	verb := "wrote " + *out
+	if *out == "" {
+		verb = "chosen (not written: no -out)"
 	}
-	return runs.LoadStringsModel(path)
+	fmt.Fprintf(stdout, "%s: %s, %d states (spectral estimate %s), %.1fs\n", verb, c.Family, c.States, sum.Spectral, sum.Seconds)
+	return nil
 }
 
 func stringsFormatFlag(fs *flag.FlagSet) *string {
@@ -159,47 +155,46 @@ func stringsFormatFlag(fs *flag.FlagSet) *string {
 
 func runStringsScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings score")
-	model := fs.String("model", "", "model file (rtn strings fit -out)")
-	test := fs.String("test", "", "test strings")
-	solution := fs.String("solution", "", "PAutomaC solution file (true probabilities of the test strings)")
+	var spec runs.StringsScoreSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file (rtn strings fit -out)")
+	fs.StringVar(&spec.Test, "test", "", "test strings")
+	fs.StringVar(&spec.Solution, "solution", "", "PAutomaC solution file (true probabilities of the test strings)")
 	format := stringsFormatFlag(fs)
-	jobs := fs.Int("jobs", 1, "workers")
+	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "workers")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fm, err := datasets.ParseStringFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
+		return err
 	}
-	if *test == "" {
-		return usagef("-test is required")
+	if err := spec.Validate(); err != nil {
+		return specError(err)
 	}
-	if *jobs < 1 {
-		return usagef("-jobs must be >= 1")
-	}
-	m, err := loadStringsModel(*model)
+	m, err := runs.LoadStringsModel(spec.Model)
 	if err != nil {
 		return err
 	}
-	s, err := m.Read(*test, fm)
+	s, err := m.Read(spec.Test, spec.Format)
 	if err != nil {
 		return err
 	}
 	var sol []float64
-	if *solution != "" {
-		if sol, err = datasets.ReadSolutionFile(*solution); err != nil {
+	if spec.Solution != "" {
+		if sol, err = datasets.ReadSolutionFile(spec.Solution); err != nil {
 			return err
 		}
 	}
-	res, err := runs.ScoreStrings(m, s.Seqs, sol, *jobs)
+	res, err := runs.ScoreStrings(m, s.Seqs, sol, spec.Jobs)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
-	fmt.Fprintf(stdout, "model %s (%s)\nstrings %d\nlog-loss %.6f nats/symbol (end of string counted)\n", *model, m.Family, res.Strings, res.LogLoss)
+	fmt.Fprintf(stdout, "model %s (%s)\nstrings %d\nlog-loss %.6f nats/symbol (end of string counted)\n", spec.Model, m.Family, res.Strings, res.LogLoss)
 	if res.Perplexity != nil {
 		fmt.Fprintf(stdout, "perplexity %.4f\noptimum %.4f\nratio %.5f\n", *res.Perplexity, *res.Optimum, *res.Ratio)
 	}
@@ -208,92 +203,92 @@ func runStringsScore(args []string, stdout, stderr io.Writer) error {
 
 func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings sample")
-	model := fs.String("model", "", "model file (rtn strings fit -out)")
-	n := fs.Int("n", 10, "strings to draw")
-	maxLen := fs.Int("max-len", 100, "longest string (longer draws are redrawn)")
-	seed := fs.Uint64("seed", 1, "random seed")
+	var spec runs.StringsSampleSpec
+	d := spec.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model file (rtn strings fit -out)")
+	fs.IntVar(&spec.Count, "n", d.Count, "strings to draw")
+	fs.IntVar(&spec.MaxLen, "max-len", d.MaxLen, "longest string (longer draws are redrawn)")
+	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	format := fs.String("format", "pautomac", "output format: pautomac, spice or lines")
-	out := fs.String("out", "", "output file (default stdout)")
+	fs.StringVar(&spec.Out, "out", "", "output file (default stdout)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if *n < 1 || *maxLen < 0 {
-		return usagef("-n must be >= 1 and -max-len >= 0")
-	}
-	fm, err := datasets.ParseStringFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
-	}
-	if err := checkStdoutOrFile("-out", *out, *model); err != nil {
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	m, err := loadStringsModel(*model)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
+	if err := checkStdoutOrFile("-out", spec.Out, spec.Model); err != nil {
+		return err
+	}
+	m, err := runs.LoadStringsModel(spec.Model)
 	if err != nil {
 		return err
 	}
-	seqs, redrawn, err := m.Sample(*n, *maxLen, rand.New(rand.NewPCG(*seed, 0)))
+	seqs, redrawn, err := m.Sample(spec.Count, spec.MaxLen, rand.New(rand.NewPCG(spec.Seed, 0)))
 	if err != nil {
 		return specError(err)
 	}
-	noteRedrawn(stderr, redrawn, *maxLen)
+	noteRedrawn(stderr, redrawn, spec.MaxLen)
 	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
-	return writeOut(*out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, fm) })
+	return writeOut(spec.Out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, spec.Format) })
 }
 
 func runStringsRank(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings rank")
-	model := fs.String("model", "", "model file (rtn strings fit -out)")
-	prefixes := fs.String("prefixes", "", "prefixes to complete (SPiCe prefix file with -format spice)")
-	targets := fs.String("targets", "", "SPiCe target file: with it, print NDCG@5")
+	var spec runs.StringsRankSpec
+	fs.StringVar(&spec.Model, "model", "", "model file (rtn strings fit -out)")
+	fs.StringVar(&spec.Prefixes, "prefixes", "", "prefixes to complete (SPiCe prefix file with -format spice)")
+	fs.StringVar(&spec.Targets, "targets", "", "SPiCe target file: with it, print NDCG@5")
 	format := stringsFormatFlag(fs)
-	k := fs.Int("k", 5, "symbols ranked per prefix")
-	out := fs.String("out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
+	fs.IntVar(&spec.K, "k", spec.WithDefaults().K, "symbols ranked per prefix")
+	fs.StringVar(&spec.Out, "out", "", "rankings file (one line per prefix, -1 = end; default stdout without -targets)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	fm, err := datasets.ParseStringFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
-	}
-	if *k < 1 {
-		return usagef("-k must be >= 1")
-	}
-	if *prefixes == "" {
-		return usagef("-prefixes is required")
-	}
-	if err := checkStdoutOrFile("-out", *out, *model, *prefixes, *targets); err != nil {
+	var err error
+	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	m, err := loadStringsModel(*model)
+	if err := spec.Validate(); err != nil {
+		return specError(err)
+	}
+	if err := checkStdoutOrFile("-out", spec.Out, spec.Model, spec.Prefixes, spec.Targets); err != nil {
+		return err
+	}
+	m, err := runs.LoadStringsModel(spec.Model)
 	if err != nil {
 		return err
 	}
-	s, err := m.Read(*prefixes, fm)
+	s, err := m.Read(spec.Prefixes, spec.Format)
 	if err != nil {
 		return err
 	}
-	ranks, err := runs.RankStrings(m, s.Seqs, *k)
+	ranks, err := runs.RankStrings(m, s.Seqs, spec.K)
 	if err != nil {
 		return err
 	}
-	if *targets != "" {
-		t, err := wfa.ReadTargetsFile(*targets)
+	if spec.Targets != "" {
+		t, err := wfa.ReadTargetsFile(spec.Targets)
 		if err != nil {
 			return err
 		}
 		if len(t) != len(ranks) {
-			return errors.Errorf("%s: %d targets for the %d prefixes of %s", *targets, len(t), len(ranks), *prefixes)
+			return errors.Errorf("%s: %d targets for the %d prefixes of %s", spec.Targets, len(t), len(ranks), spec.Prefixes)
 		}
 		score, err := wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", score, len(ranks))
-		if *out == "" {
+		if spec.Out == "" {
 			return nil
 		}
 	}
-	return writeOut(*out, stdout, func(w io.Writer) error {
+	return writeOut(spec.Out, stdout, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		for _, r := range ranks {
 			f := make([]string, len(r))

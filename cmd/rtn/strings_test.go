@@ -160,15 +160,24 @@ func TestStringsBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train"},
+		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train must be a string file (required)"},
+		{"em-tol", []string{"strings", "fit", "-train", train, "-out", model, "-em-tol", "2"}, 2, "-em-tol must be in [0, 1), got 2"},
+		{"em-iters", []string{"strings", "fit", "-train", train, "-out", model, "-em-iters", "-1"}, 2, "-em-iters must be >= 1, got -1"},
 		{"mixed wfa", []string{"strings", "fit", "-train", train, "-out", model, "-family", "pfa,wfa"}, 2, "wfa"},
 		{"bad states", []string{"strings", "fit", "-train", train, "-out", model, "-states", "0"}, 2, "states"},
 		{"bad growth", []string{"strings", "fit", "-train", train, "-out", model, "-states-growth", "1"}, 2, "growth"},
-		{"from above max", []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "9", "-states-max", "4"}, 2, "most states"},
+		{"from above max", []string{"strings", "fit", "-train", train, "-out", model, "-states-from", "9", "-states-max", "4"}, 2, "-states-from must be at most -states-max 4, got 9"},
 		{"bad method", []string{"strings", "fit", "-train", train, "-out", model, "-method", "sgd"}, 2, "method"},
 		{"no model", []string{"strings", "score", "-test", train}, 2, "-model"},
 		{"bad model", []string{"strings", "score", "-model", bad, "-test", train}, 1, "init"},
 		{"unknown", []string{"strings", "learn"}, 2, "unknown subcommand"},
+		{"score no test", []string{"strings", "score", "-model", bad}, 2, "-test must be a string file (required)"},
+		{"score jobs", []string{"strings", "score", "-model", bad, "-test", train, "-jobs", "-1"}, 2, "-jobs must be in [1, 1024], got -1"},
+		{"sample n", []string{"strings", "sample", "-model", bad, "-n", "-1"}, 2, "-n must be >= 1, got -1"},
+		{"sample max-len", []string{"strings", "sample", "-model", bad, "-max-len", "-1"}, 2, "-max-len must be >= 1, got -1"},
+		{"sample no model", []string{"strings", "sample"}, 2, "-model must be a model file (required)"},
+		{"rank k", []string{"strings", "rank", "-model", bad, "-prefixes", train, "-k", "0"}, 2, "-k must be >= 1, got 0"},
+		{"rank no prefixes", []string{"strings", "rank", "-model", bad}, 2, "-prefixes must be a prefix file (required)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -177,5 +186,24 @@ func TestStringsBadInput(t *testing.T) {
 				t.Fatalf("error %v (exit %d), want exit %d naming %q", err, exitCode(err), tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestStringsFitWithoutOut checks that strings fit without -out runs the
+// selection as runs.FitStrings does with an empty Out: the table, the
+// chosen candidate, and no file.
+func TestStringsFitWithoutOut(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 200, 1)
+	args := []string{"strings", "fit", "-train", train, "-states", "2", "-em-iters", "5", "-epochs", "2"}
+	var out, errb bytes.Buffer
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "chosen (not written: no -out)") {
+		t.Fatalf("fit without -out printed:\n%s", out.String())
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Fatalf("files in the directory: %v (%v), want the training file only", entries, err)
 	}
 }

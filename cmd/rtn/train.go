@@ -55,6 +55,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return specError(err)
 	}
+	if rep.Batch < spec.Batch {
+		fmt.Fprintf(stderr, "rtn: note: -batch %d is above the %d training sequences: every step took all %d (full batch)\n", spec.Batch, rep.TrainSequences, rep.Batch)
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		return enc.Encode(rep)
@@ -69,6 +72,7 @@ func writeTrainTable(w io.Writer, r *runs.TrainReport) error {
 	fmt.Fprintf(tw, "optimizer\t%s\n", r.Optimizer)
 	fmt.Fprintf(tw, "executor\t%s\n", executorText(compare.Executor(r.Executor)))
 	fmt.Fprintf(tw, "epochs\t%d (best %d)\n", r.Epochs, r.BestEpoch)
+	fmt.Fprintf(tw, "batch\t%d of %d training sequences\n", r.Batch, r.TrainSequences)
 	fmt.Fprintf(tw, "train loss\t%.6f nats/step\n", r.TrainLoss)
 	fmt.Fprintf(tw, "valid loss\t%.6f nats/step\n", r.ValidLoss)
 	fmt.Fprintf(tw, "test loss\t%.6f nats/step\n", r.TestLoss)

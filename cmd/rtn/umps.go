@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/layers/umps"
 	"github.com/rtnlab/rtn/runs"
 )
@@ -43,90 +44,56 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("umps train")
 	var (
 		spec   runs.UMPSSpec
-		norm   string
-		init   string
+		str    umpsTrainStrings
 		quiet  bool
 		asJSON bool
 	)
-	d, fd := runs.UMPSSpec{}.WithDefaults(), runs.DefaultUMPSFileSpec()
-	fs.StringVar(&spec.Data, "data", "tomita4", "tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format)")
-	format := fs.String("format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
-	alphabet := fs.String("alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
-	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0.2, "with -format: fraction of the file's strings held out for validation, drawn by -seed")
-	bond := fs.String("bond", strconv.Itoa(d.Bond), "bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (with -format the default is auto)")
-	growFrom := fs.String("grow-from", "0", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0; with -format the default is auto)")
+	// The numeric flags leave their field unset (0) unless given: the
+	// spec's defaults depend on -format (runs.UMPSSpec.WithDefaults).
+	d, fd := runs.UMPSSpec{}.WithDefaults(), runs.UMPSSpec{Format: new(datasets.StringFormat)}.WithDefaults()
+	def := func(v, file any) string {
+		if file == runs.Off {
+			file = 0
+		}
+		return fmt.Sprintf("default %v, with -format %v", v, file)
+	}
+	fs.StringVar(&spec.Data, "data", "", fmt.Sprintf("tomita1..tomita7, tomita3-adjacent, motzkin, or a file of strings (see -format) (default %s)", d.Data))
+	fs.StringVar(&str.format, "format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
+	fs.StringVar(&str.alphabet, "alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
+	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0, fmt.Sprintf("with -format: fraction of the file's strings held out for validation, drawn by -seed (0: %g)", fd.ValidFrac))
+	fs.StringVar(&str.bond, "bond", "", fmt.Sprintf("bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (%s)", def(d.Bond, "auto")))
+	fs.StringVar(&str.growFrom, "grow-from", "", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0) (default 0, with -format auto)")
 	fs.Float64Var(&spec.GrowLR, "grow-lr", 0, "Adam's learning rate for the grown model, with -grow-from (0: -lr's / 100)")
-	fs.StringVar(&norm, "norm", d.Norm.String(), fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (with -format the default is %s)", fd.Norm))
-	fs.StringVar(&init, "init", "identity", "core initialisation: identity (near-identity) or normal (N(0, 1/D))")
-	fs.IntVar(&spec.BalanceEpochs, "balance", d.BalanceEpochs, "also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only; with -format the default is 0)")
-	fs.IntVar(&spec.NTrain, "train", d.NTrain, "training strings (built-in languages)")
-	fs.IntVar(&spec.NValid, "valid", d.NValid, "validation strings (built-in languages)")
-	fs.IntVar(&spec.Epochs, "epochs", d.Epochs, fmt.Sprintf("maximum epochs (early stopping may end sooner; with -format the default is %d)", fd.Epochs))
-	fs.IntVar(&spec.BatchSize, "batch", d.BatchSize, fmt.Sprintf("strings per minibatch (with -format the default is %d)", fd.BatchSize))
-	fs.Float64Var(&spec.LR, "lr", 0, fmt.Sprintf("Adam's learning rate (0: 1e-2, or 1e-1 with -init normal; with -format the default is %g)", fd.LR))
-	fs.Float64Var(&spec.InitNoise, "init-noise", 0, fmt.Sprintf("with -init identity: standard deviation of the noise added to the identity (0: 1e-6; with -format the default is %g)", fd.InitNoise))
-	fs.IntVar(&spec.Patience, "patience", d.Patience, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops; with -format the default is %d, and each drop restarts from the best parameters)", fd.Patience))
-	fs.Float64Var(&spec.ClipNorm, "clip", 0, fmt.Sprintf("scale each minibatch gradient down to this norm when it is larger (0: no clipping; with -format the default is %g)", fd.ClipNorm))
-	fs.IntVar(&spec.Restarts, "restarts", d.Restarts, "initialisations trained on the same data, the best by validation NLL kept")
-	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
+	fs.StringVar(&str.norm, "norm", "", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (%s)", def(*d.Norm, *fd.Norm)))
+	fs.StringVar(&str.init, "init", "", "core initialisation: identity (near-identity) or normal (N(0, 1/D)) (default identity)")
+	fs.IntVar(&spec.BalanceEpochs, "balance", 0, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only) (%s)", def(d.BalanceEpochs, fd.BalanceEpochs)))
+	fs.IntVar(&spec.NTrain, "train", 0, fmt.Sprintf("training strings (built-in languages) (default %d)", d.NTrain))
+	fs.IntVar(&spec.NValid, "valid", 0, fmt.Sprintf("validation strings (built-in languages) (default %d)", d.NValid))
+	fs.IntVar(&spec.Epochs, "epochs", 0, fmt.Sprintf("maximum epochs (early stopping may end sooner) (%s)", def(d.Epochs, fd.Epochs)))
+	fs.IntVar(&spec.BatchSize, "batch", 0, fmt.Sprintf("strings per minibatch (%s)", def(d.BatchSize, fd.BatchSize)))
+	fs.Float64Var(&spec.LR, "lr", 0, fmt.Sprintf("Adam's learning rate (0: 1e-2, or 1e-1 with -init normal; with -format %g)", fd.LR))
+	fs.Float64Var(&spec.InitNoise, "init-noise", 0, fmt.Sprintf("with -init identity: standard deviation of the noise added to the identity (0: 1e-6; with -format %g)", fd.InitNoise))
+	fs.IntVar(&spec.Patience, "patience", 0, fmt.Sprintf("epochs without a better validation NLL before the learning rate drops by 10 (the third plateau stops) (%s)", def(d.Patience, fd.Patience)))
+	fs.Float64Var(&spec.ClipNorm, "clip", 0, fmt.Sprintf("scale each minibatch gradient down to this norm when it is larger (0: no clipping) (%s)", def(0, fd.ClipNorm)))
+	fs.IntVar(&spec.Restarts, "restarts", 0, fmt.Sprintf("initialisations trained on the same data, the best by validation NLL kept (default %d)", d.Restarts))
+	fs.Uint64Var(&spec.Seed, "seed", 0, fmt.Sprintf("random seed (default %d)", d.Seed))
 	fs.StringVar(&spec.Out, "out", "", "output directory (model.npz, checkpoint.npz, metrics.jsonl)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := umpsFileFlags(&spec, *format, *alphabet); err != nil {
+	if err := str.apply(fs, &spec); err != nil {
 		return err
 	}
-	if spec.Format == nil {
-		if err := checkLanguageName(spec.Data); err != nil {
-			return err
-		}
-		if flagSet(fs, "valid-frac") {
-			return usagef("-valid-frac applies to a string file (-format) only: a built-in language is split by -train and -valid")
-		}
+	// The flags given override the spec's defaults: a value given, 0
+	// included, is the one Validate checks.
+	spec = spec.WithDefaults()
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	// The flags whose 0 means none; with -format, those not given take
-	// the string file's defaults (runs.DefaultUMPSFileSpec).
-	zeroIsOff(&spec.BalanceEpochs)
-	zeroIsOff(&spec.ClipNorm)
-	if spec.Format != nil {
-		for name, set := range map[string]func(){
-			"bond":       func() { *bond = "auto" },
-			"grow-from":  func() { *growFrom = "auto" },
-			"norm":       func() { norm = fd.Norm.String() },
-			"balance":    func() { spec.BalanceEpochs = fd.BalanceEpochs },
-			"epochs":     func() { spec.Epochs = fd.Epochs },
-			"batch":      func() { spec.BatchSize = fd.BatchSize },
-			"lr":         func() { spec.LR = fd.LR },
-			"init-noise": func() { spec.InitNoise = fd.InitNoise },
-			"patience":   func() { spec.Patience = fd.Patience },
-			"clip":       func() { spec.ClipNorm = fd.ClipNorm },
-		} {
-			if !flagSet(fs, name) {
-				set()
-			}
-		}
-		spec.RestoreOnDrop = fd.RestoreOnDrop
-	}
-	var err error
-	if spec.Bond, err = autoOrInt(*bond, runs.BondAuto); err != nil {
-		return usagef("-bond must be auto or an integer in [1, %d], got %q", runs.MaxBond, *bond)
-	}
-	if spec.GrowFrom, err = autoOrInt(*growFrom, runs.GrowAuto); err != nil {
-		return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", *growFrom)
-	}
-	zeroIsOff(&spec.GrowFrom)
-	if spec.Norm, err = umps.ParseNorm(norm); err != nil {
-		return usagef("-norm must be n or star, got %q", norm)
-	}
-	switch init {
-	case "identity":
-		spec.Init = umps.NearIdentity
-	case "normal":
-		spec.Init = umps.RandomNormal
-	default:
-		return usagef("-init must be identity or normal, got %q", init)
+	if err := str.apply(fs, &spec); err != nil {
+		return err
 	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)
@@ -156,6 +123,49 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(tw, "length model\t%s (valid NLL with lengths %.6f nats/string)\n", rep.LengthModel, rep.ValidNLLAll)
 	fmt.Fprintf(tw, "seconds\t%.1f\n", rep.Seconds)
 	return tw.Flush()
+}
+
+// umpsTrainStrings are the flags of umps train read from strings.
+type umpsTrainStrings struct{ format, alphabet, bond, growFrom, norm, init string }
+
+// apply sets the fields of the flags given; a flag whose 0 means none
+// (-balance, -clip, -grow-from) given as 0 asks for runs.Off.
+func (f umpsTrainStrings) apply(fs *flag.FlagSet, spec *runs.UMPSSpec) error {
+	if err := umpsFileFlags(spec, f.format, f.alphabet); err != nil {
+		return err
+	}
+	var err error
+	if flagSet(fs, "bond") {
+		if spec.Bond, err = autoOrInt(f.bond, runs.BondAuto); err != nil {
+			return usagef("-bond must be auto or an integer in [1, %d], got %q", runs.MaxBond, f.bond)
+		}
+	}
+	if flagSet(fs, "grow-from") {
+		if spec.GrowFrom, err = autoOrInt(f.growFrom, runs.GrowAuto); err != nil {
+			return usagef("-grow-from must be auto, 0 or an integer below -bond, got %q", f.growFrom)
+		}
+	}
+	if flagSet(fs, "norm") {
+		n, err := umps.ParseNorm(f.norm)
+		if err != nil {
+			return usagef("-norm must be n or star, got %q", f.norm)
+		}
+		spec.Norm = &n
+	}
+	if flagSet(fs, "init") {
+		switch f.init {
+		case "identity":
+			spec.Init = umps.NearIdentity
+		case "normal":
+			spec.Init = umps.RandomNormal
+		default:
+			return usagef("-init must be identity or normal, got %q", f.init)
+		}
+	}
+	givenZeroIsOff(fs, "balance", &spec.BalanceEpochs)
+	givenZeroIsOff(fs, "clip", &spec.ClipNorm)
+	givenZeroIsOff(fs, "grow-from", &spec.GrowFrom)
+	return nil
 }
 
 // autoOrInt reads "auto" as auto and an integer as itself.
@@ -297,13 +307,14 @@ func runUMPSEval(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Samples, "samples", d.Samples, "number of samples (and of completions for motzkin)")
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	spec.Progress = progressTo(stderr, false)
+	spec.Progress = progressTo(stderr, *quiet)
 	ev, err := runs.RunUMPSEval(spec)
 	if err != nil {
 		return specError(err)

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/layers"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -98,9 +96,6 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)
-	}
-	if err := checkOutput("-out", spec.Out, spec.DataFile, filepath.Join(spec.Model, layers.ModelConfigFile), filepath.Join(spec.Model, layers.ModelParamsFile)); err != nil {
-		return err
 	}
 	rep, err := runs.Predict(spec)
 	if err != nil {

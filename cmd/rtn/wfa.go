@@ -47,7 +47,7 @@ func runWFA(args []string, stdout, stderr io.Writer) error {
 // wfaFlagNames are the flags of the wfa specs' fields whose flag is not
 // their name in kebab case.
 var wfaFlagNames = map[string]string{"ValidFraction": "valid", "LRows": "lrows", "LColumns": "lcolumns",
-	"CheckpointPath": "checkpoint", "MetricsPath": "metrics"}
+	"CheckpointPath": "checkpoint", "MetricsPath": "metrics", "Candidates": "v"}
 
 // wfaError is specError with the wfa commands' flag names.
 func wfaError(err error) error { return specErrorNamed(err, wfaFlagNames) }
@@ -67,22 +67,6 @@ func parseFormat(name string) (datasets.StringFormat, error) {
 	return fm, nil
 }
 
-// refuseGiven is the usage error of the flags of names given on the
-// command line where they have no effect (why, after the flags, says
-// where), or nil.
-func refuseGiven(fs *flag.FlagSet, why string, names ...string) error {
-	var given []string
-	for _, n := range names {
-		if flagSet(fs, n) {
-			given = append(given, "-"+n)
-		}
-	}
-	if len(given) == 0 {
-		return nil
-	}
-	return usagef("%s%s", strings.Join(given, ", "), why)
-}
-
 func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("wfa learn")
 	var spec runs.WFALearnSpec
@@ -93,15 +77,16 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Hankel, "hankel", "", "Hankel variant: classic, prefix, suffix or factor (default: classic with -rank, classic and factor when selecting)")
 	fs.IntVar(&spec.LRows, "lrows", 0, "longest basis prefix (default: 5 with -rank, {3, 4, 5} when selecting)")
 	fs.IntVar(&spec.LColumns, "lcolumns", 0, "longest basis suffix, with -rank (default: -lrows; the selection uses lcolumns = lrows)")
-	fs.IntVar(&spec.Folds, "folds", d.Folds, "cross-validation folds of the selection (1: hold out -valid once)")
-	fs.Float64Var(&spec.ValidFraction, "valid", d.ValidFraction, "share of the training strings held out for the selection with -folds 1")
+	fs.IntVar(&spec.Folds, "folds", 0, fmt.Sprintf("cross-validation folds of the selection (default %d: hold out -valid once)", d.Folds))
+	fs.Float64Var(&spec.ValidFraction, "valid", 0, fmt.Sprintf("share of the training strings held out for the selection, with -folds 1 (default %g)", d.ValidFraction))
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (validation split, randomized SVD)")
 	fs.StringVar(&spec.Out, "out", "", "model file to write (JSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	verbose := fs.Bool("v", false, "print every selection candidate to stderr")
-	fs.IntVar(&spec.Mixture, "mixture", d.Mixture, "largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there by -mixture-se standard errors; 1: the best candidate alone; zll only)")
-	fs.Float64Var(&spec.MixtureSE, "mixture-se", d.MixtureSE, "keep the mixture only when its validation gain over the best candidate exceeds this many standard errors of that gain (0 or negative: any gain)")
-	fs.StringVar(&spec.Select, "select", d.Select, "selection criterion: zll (floored values over the automaton's mass), nll (next-symbol likelihood, the fine-tuning objective), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one)")
+	fs.IntVar(&spec.Mixture, "mixture", 0, fmt.Sprintf("largest number of the best selection candidates averaged into the model (weights fitted on the validation strings, kept only when they beat the best single candidate there by -mixture-se standard errors; 1: the best candidate alone; -select zll only; default %d)", d.Mixture))
+	fs.Float64Var(&spec.MixtureSE, "mixture-se", 0, fmt.Sprintf("keep the mixture only when its validation gain over the best candidate exceeds this many standard errors of that gain (0 or negative: any gain; -select zll only; default %g)", d.MixtureSE))
+	fs.StringVar(&spec.Select, "select", "", fmt.Sprintf("selection criterion: zll (floored values over the automaton's mass), nll (next-symbol likelihood, the fine-tuning objective), perplexity (floored, normalised over the validation strings) or loo (as perplexity, each string weighted by its count minus one) (default %s)", d.Select))
+	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -109,32 +94,15 @@ func runWFALearn(args []string, stdout, stderr io.Writer) error {
 	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	zeroIsOff(&spec.MixtureSE)
+	givenZeroIsOff(fs, "mixture-se", &spec.MixtureSE)
+	if *verbose {
+		spec.Candidates = stderr
+	}
 	if err := spec.Validate(); err != nil {
-		return wfaError(err)
+		return wfaError(err) // before WithDefaults: a seed given as 0 is refused
 	}
-	if spec.Rank > 0 {
-		if err := refuseGiven(fs, ": selection flags, no effect with -rank", "folds", "valid", "mixture", "mixture-se", "select", "v"); err != nil {
-			return err
-		}
-	}
-	if spec.Folds > 1 {
-		if err := refuseGiven(fs, fmt.Sprintf(" applies with -folds 1: each of the %d folds holds out 1/%d of the strings", spec.Folds, spec.Folds), "valid"); err != nil {
-			return err
-		}
-	}
-	if spec.Select != d.Select {
-		if err := refuseGiven(fs, ": flags of -select zll only", "mixture", "mixture-se"); err != nil {
-			return err
-		}
-	}
-	spec.Progress = progressTo(stderr, false)
+	spec.Progress = progressTo(stderr, *quiet)
 	rep, err := runs.LearnWFA(spec)
-	if *verbose && rep != nil && rep.Fit != nil {
-		for _, c := range rep.Fit.Candidates {
-			fmt.Fprintf(stderr, "%-40v loo %-10.6g zll %-10.6g nll %-10.6g perplexity %-12.6g radius %-8.4g floored %.4f %s\n", c.Spec, c.LOO, c.ZLL, c.NLL, c.Perplexity, c.Radius, c.Floored, c.Rejected)
-		}
-	}
 	if err != nil {
 		return wfaError(err)
 	}

@@ -33,7 +33,7 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Resume, "resume", "", "checkpoint file to continue from, written by -checkpoint with the same -model, -train and training flags")
 	fs.StringVar(&cfg.Train.MetricsPath, "metrics", "", "per-epoch metrics (JSON lines)")
 	fs.StringVar(&cfg.Check, "check", d.Check, "final comparison with the start: zll (keep the start when the fine-tuned automaton is worse under the floor rule on the validation strings, or better on all the strings by less than -check-se standard errors) or none (return the fine-tuned automaton)")
-	fs.Float64Var(&cfg.CheckSE, "check-se", d.CheckSE, "with -check zll, the gain on all the strings, in standard errors of the per-string gain, below which the start is kept (0 or negative: any gain)")
+	fs.Float64Var(&cfg.CheckSE, "check-se", 0, fmt.Sprintf("with -check zll, the gain on all the strings, in standard errors of the per-string gain, below which the start is kept (0 or negative: any gain; default %g)", d.CheckSE))
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
@@ -43,14 +43,9 @@ func runWFAFinetune(args []string, stdout, stderr io.Writer) error {
 	if spec.Format, err = parseFormat(*format); err != nil {
 		return err
 	}
-	zeroIsOff(&cfg.CheckSE)
+	givenZeroIsOff(fs, "check-se", &cfg.CheckSE)
 	if err := spec.Validate(); err != nil {
-		return wfaError(err)
-	}
-	if cfg.Check == wfa.CheckNone {
-		if err := refuseGiven(fs, " applies with -check zll only", "check-se"); err != nil {
-			return err
-		}
+		return wfaError(err) // before WithDefaults: a value given as 0 is refused
 	}
 	cfg.Train.Progress = progressTo(stderr, *quiet)
 	rep, err := runs.FinetuneWFA(spec)

@@ -165,13 +165,14 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Hankel, "hankel", "", "Hankel variant (default: classic and factor)")
 	fs.IntVar(&spec.LRows, "lrows", 0, "lrows = lcolumns (default: 3, 4 and 5)")
 	ranks := fs.String("ranks", "", "comma-separated ranks (default: 2..30, 35, 40, 50)")
-	fs.IntVar(&spec.Folds, "folds", d.Folds, "cross-validation folds (1: hold out -valid once)")
-	fs.Float64Var(&spec.ValidFraction, "valid", d.ValidFraction, "share of the training strings held out with -folds 1")
+	fs.IntVar(&spec.Folds, "folds", 0, fmt.Sprintf("cross-validation folds (default %d: hold out -valid once)", d.Folds))
+	fs.Float64Var(&spec.ValidFraction, "valid", 0, fmt.Sprintf("share of the training strings held out, with -folds 1 (default %g)", d.ValidFraction))
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
 	asJSON := fs.Bool("json", false, "print the sweep as one JSON object")
 	fs.StringVar(&spec.Test, "test", "", "test strings: with -solution, print each candidate's test perplexity as fitted on the first fold's training part (an oracle view; the selection never sees it)")
 	fs.StringVar(&spec.Solution, "solution", "", "PAutomaC solution file of -test")
 	fs.Float64Var(&spec.MaxRuledOut, "max-ruled-out", d.MaxRuledOut, "largest share of validation strings a candidate may give a value <= 0")
+	quiet := fs.Bool("quiet", false, "no progress line")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -189,14 +190,9 @@ func runWFASweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := spec.Validate(); err != nil {
-		return wfaError(err)
+		return wfaError(err) // before WithDefaults: a seed given as 0 is refused
 	}
-	if spec.Folds > 1 {
-		if err := refuseGiven(fs, fmt.Sprintf(" applies with -folds 1: each of the %d folds holds out 1/%d of the strings", spec.Folds, spec.Folds), "valid"); err != nil {
-			return err
-		}
-	}
-	spec.Progress = progressTo(stderr, false)
+	spec.Progress = progressTo(stderr, *quiet)
 	rep, err := runs.SweepWFA(spec)
 	if rep == nil {
 		return wfaError(err)

@@ -147,7 +147,7 @@ func TestWFAErrors(t *testing.T) {
 		{[]string{"learn", "-train", train, "-hankel", "diagonal"}, 2, "-hankel"},
 		{[]string{"learn", "-train", train, "-format", "csv"}, 2, "-format"},
 		{[]string{"learn"}, 2, "-train"},
-		{[]string{"learn", "-train", train, "-mixture", "0"}, 2, "-mixture"},
+		{[]string{"learn", "-train", train, "-mixture", "-1"}, 2, "-mixture"},
 		{[]string{"learn", "-train", train, "-mixture-se", "NaN"}, 2, "-mixture-se"},
 		{[]string{"learn", "-train", train, "-mixture-se", "-Inf"}, 2, "-mixture-se"},
 		{[]string{"finetune", "-model", filepath.Join(dir, "none.json"), "-train", train, "-check", "loo"}, 2, "-check"},

@@ -3,6 +3,7 @@ package twornn
 import (
 	"github.com/rtnlab/rtn/graph"
 	"github.com/rtnlab/rtn/internal/fastmath"
+	"github.com/rtnlab/rtn/internal/vec"
 	"github.com/rtnlab/rtn/layers/activation"
 )
 
@@ -24,8 +25,16 @@ type kernel[F graph.Float] struct {
 	c     *Cell
 	batch int
 	w     graph.Weights[F]
-	z     []F // [batch, d n]: h A forward, its gradient backward
+	z     []F // [batch, d n]: h A forward; x ⊗ g, then g Ã backward
 	a     graph.PackedWeightOf[F]
+	// at is Ã, A with each of its d blocks of n columns transposed
+	// (Ã[j, c n + i] = A[i, c n + j]), packed at the first backward step
+	// of a pass: the gradient reaching h is then the contraction of g Ã
+	// with x, a product that packs g (batch x n) where g ⊗ x Aᵀ would pack
+	// batch x d n values.
+	at      graph.PackedOf[F]
+	atData  []F
+	atReady bool
 }
 
 func (k *kernel[F]) Params() []string { return []string{k.c.Name("A"), k.c.Name("h0")} }
@@ -39,6 +48,7 @@ func (k *kernel[F]) Project(_, _ []F) {}
 
 func (k *kernel[F]) InitialState(state [][]F) {
 	k.a.Reset()
+	k.atReady = false
 	h0 := k.w.Data(k.c.params, k.c.Name("h0"))
 	for r := 0; r < len(state[0]); r += len(h0) {
 		copy(state[0][r:], h0)
@@ -61,12 +71,12 @@ func (k *kernel[F]) Forward(x, _ []F, in, out [][]F, cache []F) {
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
 		h, dr := out[0][r*n:(r+1)*n], cache[r*n:(r+1)*n]
-		for j := range n {
-			var pre F
-			for a, xv := range xr {
-				pre += z[a*n+j] * xv
-			}
-			h[j], dr[j] = pre, 1
+		clear(h)
+		for a, xv := range xr {
+			vec.ScaleAdd(h, z[a*n:(a+1)*n], xv)
+		}
+		for j := range dr {
+			dr[j] = 1
 		}
 		switch c.act {
 		case activation.Tanh:
@@ -89,15 +99,39 @@ func (k *kernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads 
 	for r := range k.batch {
 		z, xr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d]
 		g, dr := gout[0][r*n:(r+1)*n], cache[r*n:(r+1)*n]
-		for j := range n {
-			g[j] *= dr[j]
-		}
+		vec.Mul(g, g, dr)
 		for a, xv := range xr {
-			for j, v := range g {
-				z[a*n+j] = xv * v
-			}
+			vec.Scale(z[a*n:(a+1)*n], g, xv)
 		}
 	}
 	graph.GemmOf(true, false, n, d*n, k.batch, 1, in[0], n, k.z, d*n, 1, grads.Data(c.Name("A")), d*n)
-	k.a.Backward(k.w.Data(c.params, c.Name("A")), n, d*n, k.batch, k.z, 0, gin[0])
+	if !k.atReady {
+		k.packAt()
+	}
+	k.at.Mul(false, k.batch, 1, gout[0], n, 0, k.z, d*n)
+	for r := range k.batch {
+		z, xr, gr := k.z[r*d*n:(r+1)*d*n], x[r*d:(r+1)*d], gin[0][r*n:(r+1)*n]
+		clear(gr)
+		for a, xv := range xr {
+			vec.ScaleAdd(gr, z[a*n:(a+1)*n], xv)
+		}
+	}
+}
+
+// packAt writes Ã from A and packs it.
+func (k *kernel[F]) packAt() {
+	d, n := k.c.in, k.c.n
+	a := k.w.Data(k.c.params, k.c.Name("A"))
+	if len(k.atData) < n*d*n {
+		k.atData = make([]F, n*d*n)
+	}
+	for i := range n {
+		for c := range d {
+			for j := range n {
+				k.atData[j*d*n+c*n+i] = a[i*d*n+c*n+j]
+			}
+		}
+	}
+	k.at.Pack(false, n, d*n, k.atData, d*n)
+	k.atReady = true
 }

@@ -1,4 +1,4 @@
-package graph
+package fastmath
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Bounds of tanhTo against math.Tanh: relative error in float64, ulps of
+// Bounds of Tanh against math.Tanh: relative error in float64, ulps of
 // the float32 result in float32.
 const (
 	tanhRelTol64 = 2.5 * 0x1p-52 // measured worst: 1.93 ulps
@@ -33,12 +33,14 @@ func tanhInputs(n int) []float64 {
 	return xs
 }
 
-func TestTanhTo(t *testing.T) {
+// TestTanh checks the slice Tanh against math.Tanh over every scale and
+// the special values, float64 and float32.
+func TestTanh(t *testing.T) {
 	special := []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 0.625, -0.625, 20, -20, 20.5, 1e300, math.Inf(1), math.Inf(-1), math.NaN()}
 	xs := append(tanhInputs(100_001), special...) // an odd length: the tail runs one by one
 	t.Run("float64", func(t *testing.T) {
 		ys := make([]float64, len(xs))
-		tanhTo(ys, xs)
+		Tanh(ys, xs)
 		for i, x := range xs {
 			want := math.Tanh(x)
 			switch {
@@ -57,9 +59,11 @@ func TestTanhTo(t *testing.T) {
 	})
 	t.Run("float32", func(t *testing.T) {
 		in := make([]float32, len(xs))
-		convert(in, xs)
+		for i, x := range xs {
+			in[i] = float32(x)
+		}
 		ys := make([]float32, len(in))
-		tanhTo(ys, in)
+		Tanh(ys, in)
 		for i, x := range in {
 			want := float32(math.Tanh(float64(x)))
 			got := ys[i]
@@ -73,18 +77,30 @@ func TestTanhTo(t *testing.T) {
 	})
 }
 
-// BenchmarkTanh times tanhTo beside math.Tanh on a step's worth of unit
-// normal pre-activations (batch 32, 100 units).
-func BenchmarkTanh(b *testing.B) {
+// BenchmarkSlices times Tanh and Sigmoid beside math.Tanh and math.Exp on a
+// step's worth of unit normal pre-activations (batch 32, 100 units).
+func BenchmarkSlices(b *testing.B) {
 	xs := make([]float64, 3200)
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := range xs {
 		xs[i] = rng.NormFloat64()
 	}
 	ys := make([]float64, len(xs))
-	b.Run("tanhTo", func(b *testing.B) {
+	b.Run("Tanh", func(b *testing.B) {
 		for range b.N {
-			tanhTo(ys, xs)
+			Tanh(ys, xs)
+		}
+	})
+	b.Run("Sigmoid", func(b *testing.B) {
+		for range b.N {
+			Sigmoid(ys, xs)
+		}
+	})
+	b.Run("math.Exp", func(b *testing.B) {
+		for range b.N {
+			for i, x := range xs {
+				ys[i] = 1 / (1 + math.Exp(-x))
+			}
 		}
 	})
 	b.Run("math.Tanh", func(b *testing.B) {

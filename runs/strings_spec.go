@@ -1,0 +1,102 @@
+package runs
+
+import "github.com/rtnlab/rtn/datasets"
+
+// The specs below use a model of the default string learner (rtn strings
+// fit -out, LoadStringsModel); their checks are those of rtn strings
+// score, sample and rank.
+
+// StringsScoreSpec scores a strings model on test strings (rtn strings
+// score).
+type StringsScoreSpec struct {
+	// Model is the model file and Test the strings (both required), read
+	// in Format; Solution is the PAutomaC solution file of Test (empty:
+	// no perplexity).
+	Model, Test, Solution string
+	Format                datasets.StringFormat
+	// Jobs is the number of workers (the figures are the same for any).
+	// If 0, it will be defaulted to 1.
+	Jobs int
+}
+
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s StringsScoreSpec) WithDefaults() StringsScoreSpec {
+	if s.Jobs == 0 {
+		s.Jobs = 1
+	}
+	return s
+}
+
+// Validate checks the spec's values (a *FieldError); it reads no file.
+func (s StringsScoreSpec) Validate() error {
+	return firstErr(checkRequired("Model", s.Model, "a model file"), checkRequired("Test", s.Test, "a string file"),
+		checkStringFormat(s.Format), checkRange("Jobs", s.Jobs, 1, MaxJobs))
+}
+
+// StringsSampleSpec draws strings from a strings model (rtn strings
+// sample).
+type StringsSampleSpec struct {
+	// Model is the model file (required).
+	Model string
+	// Count is the number of strings. If 0, it will be defaulted to 10.
+	Count int
+	// MaxLen is the longest string: a draw that does not end within it is
+	// drawn again (StringsModel.Sample). If 0, it will be defaulted to
+	// 100.
+	MaxLen int
+	// Seed seeds the draws. If 0, it will be defaulted to 1.
+	Seed uint64
+	// Format is the output's string format and Out its file ("" or "-":
+	// standard output).
+	Format datasets.StringFormat
+	Out    string
+}
+
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s StringsSampleSpec) WithDefaults() StringsSampleSpec {
+	if s.Count == 0 {
+		s.Count = 10
+	}
+	if s.MaxLen == 0 {
+		s.MaxLen = 100
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	return s
+}
+
+// Validate checks the spec's values (a *FieldError); it reads no file.
+func (s StringsSampleSpec) Validate() error {
+	return firstErr(checkRequired("Model", s.Model, "a model file"), checkMin("Count", s.Count, 1),
+		checkMin("MaxLen", s.MaxLen, 1), checkSeed("Seed", s.Seed), checkStringFormat(s.Format))
+}
+
+// StringsRankSpec ranks the likeliest next symbols after each prefix
+// (rtn strings rank) and, with Targets, scores the rankings by NDCG@5.
+type StringsRankSpec struct {
+	// Model is the model file and Prefixes the prefixes (both required),
+	// read in Format; Targets is a SPiCe target file (empty: no score).
+	Model, Prefixes, Targets string
+	Format                   datasets.StringFormat
+	// K is the number of symbols ranked per prefix. If 0, it will be
+	// defaulted to 5.
+	K int
+	// Out is the rankings file ("" : standard output without Targets,
+	// none with them).
+	Out string
+}
+
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s StringsRankSpec) WithDefaults() StringsRankSpec {
+	if s.K == 0 {
+		s.K = 5
+	}
+	return s
+}
+
+// Validate checks the spec's values (a *FieldError); it reads no file.
+func (s StringsRankSpec) Validate() error {
+	return firstErr(checkRequired("Model", s.Model, "a model file"), checkRequired("Prefixes", s.Prefixes, "a prefix file"),
+		checkStringFormat(s.Format), checkMin("K", s.K, 1))
+}
