@@ -180,6 +180,9 @@ func (s StringsFitSpec) Validate() error {
 	if t := s.Training.Tolerance; !(t >= 0 && t < 1) {
 		return fieldErr("Training.Tolerance", t, "in [0, 1)")
 	}
+	if a := s.Training.EMAccel; a != pfa.EMPlain && a != pfa.EMSquarem {
+		return fieldErr("Training.EMAccel", a, "%s or %s", pfa.EMPlain, pfa.EMSquarem)
+	}
 	err := firstErr(
 		checkRange("StatesFrom", s.StatesFrom, 1, pfa.MaxStates),
 		checkRange("StatesMax", s.StatesMax, 1, pfa.MaxStates),

@@ -65,7 +65,7 @@ func intList(flagName, s string) ([]int, error) {
 // stringsFitFlagNames are the flags of the StringsFitSpec fields whose
 // flag is not their name in kebab case.
 var stringsFitFlagNames = map[string]string{"Families": "family", "Tolerance": "em-tol", "SuffixLength": "start-suffixes",
-	"EMIterations": "em-iters", "ValidFraction": "valid", "Budget": "budget"}
+	"EMIterations": "em-iters", "EMAccel": "em-accel", "ValidFraction": "valid", "Budget": "budget"}
 
 func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings fit")
