@@ -68,9 +68,20 @@ const emFloor = 1e-12
 // (the M-step of Baum-Welch), each probability floored at emFloor. A row
 // with no counts keeps its logits.
 func (m *Model) emUpdate(st *Stats, counts [][]float64) {
+	var dst [][]float64
+	for _, b := range m.blocks() {
+		dst = append(dst, *b.data)
+	}
+	m.emUpdateInto(st, counts, dst)
+}
+
+// emUpdateInto writes the M-step of emUpdate into dst (one slice per
+// block) instead of the model's logits; a row with no counts gets the
+// model's logits.
+func (m *Model) emUpdateInto(st *Stats, counts, dst [][]float64) {
 	m.blockCounts(st, counts)
 	for i, b := range m.blocks() {
-		c, lg := counts[i], *b.data
+		c, lg, src := counts[i], dst[i], *b.data
 		for r := 0; r < b.rows; r++ {
 			lo, hi := r*b.cols, (r+1)*b.cols
 			s := 0.0
@@ -78,6 +89,7 @@ func (m *Model) emUpdate(st *Stats, counts [][]float64) {
 				s += v
 			}
 			if !(s > 0) {
+				copy(lg[lo:hi], src[lo:hi])
 				continue
 			}
 			for j := lo; j < hi; j++ {

@@ -161,26 +161,30 @@ func TestJobsSameBits(t *testing.T) {
 	seqs := randomStrings(t, target, 300, rng)
 	train, valid := seqs[:250], seqs[250:]
 	start := Random(KindPFA, 4, 3, rng)
-	var first *Model
-	for _, jobs := range []int{1, 2, 3} {
-		cfg := TrainConfig{Epochs: 3, BatchSize: 32, Jobs: jobs}
-		m, _, err := Train(start, train, valid, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, _, err := EM(m, train, valid, TrainConfig{Epochs: 3, Jobs: jobs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first == nil {
-			first = e
-			continue
-		}
-		for i, v := range e.Row {
-			if math.Float64bits(v) != math.Float64bits(first.Row[i]) {
-				t.Fatalf("jobs %d: logit %d is %v, with 1 job %v", jobs, i, v, first.Row[i])
+	for _, accel := range []string{EMPlain, EMSquarem} {
+		t.Run(accel, func(t *testing.T) {
+			var first *Model
+			for _, jobs := range []int{1, 2, 3} {
+				cfg := TrainConfig{Epochs: 3, BatchSize: 32, Jobs: jobs}
+				m, _, err := Train(start, train, valid, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, _, err := EM(m, train, valid, TrainConfig{Epochs: 9, Jobs: jobs, EMAccel: accel})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first == nil {
+					first = e
+					continue
+				}
+				for i, v := range e.Row {
+					if math.Float64bits(v) != math.Float64bits(first.Row[i]) {
+						t.Fatalf("jobs %d: logit %d is %v, with 1 job %v", jobs, i, v, first.Row[i])
+					}
+				}
 			}
-		}
+		})
 	}
 }
 

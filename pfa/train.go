@@ -199,8 +199,8 @@ type TrainConfig struct {
 	// Optim holds its hyperparameters. If Optim.LR is 0, it will be
 	// defaulted to 0.05.
 	Optim optim.Config
-	// Epochs is the most epochs (EM: iterations) run. If 0, it will be
-	// defaulted to 100.
+	// Epochs is the most epochs (EM: passes over the training strings)
+	// run. If 0, it will be defaulted to 100.
 	Epochs int
 	// BatchSize is the number of strings per step. If 0, it
 	// will be defaulted to 256.
@@ -214,6 +214,9 @@ type TrainConfig struct {
 	// more than Tolerance times that loss (the best model is kept
 	// whatever the margin). 0 counts any improvement.
 	Tolerance float64
+	// EMAccel is EM's acceleration: EMPlain or EMSquarem (see EM). If
+	// empty, it will be defaulted to EMPlain.
+	EMAccel string
 	// Seed draws the batches. If 0, it will be defaulted to 1.
 	Seed uint64
 	// Jobs is the number of workers; the result is the same for any. If
@@ -239,6 +242,9 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 	if c.BatchSize == 0 {
 		c.BatchSize = 256
 	}
+	if c.EMAccel == "" {
+		c.EMAccel = EMPlain
+	}
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
@@ -256,6 +262,9 @@ func (c TrainConfig) Validate() error {
 	if c.Epochs < 0 || c.BatchSize < 0 || c.Patience < 0 || c.Jobs < 0 {
 		return errors.Errorf("pfa: epochs %d, batch size %d, patience %d and jobs %d must not be negative", c.Epochs, c.BatchSize, c.Patience, c.Jobs)
 	}
+	if c.EMAccel != EMSquarem && c.EMAccel != EMPlain {
+		return errors.Errorf("pfa: EM acceleration %q, want %s or %s", c.EMAccel, EMSquarem, EMPlain)
+	}
 	if !(c.Optim.LR > 0) || math.IsInf(c.Optim.LR, 0) {
 		return errors.Errorf("pfa: learning rate %g, want a positive number", c.Optim.LR)
 	}
@@ -264,16 +273,20 @@ func (c TrainConfig) Validate() error {
 
 // Report describes a training run.
 type Report struct {
-	// Method is "gradient/<optimizer>" or "em".
+	// Method is "gradient/<optimizer>" or "em/<acceleration>".
 	Method string `json:"method"`
 	// StartValid and BestValid are the validation losses (nats per
 	// string) of the start and of the returned model.
 	StartValid float64 `json:"start_valid"`
 	BestValid  float64 `json:"best_valid"`
-	// Epochs is the number of epochs (EM iterations) run; BestEpoch the
-	// one of the returned model (0: the start).
+	// Epochs is the number of epochs (EM: passes over the training
+	// strings) run; BestEpoch the one of the returned model (0: the
+	// start).
 	Epochs    int `json:"epochs"`
 	BestEpoch int `json:"best_epoch"`
+	// Trace (EM only) is the training loss of each accepted iterate, in
+	// order.
+	Trace []EMStep `json:"trace,omitempty"`
 	// Deadline reports that the deadline ended training.
 	Deadline bool `json:"deadline,omitempty"`
 	// Seconds is the wall time.

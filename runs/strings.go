@@ -69,10 +69,10 @@ type StringsFitSpec struct {
 	// to MethodBoth.
 	Method string
 	// Training holds the gradient's and EM's settings (optimizer, rate,
-	// epochs, batch size, patience, EM's tolerance); its Seed and Jobs are
-	// set from the fields below. If Training.Tolerance is 0, it will be
-	// defaulted to 1e-5. EMIterations caps EM. If 0, it will be defaulted
-	// to 200.
+	// epochs, batch size, patience, EM's tolerance and acceleration); its
+	// Seed and Jobs are set from the fields below. If Training.Tolerance
+	// is 0, it will be defaulted to 1e-5. EMIterations caps EM's passes
+	// over the training strings. If 0, it will be defaulted to 200.
 	Training     pfa.TrainConfig
 	EMIterations int
 	// ValidFraction is the share of the strings held out for selection
@@ -179,6 +179,9 @@ func (s StringsFitSpec) Validate() error {
 	}
 	if t := s.Training.Tolerance; !(t >= 0 && t < 1) {
 		return fieldErr("Training.Tolerance", t, "in [0, 1)")
+	}
+	if a := s.Training.EMAccel; a != pfa.EMPlain && a != pfa.EMSquarem {
+		return fieldErr("Training.EMAccel", a, "%s or %s", pfa.EMPlain, pfa.EMSquarem)
 	}
 	err := firstErr(
 		checkRange("StatesFrom", s.StatesFrom, 1, pfa.MaxStates),

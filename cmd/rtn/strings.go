@@ -65,7 +65,7 @@ func intList(flagName, s string) ([]int, error) {
 // stringsFitFlagNames are the flags of the StringsFitSpec fields whose
 // flag is not their name in kebab case.
 var stringsFitFlagNames = map[string]string{"Families": "family", "Tolerance": "em-tol", "SuffixLength": "start-suffixes",
-	"EMIterations": "em-iters", "ValidFraction": "valid", "Budget": "budget"}
+	"EMIterations": "em-iters", "EMAccel": "em-accel", "ValidFraction": "valid", "Budget": "budget"}
 
 func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("strings fit")
@@ -88,7 +88,8 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&spec.Training.Optim.LR, "lr", 0, "learning rate (default 0.05)")
 	fs.IntVar(&spec.Training.Epochs, "epochs", 0, "most gradient epochs (default 100)")
 	fs.IntVar(&spec.Training.BatchSize, "batch", 0, "distinct strings per gradient step (default 256)")
-	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM iterations (default 200)")
+	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM passes over the training strings (default 200)")
+	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: plain or squarem (SQUAREM extrapolation of the Baum-Welch steps) (default plain)")
 	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split, starts, batches)")
 	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")

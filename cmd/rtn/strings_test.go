@@ -163,6 +163,7 @@ func TestStringsBadInput(t *testing.T) {
 		{"no train", []string{"strings", "fit", "-out", model}, 2, "-train must be a string file (required)"},
 		{"em-tol", []string{"strings", "fit", "-train", train, "-out", model, "-em-tol", "2"}, 2, "-em-tol must be in [0, 1), got 2"},
 		{"em-iters", []string{"strings", "fit", "-train", train, "-out", model, "-em-iters", "-1"}, 2, "-em-iters must be >= 1, got -1"},
+		{"em-accel", []string{"strings", "fit", "-train", train, "-out", model, "-em-accel", "fast"}, 2, "-em-accel must be plain or squarem, got \"fast\""},
 		{"mixed wfa", []string{"strings", "fit", "-train", train, "-out", model, "-family", "pfa,wfa"}, 2, "wfa"},
 		{"bad states", []string{"strings", "fit", "-train", train, "-out", model, "-states", "0"}, 2, "states"},
 		{"bad growth", []string{"strings", "fit", "-train", train, "-out", model, "-states-growth", "1"}, 2, "growth"},
