@@ -141,12 +141,15 @@ func run[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSource
 
 // serial is the product on the calling goroutine.
 func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
+	// With beta 0 the first pass over the terms writes c (put) instead of
+	// adding into c cleared beforehand.
+	put := beta == 0 && k > 0 && alpha != 0
 	for i := range m {
 		row := c[i*ldc : i*ldc+n]
-		switch beta {
-		case 0:
+		switch {
+		case put, beta == 1:
+		case beta == 0:
 			clear(row)
-		case 1:
 		default:
 			for j := range row {
 				row[j] *= beta
@@ -195,14 +198,17 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 						}
 						rows, cols := min(gemmMR, mc-ir), min(nr, nc-jr)
 						at := (i+ir)*ldc + j + jr
+						first := put && p == 0
 						if rows == gemmMR && cols == nr {
-							kern(kc, pa, ldpa, pb, ldpb, &c[at], ldc)
+							kern(first, kc, pa, ldpa, pb, ldpb, &c[at], ldc)
 							continue
 						}
-						for r := range rows {
-							copy(buf.edge[r*nr:r*nr+cols], c[at+r*ldc:at+r*ldc+cols])
+						if !first {
+							for r := range rows {
+								copy(buf.edge[r*nr:r*nr+cols], c[at+r*ldc:at+r*ldc+cols])
+							}
 						}
-						kern(kc, pa, ldpa, pb, ldpb, &buf.edge[0], nr)
+						kern(first, kc, pa, ldpa, pb, ldpb, &buf.edge[0], nr)
 						for r := range rows {
 							copy(c[at+r*ldc:at+r*ldc+cols], buf.edge[r*nr:r*nr+cols])
 						}

@@ -23,13 +23,30 @@ func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc i
 //go:noescape
 func kern4x24(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 
-// kern runs the kernel of F: kern4x12 or kern4x24.
-func kern[F Float](k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
-	if is32[F]() {
-		kern4x24(k, (*float32)(unsafe.Pointer(a)), lda, (*float32)(unsafe.Pointer(b)), ldb, (*float32)(unsafe.Pointer(c)), ldc)
-		return
+// kern4x12Put and kern4x24Put are kern4x12 and kern4x24 writing the block
+// into c instead of adding it.
+//
+//go:noescape
+func kern4x12Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+//go:noescape
+func kern4x24Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+// kern runs the kernel of F: kern4x12 or kern4x24, or, with put, the one
+// that writes c.
+func kern[F Float](put bool, k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
+	a32, b32, c32 := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c))
+	a64, b64, c64 := (*float64)(unsafe.Pointer(a)), (*float64)(unsafe.Pointer(b)), (*float64)(unsafe.Pointer(c))
+	switch {
+	case is32[F]() && put:
+		kern4x24Put(k, a32, lda, b32, ldb, c32, ldc)
+	case is32[F]():
+		kern4x24(k, a32, lda, b32, ldb, c32, ldc)
+	case put:
+		kern4x12Put(k, a64, lda, b64, ldb, c64, ldc)
+	default:
+		kern4x12(k, a64, lda, b64, ldb, c64, ldc)
 	}
-	kern4x12(k, (*float64)(unsafe.Pointer(a)), lda, (*float64)(unsafe.Pointer(b)), ldb, (*float64)(unsafe.Pointer(c)), ldc)
 }
 
 // available is whether the kernels run here.

@@ -11,8 +11,9 @@
 	FMA Y1, Y3, R1 \
 	FMA Y2, Y3, R2
 
-// STORE adds the accumulators of a row (R0, R1, R2) into the row of c at DX.
-#define STORE(ADD, R0, R1, R2) \
+// ADDROW adds the accumulators of a row (R0, R1, R2) into the row of c at
+// DX; PUTROW writes them there.
+#define ADDROW(ADD, R0, R1, R2) \
 	ADD (DX), R0, R0 \
 	VMOVUPS R0, (DX) \
 	ADD 32(DX), R1, R1 \
@@ -20,14 +21,20 @@
 	ADD 64(DX), R2, R2 \
 	VMOVUPS R2, 64(DX)
 
+#define PUTROW(ADD, R0, R1, R2) \
+	VMOVUPS R0, (DX) \
+	VMOVUPS R1, 32(DX) \
+	VMOVUPS R2, 64(DX)
+
 // KERNEL is the body of kern4x12 (float64) and kern4x24 (float32), which
-// differ only in the element: its size in bytes (SIZE, LOG2 its base-2
+// add the block into c (STORE: ADDROW), and of kern4x12Put and kern4x24Put,
+// which write it (STORE: PUTROW); the types differ only in the element: its size in bytes (SIZE, LOG2 its base-2
 // logarithm), and the broadcast, fused multiply-add and add of its
 // vectors (BCAST, FMA, ADD). Twelve accumulators Y4-Y15 hold the 4-row
 // block, row r in Y(4+3r), Y(5+3r), Y(6+3r); each term broadcasts
 // a[l*lda+r] and multiplies it into the three vectors at b[l*ldb] with
 // fused multiply-adds.
-#define KERNEL(SIZE, LOG2, BCAST, FMA, ADD) \
+#define KERNEL(SIZE, LOG2, BCAST, FMA, ADD, STORE) \
 	MOVQ k+0(FP), CX \
 	MOVQ a+8(FP), SI \
 	MOVQ lda+16(FP), R9 \
@@ -92,8 +99,16 @@ TEXT ·xgetbv0(SB), NOSPLIT, $0-4
 
 // func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 TEXT ·kern4x12(SB), NOSPLIT, $0-56
-	KERNEL(8, 3, VBROADCASTSD, VFMADD231PD, VADDPD)
+	KERNEL(8, 3, VBROADCASTSD, VFMADD231PD, VADDPD, ADDROW)
 
 // func kern4x24(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 TEXT ·kern4x24(SB), NOSPLIT, $0-56
-	KERNEL(4, 2, VBROADCASTSS, VFMADD231PS, VADDPS)
+	KERNEL(4, 2, VBROADCASTSS, VFMADD231PS, VADDPS, ADDROW)
+
+// func kern4x12Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+TEXT ·kern4x12Put(SB), NOSPLIT, $0-56
+	KERNEL(8, 3, VBROADCASTSD, VFMADD231PD, VADDPD, PUTROW)
+
+// func kern4x24Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+TEXT ·kern4x24Put(SB), NOSPLIT, $0-56
+	KERNEL(4, 2, VBROADCASTSS, VFMADD231PS, VADDPS, PUTROW)
