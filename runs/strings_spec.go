@@ -34,42 +34,16 @@ func (s StringsScoreSpec) Validate() error {
 }
 
 // StringsSampleSpec draws strings from a strings model (rtn strings
-// sample).
+// sample); a draw that does not end within MaxLen is drawn again
+// (StringsModel.Sample).
 type StringsSampleSpec struct {
-	// Model is the model file (required).
-	Model string
-	// Count is the number of strings. If 0, it will be defaulted to 10.
-	Count int
-	// MaxLen is the longest string: a draw that does not end within it is
-	// drawn again (StringsModel.Sample). If 0, it will be defaulted to
-	// 100.
-	MaxLen int
-	// Seed seeds the draws. If 0, it will be defaulted to 1.
-	Seed uint64
-	// Format is the output's string format and Out its file ("" or "-":
-	// standard output).
-	Format datasets.StringFormat
-	Out    string
+	SampleOptions
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults.
 func (s StringsSampleSpec) WithDefaults() StringsSampleSpec {
-	if s.Count == 0 {
-		s.Count = 10
-	}
-	if s.MaxLen == 0 {
-		s.MaxLen = 100
-	}
-	if s.Seed == 0 {
-		s.Seed = 1
-	}
+	s.SampleOptions = s.SampleOptions.WithDefaults()
 	return s
-}
-
-// Validate checks the spec's values (a *FieldError); it reads no file.
-func (s StringsSampleSpec) Validate() error {
-	return firstErr(checkRequired("Model", s.Model, "a model file"), checkMin("Count", s.Count, 1),
-		checkMin("MaxLen", s.MaxLen, 1), checkSeed("Seed", s.Seed), checkStringFormat(s.Format))
 }
 
 // StringsRankSpec ranks the likeliest next symbols after each prefix

@@ -28,7 +28,7 @@ func TestWFASpecsRefuse(t *testing.T) {
 		{"sweep test alone", WFASweepSpec{Train: "x", Test: "t"}.WithDefaults().Validate(), "Test, Solution"},
 		{"finetune lr", WFAFinetuneSpec{Model: "m", Train: "x"}.WithDefaults().withLR(-1).Validate(), "Finetune.Optim.LR"},
 		{"rank stdout with targets", WFARankSpec{Model: "m", Prefixes: "p", Targets: "t", Out: "-"}.WithDefaults().Validate(), "Out"},
-		{"sample max len", WFASampleSpec{Model: "m", MaxLen: -1}.WithDefaults().Validate(), "MaxLen"},
+		{"sample max len", WFASampleSpec{SampleOptions: SampleOptions{Model: "m", MaxLen: -1}}.WithDefaults().Validate(), "MaxLen"},
 		{"minimize tol", WFAMinimizeSpec{Model: "m", Out: "o", Tol: 1}.WithDefaults().Validate(), "Tol"},
 		{"dot min weight", WFADotSpec{Model: "m", MinWeight: -1}.Validate(), "MinWeight"},
 	} {

@@ -242,27 +242,29 @@ func WriteOut(path string, stdout io.Writer, fn func(io.Writer) error) error {
 	return params.WriteFileAtomic(path, fn)
 }
 
-// WFASampleSpec draws strings from a WFA (rtn wfa sample).
-type WFASampleSpec struct {
+// SampleOptions are the settings of a sampler of strings, shared by
+// WFASampleSpec and StringsSampleSpec.
+type SampleOptions struct {
 	// Model is the model file (required).
 	Model string
 	// Count is the number of strings drawn. If 0, it will be defaulted to
 	// 10.
 	Count int
-	// MaxLen is the longest string. If 0, it will be defaulted to 100.
+	// MaxLen is the longest string: a draw that does not end within it is
+	// drawn again. If 0, it will be defaulted to 100.
 	MaxLen int
 	// Seed draws the strings. If 0, it will be defaulted to 1.
 	Seed uint64
 	// Format is the output's format: PAutomaC and SPiCe write symbols as
 	// numbers, Lines any name.
 	Format datasets.StringFormat
-	// Out is the output file ("" or "-": Stdout).
-	Out    string
-	Stdout io.Writer
+	// Out is the output file ("" or "-": standard output).
+	Out string
 }
 
-// WithDefaults returns the spec with its unset fields at their defaults.
-func (s WFASampleSpec) WithDefaults() WFASampleSpec {
+// WithDefaults returns the options with their unset fields at their
+// defaults.
+func (s SampleOptions) WithDefaults() SampleOptions {
 	if s.Count == 0 {
 		s.Count = 10
 	}
@@ -275,10 +277,22 @@ func (s WFASampleSpec) WithDefaults() WFASampleSpec {
 	return s
 }
 
-// Validate checks the spec's values (a *FieldError); it reads no file.
-func (s WFASampleSpec) Validate() error {
+// Validate checks the options' values (a *FieldError); it reads no file.
+func (s SampleOptions) Validate() error {
 	return firstErr(checkRequired("Model", s.Model, "a model file"), checkMin("Count", s.Count, 1), checkMin("MaxLen", s.MaxLen, 1),
 		checkSeed("Seed", s.Seed), checkStringFormat(s.Format))
+}
+
+// WFASampleSpec draws strings from a WFA (rtn wfa sample).
+type WFASampleSpec struct {
+	SampleOptions
+	Stdout io.Writer
+}
+
+// WithDefaults returns the spec with its unset fields at their defaults.
+func (s WFASampleSpec) WithDefaults() WFASampleSpec {
+	s.SampleOptions = s.SampleOptions.WithDefaults()
+	return s
 }
 
 // EstimateMemory counts the strings drawn, each of MaxLen + 1 ints at
