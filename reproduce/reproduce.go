@@ -176,6 +176,9 @@ func Reproduce(cfg ReproduceConfig) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := runs.CheckOutDir("{Out}", cfg.Out); err != nil {
+		return nil, err
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}

@@ -87,6 +87,15 @@ func TestReproduceConfigRefuses(t *testing.T) {
 	if err := (ReproduceConfig{}).WithDefaults().Validate(); err != nil {
 		t.Errorf("the zero config with its defaults: %v", err)
 	}
+	// An Out that is a file is refused before any section runs.
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var pe *runs.PathError
+	if _, err := Reproduce(ReproduceConfig{Only: []string{"test-section"}, Out: file}); !errors.As(err, &pe) || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("Out a file: err = %v, want a *runs.PathError saying it is not a directory", err)
+	}
 }
 
 func TestRowJSONNaN(t *testing.T) {

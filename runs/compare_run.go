@@ -39,6 +39,9 @@ func RunCompare(spec CompareSpec) (*CompareReport, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckOutDir("{Out}", s.Out); err != nil {
+		return nil, err
+	}
 	if err := checkEstimate(s.EstimateMemory()); err != nil {
 		return nil, err
 	}

@@ -193,3 +193,17 @@ func TestSpectralTuneOutputsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareOutRefused checks that RunCompare refuses, before any run,
+// an Out that is a file, as the command line's -out is refused.
+func TestCompareOutRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunCompare(CompareSpec{Model: "2rnn", Out: file})
+	var pe *PathError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "is not a directory") {
+		t.Fatalf("error %v, want a *PathError saying the output is not a directory", err)
+	}
+}
