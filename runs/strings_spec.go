@@ -1,6 +1,10 @@
 package runs
 
-import "github.com/rtnlab/rtn/datasets"
+import (
+	"io"
+
+	"github.com/rtnlab/rtn/datasets"
+)
 
 // The specs below use a model of the default string learner (rtn strings
 // fit -out, LoadStringsModel); their checks are those of rtn strings
@@ -38,6 +42,8 @@ func (s StringsScoreSpec) Validate() error {
 // (StringsModel.Sample).
 type StringsSampleSpec struct {
 	SampleOptions
+	// Stdout receives the strings when Out is "" or "-".
+	Stdout io.Writer
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults.

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -224,17 +223,13 @@ func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	if err := checkStdoutOrFile("-out", spec.Out, spec.Model); err != nil {
 		return err
 	}
-	m, err := runs.LoadStringsModel(spec.Model)
-	if err != nil {
-		return err
-	}
-	seqs, redrawn, err := m.Sample(spec.Count, spec.MaxLen, rand.New(rand.NewPCG(spec.Seed, 0)))
+	spec.Stdout = stdout
+	rep, err := runs.SampleStrings(spec)
 	if err != nil {
 		return specError(err)
 	}
-	noteRedrawn(stderr, redrawn, spec.MaxLen)
-	s := datasets.Symbols{Alphabet: m.Alphabet, Seqs: seqs}
-	return writeOut(spec.Out, stdout, func(w io.Writer) error { return datasets.WriteStrings(w, s, spec.Format) })
+	noteRedrawn(stderr, rep.Redrawn, spec.MaxLen)
+	return nil
 }
 
 func runStringsRank(args []string, stdout, stderr io.Writer) error {
