@@ -65,6 +65,8 @@ type StringsRankSpec struct {
 	// Out is the rankings file ("" : standard output without Targets,
 	// none with them).
 	Out string
+	// Stdout receives the rankings when Out is "" without Targets.
+	Stdout io.Writer
 }
 
 // WithDefaults returns the spec with its unset fields at their defaults.

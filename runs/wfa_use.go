@@ -127,7 +127,7 @@ func (s WFARankSpec) Validate() error {
 		checkStringFormat(s.Format), checkMin("K", s.K, 1))
 }
 
-// WFARankReport is the result of RankWFA.
+// WFARankReport is the result of RankWFA and of RunStringsRank.
 type WFARankReport struct {
 	// Prefixes is the number of prefixes ranked.
 	Prefixes int
@@ -172,21 +172,30 @@ func RankWFA(spec WFARankSpec) (*WFARankReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	return reportRanks(ranks, m.Alphabet, t, spec.Targets, spec.Out, spec.Stdout)
+}
+
+// reportRanks scores ranks (of the symbols of alphabet) by NDCG@5 against
+// t, with targets, and writes them to out (or stdout; with targets and no
+// out, nowhere): one line per prefix, the symbols' names, RankEnd for the
+// end of the string.
+func reportRanks(ranks [][]int, alphabet []string, t []wfa.Target, targets, out string, stdout io.Writer) (*WFARankReport, error) {
 	rep := &WFARankReport{Prefixes: len(ranks)}
-	if spec.Targets != "" {
-		if rep.NDCG5, err = wfa.NDCG5(SpiceRanks(ranks, m.Alphabet), t); err != nil {
+	if targets != "" {
+		var err error
+		if rep.NDCG5, err = wfa.NDCG5(SpiceRanks(ranks, alphabet), t); err != nil {
 			return nil, err
 		}
-		if spec.Out == "" {
+		if out == "" {
 			return rep, nil
 		}
 	}
-	return rep, WriteOut(spec.Out, spec.Stdout, func(w io.Writer) error {
+	return rep, WriteOut(out, stdout, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		for _, r := range ranks {
 			f := make([]string, len(r))
 			for i, v := range r {
-				f[i] = RankName(m.Alphabet, v)
+				f[i] = RankName(alphabet, v)
 			}
 			fmt.Fprintln(bw, strings.Join(f, " "))
 		}

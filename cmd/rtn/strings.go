@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,11 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pkg/errors"
-
 	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/runs"
-	"github.com/rtnlab/rtn/wfa"
 )
 
 var stringsCommands = map[string]func(args []string, stdout, stderr io.Writer) error{
@@ -254,44 +250,13 @@ func runStringsRank(args []string, stdout, stderr io.Writer) error {
 	if err := checkStdoutOrFile("-out", spec.Out, spec.Model, spec.Prefixes, spec.Targets); err != nil {
 		return err
 	}
-	m, err := runs.LoadStringsModel(spec.Model)
+	spec.Stdout = stdout
+	rep, err := runs.RunStringsRank(spec)
 	if err != nil {
-		return err
-	}
-	s, err := m.Read(spec.Prefixes, spec.Format)
-	if err != nil {
-		return err
-	}
-	ranks, err := runs.RankStrings(m, s.Seqs, spec.K)
-	if err != nil {
-		return err
+		return specError(err)
 	}
 	if spec.Targets != "" {
-		t, err := wfa.ReadTargetsFile(spec.Targets)
-		if err != nil {
-			return err
-		}
-		if len(t) != len(ranks) {
-			return errors.Errorf("%s: %d targets for the %d prefixes of %s", spec.Targets, len(t), len(ranks), spec.Prefixes)
-		}
-		score, err := wfa.NDCG5(spiceRanks(ranks, m.Alphabet), t)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", score, len(ranks))
-		if spec.Out == "" {
-			return nil
-		}
+		fmt.Fprintf(stdout, "NDCG@5 %.6f over %d prefixes\n", rep.NDCG5, rep.Prefixes)
 	}
-	return writeOut(spec.Out, stdout, func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		for _, r := range ranks {
-			f := make([]string, len(r))
-			for i, v := range r {
-				f[i] = rankName(m.Alphabet, v)
-			}
-			fmt.Fprintln(bw, strings.Join(f, " "))
-		}
-		return bw.Flush()
-	})
+	return nil
 }

@@ -158,14 +158,3 @@ type wfaComponent struct {
 
 // The helpers below are runs' for the rankings and outputs of rtn
 // strings.
-
-// writeOut is runs.WriteOut.
-func writeOut(path string, stdout io.Writer, fn func(io.Writer) error) error {
-	return runs.WriteOut(path, stdout, fn)
-}
-
-// spiceRanks is runs.SpiceRanks.
-func spiceRanks(ranks [][]int, alphabet []string) [][]int { return runs.SpiceRanks(ranks, alphabet) }
-
-// rankName is runs.RankName.
-func rankName(alphabet []string, id int) string { return runs.RankName(alphabet, id) }
