@@ -155,6 +155,3 @@ type wfaComponent struct {
 	Rank    int     `json:"rank"`
 	Weight  float64 `json:"weight"`
 }
-
-// The helpers below are runs' for the rankings and outputs of rtn
-// strings.
