@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -177,42 +176,11 @@ func firstError(errs ...error) error {
 // writes their CSV files and plots under out.
 func runSpectralSweep(sw, rk runs.SweepSpec, out string, quiet, resume, asJSON bool, stdout, stderr io.Writer) error {
 	if !quiet {
-		sw.Log = stderr
+		sw.Log, rk.Log = stderr, stderr
 	}
-	lock, err := runs.LockOutputs([]string{out}, nil)
+	reps, ranks, err := runs.SpectralSweepDir(sw, rk, out, resume)
 	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	sweepCSV, ranksCSV := filepath.Join(out, "sweep.csv"), filepath.Join(out, "ranks.csv")
-	if resume {
-		var err error
-		if sw.Done, err = runs.ReadSweep(sweepCSV); err != nil {
-			return err
-		}
-	}
-	sw.After = func(r []runs.SpectralReport) error { return runs.WriteSweepCSV(sweepCSV, r) }
-	reps, err := runs.SpectralSweep(sw)
-	if err != nil {
-		return err
-	}
-	if err := runs.WriteSweep(out, "sweep", reps, false); err != nil {
-		return err
-	}
-	// Figure 5: rank mis-specification on the addition task, noise 1.
-	rk.Log = sw.Log
-	if resume {
-		if rk.Done, err = runs.ReadSweep(ranksCSV); err != nil {
-			return err
-		}
-	}
-	rk.After = func(r []runs.SpectralReport) error { return runs.WriteSweepCSV(ranksCSV, r) }
-	ranks, err := runs.SpectralSweep(rk)
-	if err != nil {
-		return err
-	}
-	if err := runs.WriteSweep(out, "ranks", ranks, true); err != nil {
-		return err
+		return specError(err)
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(map[string]any{"runs": reps, "ranks": ranks})
