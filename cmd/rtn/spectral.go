@@ -92,9 +92,6 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 		return runSpectralData(ds, *asJSON, stdout)
 	case c.Sweep:
 		sw := c.GridSpec()
-		if err := checkDirOut("-out", c.Out); err != nil {
-			return err
-		}
 		if err := needEstimate(sw.EstimateMemory()); err != nil {
 			return err
 		}

@@ -216,9 +216,6 @@ func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	if err := checkStdoutOrFile("-out", spec.Out, spec.Model); err != nil {
-		return err
-	}
 	spec.Stdout = stdout
 	rep, err := runs.SampleStrings(spec)
 	if err != nil {
@@ -246,9 +243,6 @@ func runStringsRank(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := spec.Validate(); err != nil {
 		return specError(err)
-	}
-	if err := checkStdoutOrFile("-out", spec.Out, spec.Model, spec.Prefixes, spec.Targets); err != nil {
-		return err
 	}
 	spec.Stdout = stdout
 	rep, err := runs.RunStringsRank(spec)
