@@ -117,6 +117,8 @@ func Sections() []string {
 // spec contract of package runs: WithDefaults fills the unset fields,
 // Validate refuses a bad value with a *runs.FieldError naming the field.
 type ReproduceConfig struct {
+	// Quick runs every section's short settings (a few minutes in all;
+	// the command line's default); false runs the papers' full settings.
 	Quick bool
 	// Only names the sections to run (Sections); empty means all.
 	Only []string

@@ -10,13 +10,14 @@ import (
 
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/reproduce"
+	"github.com/rtnlab/rtn/runs"
 )
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("reproduce")
 	quick := fs.Bool("quick", true, "short settings (use -quick=false for the papers' full settings)")
 	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(reproduce.Sections(), ", ")+")")
-	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
+	out := fs.String("out", runs.CommandOut("reproduce"), "output directory for CSV, JSON and PNG files (empty: none)")
 	d := reproduce.ReproduceConfig{}.WithDefaults()
 	seed := fs.Uint64("seed", d.Seed, "random seed")
 	jobs := fs.Int("jobs", d.Jobs, "independent runs trained at once by the sections that allow it (umps-pautomac); results do not depend on it")
