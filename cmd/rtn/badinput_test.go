@@ -196,6 +196,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `-only: unknown section "nope"`, "reproduce", "-only", "nope")
 	c(2, "-seed must be >= 1", "reproduce", "-seed", "0")
 	c(2, "-jobs must be in [1, 1024]", "reproduce", "-jobs", "0")
+	c(2, "-resume must be given with an output directory -out", "reproduce", "-resume", "-out", "")
 	// umps train.
 	c(2, `-bond must be auto or in [1, 512], got 0`, "umps", "train", "-bond", "0")
 	c(2, `-bond must be auto or in [1, 512], got 600`, "umps", "train", "-bond", "600")
