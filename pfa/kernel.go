@@ -3,6 +3,8 @@ package pfa
 import (
 	"math"
 	"sync"
+
+	"github.com/rtnlab/rtn/internal/vec"
 )
 
 // Stats are the weighted expected counts of a set of strings under a
@@ -57,7 +59,9 @@ func (s *Stats) add(o *Stats) {
 // its scales and the backward vectors.
 type work struct {
 	alpha, scale, beta, nb []float64
-	stats                  Stats
+	// tmp holds a row of products for moveBack.
+	tmp   []float64
+	stats Stats
 }
 
 // logProb runs the scaled forward pass over x and, with counts, the
@@ -80,16 +84,7 @@ func (p *Probs) logProb(x []int, w float64, wk *work, counts bool) float64 {
 	for t := 1; t <= T; t++ {
 		ma := p.M[x[t-1]*n*n:]
 		prev, next := alpha[(t-1)*n:t*n], alpha[t*n:(t+1)*n]
-		clear(next)
-		for q, aq := range prev {
-			if aq == 0 {
-				continue
-			}
-			row := ma[q*n : (q+1)*n]
-			for j, v := range row {
-				next[j] += aq * v
-			}
-		}
+		moveForward(next, prev, ma)
 		c := 0.0
 		for _, v := range next {
 			c += v
@@ -97,10 +92,7 @@ func (p *Probs) logProb(x []int, w float64, wk *work, counts bool) float64 {
 		if !(c > 0) {
 			return math.Inf(-1)
 		}
-		inv := 1 / c
-		for j := range next {
-			next[j] *= inv
-		}
+		vec.Scale(next, next, 1/c)
 		scale[t] = c
 		logc += math.Log(c)
 	}
@@ -126,7 +118,7 @@ func (p *Probs) logProb(x []int, w float64, wk *work, counts bool) float64 {
 func (p *Probs) backward(x []int, w, z float64, wk *work) {
 	n, T := p.N, len(x)
 	if cap(wk.beta) < n {
-		wk.beta, wk.nb = make([]float64, n), make([]float64, n)
+		wk.beta, wk.nb, wk.tmp = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
 	beta, nb := wk.beta[:n], wk.nb[:n]
 	alpha, st := wk.alpha, &wk.stats
@@ -141,24 +133,8 @@ func (p *Probs) backward(x []int, w, z float64, wk *work) {
 		cm := st.M[a*n*n:]
 		prev := alpha[(t-1)*n : t*n]
 		inv := 1 / wk.scale[t]
-		for q, aq := range prev {
-			row := ma[q*n : (q+1)*n]
-			acc := 0.0
-			if aq == 0 {
-				for j, v := range row {
-					acc += v * beta[j]
-				}
-			} else {
-				cr := cm[q*n : (q+1)*n]
-				coef := w * aq * inv
-				for j, v := range row {
-					u := v * beta[j]
-					acc += u
-					cr[j] += coef * u
-				}
-			}
-			nb[q] = acc * inv
-		}
+		clear(nb)
+		moveBack(nb, prev, beta, ma, cm, wk.tmp[:n], w, inv)
 		beta, nb = nb, beta
 	}
 	for q, v := range p.Init {
@@ -249,4 +225,32 @@ func runChunks(k, jobs int, run func(c int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// moveForward sets next to prev M_a, the forward move through symbol a
+// (ma: M_a, n x n, row-major), skipping the states prev gives 0.
+func moveForward(next, prev, ma []float64) {
+	n := len(next)
+	clear(next)
+	for q, aq := range prev {
+		if aq != 0 {
+			vec.ScaleAdd(next, ma[q*n:(q+1)*n], aq)
+		}
+	}
+}
+
+// moveBack carries the backward vector b of the state after a move
+// through symbol a (ma: M_a) to the state before it, pb[q] += inv sum_j
+// M_a(q, j) b(j), and adds w prev(q) inv M_a(q, j) b(j) to the move's
+// counts cm (row-major like ma). tmp holds n values.
+func moveBack(pb, prev, b, ma, cm, tmp []float64, w, inv float64) {
+	n := len(b)
+	for q, aq := range prev {
+		row := ma[q*n : (q+1)*n]
+		pb[q] += vec.Dot(row, b) * inv
+		if aq != 0 {
+			vec.Mul(tmp, row, b)
+			vec.ScaleAdd(cm[q*n:(q+1)*n], tmp, w*aq*inv)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package pfa
 
 import (
 	"math"
+
+	"github.com/rtnlab/rtn/internal/vec"
 )
 
 // Trie is a weighted set of strings stored as its prefix tree, nodes in
@@ -69,7 +71,9 @@ type trieWork struct {
 	scale, logc []float64
 	node        []int
 	dead        []bool
-	stats       Stats
+	// tmp holds a row of products for moveBack.
+	tmp   []float64
+	stats Stats
 }
 
 func (w *trieWork) level(k, n int) {
@@ -101,16 +105,7 @@ func (p *Probs) trieForward(t *Trie, u, k int, w *trieWork) {
 		w.dead[k] = true
 		return
 	}
-	clear(next)
-	ma := p.M[t.Symbol[u]*n*n:]
-	for q, aq := range w.alpha[k-1] {
-		if aq == 0 {
-			continue
-		}
-		for j, v := range ma[q*n : (q+1)*n] {
-			next[j] += aq * v
-		}
-	}
+	moveForward(next, w.alpha[k-1], p.M[t.Symbol[u]*n*n:])
 	c := 0.0
 	for _, v := range next {
 		c += v
@@ -119,10 +114,7 @@ func (p *Probs) trieForward(t *Trie, u, k int, w *trieWork) {
 		w.dead[k] = true
 		return
 	}
-	inv := 1 / c
-	for j := range next {
-		next[j] *= inv
-	}
+	vec.Scale(next, next, 1/c)
 	w.scale[k], w.logc[k], w.dead[k] = c, w.logc[k-1]+math.Log(c), false
 }
 
@@ -176,26 +168,10 @@ func (p *Probs) trieClose(t *Trie, k int, w *trieWork) {
 		return
 	}
 	a := t.Symbol[w.node[k]]
-	ma, cm := p.M[a*n*n:], w.stats.M[a*n*n:]
-	prev, pb := w.alpha[k-1], w.beta[k-1]
-	for q, aq := range prev {
-		row := ma[q*n : (q+1)*n]
-		acc := 0.0
-		if aq == 0 {
-			for j, v := range row {
-				acc += v * b[j]
-			}
-		} else {
-			cr := cm[q*n : (q+1)*n]
-			coef := aq * inv
-			for j, v := range row {
-				u := v * b[j]
-				acc += u
-				cr[j] += coef * u
-			}
-		}
-		pb[q] += acc * inv
+	if cap(w.tmp) < n {
+		w.tmp = make([]float64, n)
 	}
+	moveBack(w.beta[k-1], w.alpha[k-1], b, p.M[a*n*n:], w.stats.M[a*n*n:], w.tmp[:n], 1, inv)
 }
 
 // trieChunk computes the statistics of the trie's nodes lo..hi-1 (their
