@@ -20,20 +20,20 @@ func is32[F Float]() bool {
 func Available() bool { return available }
 
 const (
-	gemmMR      = 4   // rows of a panel of op(a)
-	gemmNRBytes = 96  // bytes of a row of a panel of op(b): three YMM registers
+	gemmMR      = 6   // rows of a panel of op(a)
+	gemmNRBytes = 64  // bytes of a row of a panel of op(b): two YMM registers
 	gemmKC      = 256 // terms summed per pass over c
-	gemmMC      = 96  // rows of op(a) packed at once
+	gemmMC      = 96  // rows of op(a) packed at once, a multiple of gemmMR
 	gemmNC      = 480 // columns of op(b) packed at once, a multiple of both panel widths
 )
 
-// Reading a panel straight from the matrix (a transposed a, a b not
-// transposed) instead of packing it pays only for few uses of the panel:
-// panels of op(a) are read in place when c has at most directAMaxN panels
-// of columns, panels of op(b) when c has at most directBMaxM rows and the
-// rows of b are not a multiple of conflictStride bytes apart (a panel read
-// with such a stride falls into a few sets of the first-level cache and
-// runs two to three times slower than packed).
+// Reading a panel straight from the matrix instead of packing it pays only
+// for few uses of the panel: panels of op(a) are read in place when c has
+// at most directAMaxN panels of columns, panels of op(b) (the rows of a b
+// not transposed) when c has at most directBMaxM rows; neither when the
+// rows of its matrix are a multiple of conflictStride bytes apart (a panel
+// read with such a stride falls into a few sets of the first-level cache
+// and runs two to three times slower than packed).
 var (
 	directAMaxN = 2
 	directBMaxM = 64
@@ -43,8 +43,8 @@ var (
 // map to one set of the first-level cache (its size over its ways).
 const conflictStride = 4096
 
-// gemmNR is the number of columns of a panel of op(b) in F: 12 float64s
-// or 24 float32s.
+// gemmNR is the number of columns of a panel of op(b) in F: 8 float64s
+// or 16 float32s.
 func gemmNR[F Float]() int {
 	var z F
 	return gemmNRBytes / int(unsafe.Sizeof(z))
@@ -161,12 +161,14 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 	}
 	buf := getGemmBuf[F]()
 	defer putGemmBuf(buf)
+	size := int(unsafe.Sizeof(a[0]))
 	nr := gemmNR[F]()
 	// A panel read straight from a or b saves its copy but is read with the
-	// matrix's stride: worth it only when it is used few times.
-	directA := transA && alpha == 1 && n <= directAMaxN*nr // alpha scales op(a) as it is packed
+	// matrix's stride: worth it only when it is used few times. alpha
+	// scales op(a) as it is packed.
+	directA := alpha == 1 && n <= directAMaxN*nr && lda*size%conflictStride != 0
 	transB, b, ldb, packed := src.transB, src.b, src.ldb, src.packed
-	directB := !transB && m <= directBMaxM && packed == nil && ldb*int(unsafe.Sizeof(b[0]))%conflictStride != 0
+	directB := !transB && m <= directBMaxM && packed == nil && ldb*size%conflictStride != 0
 	for p := 0; p < k; p += gemmKC {
 		kc := min(gemmKC, k-p)
 		for j := 0; j < n; j += gemmNC {
@@ -183,39 +185,66 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 						packA(buf.a[ir*kc:(ir+gemmMR)*kc], transA, alpha, a, lda, i+ir, min(gemmMR, mc-ir), p, kc)
 					}
 				}
+				blk := block[F]{kc: kc, put: put && p == 0, c: c[(i*ldc + j):], ldc: ldc, buf: buf}
 				for jr := 0; jr < nc; jr += nr {
-					pb, ldpb := &buf.b[jr*kc], nr
+					blk.b, blk.ldb = &buf.b[jr*kc], nr
 					switch {
 					case packed != nil:
-						pb = &packed.data[packed.panel(p, src.col0+j+jr)]
+						blk.b = &packed.data[packed.panel(p, src.col0+j+jr)]
 					case directB && nc-jr >= nr:
-						pb, ldpb = &b[p*ldb+j+jr], ldb
+						blk.b, blk.ldb = &b[p*ldb+j+jr], ldb
 					}
 					for ir := 0; ir < mc; ir += gemmMR {
-						pa, ldpa := &buf.a[ir*kc], gemmMR
-						if directA && mc-ir >= gemmMR {
-							pa, ldpa = &a[p*lda+i+ir], lda
+						blk.a, blk.lda, blk.rows = &buf.a[ir*kc], gemmMR, false
+						switch {
+						case !directA || mc-ir < gemmMR:
+						case transA:
+							blk.a, blk.lda = &a[p*lda+i+ir], lda
+						default:
+							blk.a, blk.lda, blk.rows = &a[(i+ir)*lda+p], lda, true
 						}
-						rows, cols := min(gemmMR, mc-ir), min(nr, nc-jr)
-						at := (i+ir)*ldc + j + jr
-						first := put && p == 0
-						if rows == gemmMR && cols == nr {
-							kern(first, kc, pa, ldpa, pb, ldpb, &c[at], ldc)
-							continue
-						}
-						if !first {
-							for r := range rows {
-								copy(buf.edge[r*nr:r*nr+cols], c[at+r*ldc:at+r*ldc+cols])
-							}
-						}
-						kern(first, kc, pa, ldpa, pb, ldpb, &buf.edge[0], nr)
-						for r := range rows {
-							copy(c[at+r*ldc:at+r*ldc+cols], buf.edge[r*nr:r*nr+cols])
-						}
+						blk.run(ir, jr, min(gemmMR, mc-ir), min(nr, nc-jr))
 					}
 				}
 			}
 		}
+	}
+}
+
+// block is the kernel's view of one pass over a block of c: kc terms of
+// the panels of op(a) at a (with stride lda, read by rows when rows is
+// set) and of op(b) at b (stride ldb), into c with stride ldc, written
+// (put) or added to.
+type block[F Float] struct {
+	kc       int
+	put      bool
+	a, b     *F
+	lda, ldb int
+	rows     bool
+	c        []F
+	ldc      int
+	buf      *gemmBuf[F]
+}
+
+// run adds (or writes) the product of the panels into the rows x cols
+// block of c at row ir, column jr: through the buffer's edge block when
+// it is smaller than the kernel's.
+func (blk *block[F]) run(ir, jr, rows, cols int) {
+	nr := gemmNR[F]()
+	at := ir*blk.ldc + jr
+	if rows == gemmMR && cols == nr {
+		kern(blk.put, blk.rows, blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &blk.c[at], blk.ldc)
+		return
+	}
+	edge := blk.buf.edge[:]
+	if !blk.put {
+		for r := range rows {
+			copy(edge[r*nr:r*nr+cols], blk.c[at+r*blk.ldc:at+r*blk.ldc+cols])
+		}
+	}
+	kern(blk.put, blk.rows, blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &edge[0], nr)
+	for r := range rows {
+		copy(blk.c[at+r*blk.ldc:at+r*blk.ldc+cols], edge[r*nr:r*nr+cols])
 	}
 }
 
@@ -260,16 +289,18 @@ func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc in
 	case transA:
 		for l := range kc {
 			s, d := a[(p+l)*lda+i:][:gemmMR], dst[l*gemmMR:][:gemmMR]
-			d[0], d[1], d[2], d[3] = alpha*s[0], alpha*s[1], alpha*s[2], alpha*s[3]
+			d[0], d[1], d[2], d[3], d[4], d[5] = alpha*s[0], alpha*s[1], alpha*s[2], alpha*s[3], alpha*s[4], alpha*s[5]
 		}
-	default: // four rows at a time: one short write per term
+	default: // six rows at a time: one short write per term
 		r0 := a[i*lda+p:][:kc]
 		r1 := a[(i+1)*lda+p:][:kc]
 		r2 := a[(i+2)*lda+p:][:kc]
 		r3 := a[(i+3)*lda+p:][:kc]
+		r4 := a[(i+4)*lda+p:][:kc]
+		r5 := a[(i+5)*lda+p:][:kc]
 		for l := range kc {
 			d := dst[l*gemmMR:][:gemmMR]
-			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
+			d[0], d[1], d[2], d[3], d[4], d[5] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l], alpha*r4[l], alpha*r5[l]
 		}
 	}
 }

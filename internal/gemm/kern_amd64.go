@@ -10,42 +10,70 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 // xgetbv0 returns the low half of extended control register 0.
 func xgetbv0() (eax uint32)
 
-// kern4x12 adds to the 4x12 block of c at c (row stride ldc) the product,
-// over k >= 1 terms, of the 4-row panel whose entry (row r, term l) is at
-// a[l*lda+r] and the 12-column panel whose entry (term l, column j) is at
+// kern6x8 adds to the 6x8 block of c at c (row stride ldc) the product,
+// over k >= 1 terms, of the 6-row panel whose entry (row r, term l) is at
+// a[l*lda+r] and the 8-column panel whose entry (term l, column j) is at
 // b[l*ldb+j], all offsets in float64s.
 //
 //go:noescape
-func kern4x12(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+func kern6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
-// kern4x24 is kern4x12 in float32, on a 4x24 block.
+// kern6x8Rows is kern6x8 with entry (r, l) of the panel of a at
+// a[r*lda+l].
 //
 //go:noescape
-func kern4x24(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kern6x8Rows(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
-// kern4x12Put and kern4x24Put are kern4x12 and kern4x24 writing the block
-// into c instead of adding it.
+// kern6x16 and kern6x16Rows are kern6x8 and kern6x8Rows in float32, on a
+// 6x16 block.
 //
 //go:noescape
-func kern4x12Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+func kern6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 
 //go:noescape
-func kern4x24Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kern6x16Rows(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 
-// kern runs the kernel of F: kern4x12 or kern4x24, or, with put, the one
-// that writes c.
-func kern[F Float](put bool, k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
-	a32, b32, c32 := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c))
+// The Put kernels write the block into c instead of adding it.
+//
+//go:noescape
+func kern6x8Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+//go:noescape
+func kern6x8RowsPut(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+//go:noescape
+func kern6x16Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func kern6x16RowsPut(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+// kern runs the kernel of F (kern6x8 or kern6x16), reading a by rows
+// (rows) or by columns, adding the block into c or, with put, writing it.
+func kern[F Float](put, rows bool, k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
+	if is32[F]() {
+		a32, b32, c32 := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c))
+		switch {
+		case put && rows:
+			kern6x16RowsPut(k, a32, lda, b32, ldb, c32, ldc)
+		case put:
+			kern6x16Put(k, a32, lda, b32, ldb, c32, ldc)
+		case rows:
+			kern6x16Rows(k, a32, lda, b32, ldb, c32, ldc)
+		default:
+			kern6x16(k, a32, lda, b32, ldb, c32, ldc)
+		}
+		return
+	}
 	a64, b64, c64 := (*float64)(unsafe.Pointer(a)), (*float64)(unsafe.Pointer(b)), (*float64)(unsafe.Pointer(c))
 	switch {
-	case is32[F]() && put:
-		kern4x24Put(k, a32, lda, b32, ldb, c32, ldc)
-	case is32[F]():
-		kern4x24(k, a32, lda, b32, ldb, c32, ldc)
+	case put && rows:
+		kern6x8RowsPut(k, a64, lda, b64, ldb, c64, ldc)
 	case put:
-		kern4x12Put(k, a64, lda, b64, ldb, c64, ldc)
+		kern6x8Put(k, a64, lda, b64, ldb, c64, ldc)
+	case rows:
+		kern6x8Rows(k, a64, lda, b64, ldb, c64, ldc)
 	default:
-		kern4x12(k, a64, lda, b64, ldb, c64, ldc)
+		kern6x8(k, a64, lda, b64, ldb, c64, ldc)
 	}
 }
 
