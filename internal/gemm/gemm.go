@@ -35,7 +35,7 @@ const (
 // read with such a stride falls into a few sets of the first-level cache
 // and runs two to three times slower than packed).
 var (
-	directAMaxN = 2
+	directAMaxN = 8
 	directBMaxM = 64
 )
 
@@ -173,17 +173,22 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 		kc := min(gemmKC, k-p)
 		for j := 0; j < n; j += gemmNC {
 			nc := min(gemmNC, n-j)
-			for jr := 0; jr < nc && packed == nil; jr += nr {
-				if !directB || nc-jr < nr {
-					packB(buf.b[jr*kc:(jr+nr)*kc], nr, transB, b, ldb, p, kc, j+jr, min(nr, nc-jr))
-				}
+			switch {
+			case packed != nil:
+			case directB && nc%nr != 0:
+				last := nc - nc%nr
+				packB(buf.b[last*kc:(last+nr)*kc], nr, transB, b, ldb, p, kc, j+last, nc-last)
+			case !directB:
+				packBBlock(buf.b, nr, transB, b, ldb, p, kc, j, nc)
 			}
 			for i := 0; i < m; i += gemmMC {
 				mc := min(gemmMC, m-i)
-				for ir := 0; ir < mc; ir += gemmMR {
-					if !directA || mc-ir < gemmMR {
-						packA(buf.a[ir*kc:(ir+gemmMR)*kc], transA, alpha, a, lda, i+ir, min(gemmMR, mc-ir), p, kc)
-					}
+				switch {
+				case directA && mc%gemmMR != 0:
+					last := mc - mc%gemmMR
+					packA(buf.a[last*kc:(last+gemmMR)*kc], transA, alpha, a, lda, i+last, mc-last, p, kc)
+				case !directA:
+					packABlock(buf.a, transA, alpha, a, lda, i, mc, p, kc)
 				}
 				blk := block[F]{kc: kc, put: put && p == 0, c: c[(i*ldc + j):], ldc: ldc, buf: buf}
 				for jr := 0; jr < nc; jr += nr {
@@ -271,76 +276,5 @@ func checkGemm[F Float](transA, transB bool, m, n, k int, a []F, lda int, b []F,
 func checkMatrix[F Float](what string, s []F, rows, cols, ld int) {
 	if ld < max(1, cols) || rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
 		panic(fmt.Sprintf("gemm: %s of %d values with stride %d cannot hold %d x %d", what, len(s), ld, rows, cols))
-	}
-}
-
-// packA writes the panel of rows i..i+rows of alpha op(a) over terms
-// p..p+kc into dst as [kc][gemmMR], zero past the last row.
-func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc int) {
-	dst = dst[:kc*gemmMR]
-	switch {
-	case rows < gemmMR:
-		clear(dst)
-		for r := range rows {
-			for l := range kc {
-				dst[l*gemmMR+r] = alpha * opA(transA, a, lda, i+r, p+l)
-			}
-		}
-	case transA:
-		for l := range kc {
-			s, d := a[(p+l)*lda+i:][:gemmMR], dst[l*gemmMR:][:gemmMR]
-			d[0], d[1], d[2], d[3], d[4], d[5] = alpha*s[0], alpha*s[1], alpha*s[2], alpha*s[3], alpha*s[4], alpha*s[5]
-		}
-	default: // six rows at a time: one short write per term
-		r0 := a[i*lda+p:][:kc]
-		r1 := a[(i+1)*lda+p:][:kc]
-		r2 := a[(i+2)*lda+p:][:kc]
-		r3 := a[(i+3)*lda+p:][:kc]
-		r4 := a[(i+4)*lda+p:][:kc]
-		r5 := a[(i+5)*lda+p:][:kc]
-		for l := range kc {
-			d := dst[l*gemmMR:][:gemmMR]
-			d[0], d[1], d[2], d[3], d[4], d[5] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l], alpha*r4[l], alpha*r5[l]
-		}
-	}
-}
-
-// opA is entry (r, l) of op(a).
-func opA[F Float](transA bool, a []F, lda, r, l int) F {
-	if transA {
-		return a[l*lda+r]
-	}
-	return a[r*lda+l]
-}
-
-// packB writes the panel of columns j..j+cols of op(b) over terms p..p+kc
-// into dst as [kc][nr], zero past the last column.
-func packB[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, cols int) {
-	dst = dst[:kc*nr]
-	if cols < nr {
-		clear(dst)
-	}
-	if !transB {
-		for l := range kc {
-			copy(dst[l*nr:], b[(p+l)*ldb+j:(p+l)*ldb+j+cols])
-		}
-		return
-	}
-	q := 0
-	for ; q+4 <= cols; q += 4 { // four columns at a time: one short write per term
-		r0 := b[(j+q)*ldb+p:][:kc]
-		r1 := b[(j+q+1)*ldb+p:][:kc]
-		r2 := b[(j+q+2)*ldb+p:][:kc]
-		r3 := b[(j+q+3)*ldb+p:][:kc]
-		for l := range kc {
-			d := dst[l*nr+q:][:4]
-			d[0], d[1], d[2], d[3] = r0[l], r1[l], r2[l], r3[l]
-		}
-	}
-	for ; q < cols; q++ {
-		row := b[(j+q)*ldb+p:][:kc]
-		for l, v := range row {
-			dst[l*nr+q] = v
-		}
 	}
 }

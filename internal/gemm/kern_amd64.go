@@ -77,6 +77,50 @@ func kern[F Float](put, rows bool, k int, a *F, lda int, b *F, ldb int, c *F, ld
 	}
 }
 
+// packT8x64, packT6x64, packT16x32 and packT6x32 write the panel of R
+// rows (the number in their names) of src, stride ld, over its first k
+// terms, term by term: dst[l*R+r] = src[r*ld+l]. k is a multiple of 4
+// (float64) or 8 (float32).
+//
+//go:noescape
+func packT8x64(dst, src *float64, ld, k int)
+
+//go:noescape
+func packT6x64(dst, src *float64, ld, k int)
+
+//go:noescape
+func packT16x32(dst, src *float32, ld, k int)
+
+//go:noescape
+func packT6x32(dst, src *float32, ld, k int)
+
+// packT writes dst[l*rows+r] = src[r*ld+l] for r < rows, rows gemmMR or
+// gemmNR[F](), and l below k rounded down to a multiple of the block the
+// routines transpose (4 float64s, 8 float32s); it returns the terms it
+// wrote.
+func packT[F Float](dst []F, rows int, src []F, ld, k int) int {
+	if is32[F]() {
+		k &^= 7
+	} else {
+		k &^= 3
+	}
+	if k == 0 {
+		return 0
+	}
+	d, s := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0])
+	switch {
+	case is32[F]() && rows == gemmMR:
+		packT6x32((*float32)(d), (*float32)(s), ld, k)
+	case is32[F]():
+		packT16x32((*float32)(d), (*float32)(s), ld, k)
+	case rows == gemmMR:
+		packT6x64((*float64)(d), (*float64)(s), ld, k)
+	default:
+		packT8x64((*float64)(d), (*float64)(s), ld, k)
+	}
+	return k
+}
+
 // available is whether the kernels run here.
 var available = hasAVXFMA()
 

@@ -9,3 +9,6 @@ const available = false
 func kern[F Float](put, rows bool, k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
 	panic("gemm: no assembly kernel on this platform")
 }
+
+// packT writes nothing: the routines are amd64 assembly.
+func packT[F Float](dst []F, rows int, src []F, ld, k int) int { return 0 }

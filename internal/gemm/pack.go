@@ -1,0 +1,128 @@
+package gemm
+
+import "unsafe"
+
+// packABlock writes the panels of rows i..i+mc of alpha op(a) over terms
+// p..p+kc into dst, panel after panel, each as packA writes it. A
+// transposed a is read term by term across all the panels, along its
+// rows, rather than panel by panel down its columns.
+func packABlock[F Float](dst []F, transA bool, alpha F, a []F, lda, i, mc, p, kc int) {
+	full := mc - mc%gemmMR
+	if transA && alpha == 1 {
+		for l := range kc {
+			row := a[(p+l)*lda+i:][:full]
+			for ir := 0; ir < full; ir += gemmMR {
+				*(*[gemmMR]F)(dst[ir*kc+l*gemmMR:]) = *(*[gemmMR]F)(row[ir:])
+			}
+		}
+	} else {
+		for ir := 0; ir < full; ir += gemmMR {
+			packA(dst[ir*kc:(ir+gemmMR)*kc], transA, alpha, a, lda, i+ir, gemmMR, p, kc)
+		}
+	}
+	if full < mc {
+		packA(dst[full*kc:(full+gemmMR)*kc], transA, alpha, a, lda, i+full, mc-full, p, kc)
+	}
+}
+
+// packBBlock writes the panels of columns j..j+nc of op(b) over terms
+// p..p+kc into dst, panel after panel, each as packB writes it. A b not
+// transposed is read term by term across all the panels, along its rows.
+func packBBlock[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, nc int) {
+	full := nc - nc%nr
+	if transB {
+		for jr := 0; jr < full; jr += nr {
+			packB(dst[jr*kc:(jr+nr)*kc], nr, transB, b, ldb, p, kc, j+jr, nr)
+		}
+	} else {
+		for l := range kc {
+			row := b[(p+l)*ldb+j:][:full]
+			for jr := 0; jr < full; jr += nr {
+				*(*[gemmNRBytes]byte)(unsafe.Pointer(&dst[jr*kc+l*nr])) = *(*[gemmNRBytes]byte)(unsafe.Pointer(&row[jr]))
+			}
+		}
+	}
+	if full < nc {
+		packB(dst[full*kc:(full+nr)*kc], nr, transB, b, ldb, p, kc, j+full, nc-full)
+	}
+}
+
+// packA writes the panel of rows i..i+rows of alpha op(a) over terms
+// p..p+kc into dst as [kc][gemmMR], zero past the last row.
+func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc int) {
+	dst = dst[:kc*gemmMR]
+	switch {
+	case rows < gemmMR:
+		clear(dst)
+		for r := range rows {
+			for l := range kc {
+				dst[l*gemmMR+r] = alpha * opA(transA, a, lda, i+r, p+l)
+			}
+		}
+	case transA && alpha == 1:
+		for l := range kc {
+			*(*[gemmMR]F)(dst[l*gemmMR:]) = *(*[gemmMR]F)(a[(p+l)*lda+i:])
+		}
+	case transA:
+		for l := range kc {
+			s, d := a[(p+l)*lda+i:][:gemmMR], dst[l*gemmMR:][:gemmMR]
+			d[0], d[1], d[2], d[3], d[4], d[5] = alpha*s[0], alpha*s[1], alpha*s[2], alpha*s[3], alpha*s[4], alpha*s[5]
+		}
+	default: // six rows at a time: one short write per term
+		l0 := 0
+		if alpha == 1 {
+			l0 = packT(dst, gemmMR, a[i*lda+p:], lda, kc)
+		}
+		r0 := a[i*lda+p:][:kc]
+		r1 := a[(i+1)*lda+p:][:kc]
+		r2 := a[(i+2)*lda+p:][:kc]
+		r3 := a[(i+3)*lda+p:][:kc]
+		r4 := a[(i+4)*lda+p:][:kc]
+		r5 := a[(i+5)*lda+p:][:kc]
+		for l := l0; l < kc; l++ {
+			d := dst[l*gemmMR:][:gemmMR]
+			d[0], d[1], d[2], d[3], d[4], d[5] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l], alpha*r4[l], alpha*r5[l]
+		}
+	}
+}
+
+// opA is entry (r, l) of op(a).
+func opA[F Float](transA bool, a []F, lda, r, l int) F {
+	if transA {
+		return a[l*lda+r]
+	}
+	return a[r*lda+l]
+}
+
+// packB writes the panel of columns j..j+cols of op(b) over terms p..p+kc
+// into dst as [kc][nr], zero past the last column.
+func packB[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, cols int) {
+	dst = dst[:kc*nr]
+	switch {
+	case cols < nr:
+		clear(dst)
+		for q := range cols {
+			for l := range kc {
+				dst[l*nr+q] = opB(transB, b, ldb, p+l, j+q)
+			}
+		}
+	case !transB:
+		for l := range kc {
+			*(*[gemmNRBytes]byte)(unsafe.Pointer(&dst[l*nr])) = *(*[gemmNRBytes]byte)(unsafe.Pointer(&b[(p+l)*ldb+j : (p+l)*ldb+j+nr][0]))
+		}
+	default:
+		for l := packT(dst, nr, b[j*ldb+p:], ldb, kc); l < kc; l++ {
+			for q := range nr {
+				dst[l*nr+q] = b[(j+q)*ldb+p+l]
+			}
+		}
+	}
+}
+
+// opB is entry (l, j) of op(b).
+func opB[F Float](transB bool, b []F, ldb, l, j int) F {
+	if transB {
+		return b[j*ldb+l]
+	}
+	return b[l*ldb+j]
+}
