@@ -20,11 +20,11 @@ func is32[F Float]() bool {
 func Available() bool { return available }
 
 const (
-	gemmMR      = 6   // rows of a panel of op(a)
-	gemmNRBytes = 64  // bytes of a row of a panel of op(b): two YMM registers
-	gemmKC      = 256 // terms summed per pass over c
-	gemmMC      = 96  // rows of op(a) packed at once, a multiple of gemmMR
-	gemmNC      = 480 // columns of op(b) packed at once, a multiple of both panel widths
+	gemmMR      = 6    // rows of a panel of op(a)
+	gemmNRBytes = 64   // bytes of a row of a panel of op(b): two YMM registers
+	gemmKC      = 256  // terms summed per pass over c
+	gemmMC      = 96   // rows of op(a) packed at once, a multiple of gemmMR
+	gemmNC      = 2048 // columns of op(b) packed at once, a multiple of both panel widths
 )
 
 // Reading a panel straight from the matrix instead of packing it pays only
@@ -73,14 +73,21 @@ func gemmBufs[F Float]() chan *gemmBuf[F] {
 	return any(gemmBufs64).(chan *gemmBuf[F])
 }
 
-// getGemmBuf takes a kept buffer, or makes one.
-func getGemmBuf[F Float]() *gemmBuf[F] {
+// getGemmBuf takes a kept buffer, or makes one, with room for the panels
+// of op(b) of a product n columns wide: the buffers grow to the widest
+// product they serve, up to gemmNC columns.
+func getGemmBuf[F Float](n int) *gemmBuf[F] {
+	var buf *gemmBuf[F]
 	select {
-	case b := <-gemmBufs[F]():
-		return b
+	case buf = <-gemmBufs[F]():
 	default:
-		return &gemmBuf[F]{a: make([]F, gemmMC*gemmKC), b: make([]F, gemmKC*gemmNC)}
+		buf = &gemmBuf[F]{a: make([]F, gemmMC*gemmKC)}
 	}
+	nr := gemmNR[F]()
+	if need := gemmKC * min(gemmNC, (n+nr-1)/nr*nr); len(buf.b) < need {
+		buf.b = make([]F, need)
+	}
+	return buf
 }
 
 // putGemmBuf keeps b unless 16 buffers are kept already.
@@ -159,7 +166,7 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 	if k == 0 || alpha == 0 {
 		return
 	}
-	buf := getGemmBuf[F]()
+	buf := getGemmBuf[F](n)
 	defer putGemmBuf(buf)
 	size := int(unsafe.Sizeof(a[0]))
 	nr := gemmNR[F]()

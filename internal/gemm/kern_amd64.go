@@ -121,6 +121,34 @@ func packT[F Float](dst []F, rows int, src []F, ld, k int) int {
 	return k
 }
 
+// scatter64, scatter48 and scatter24 copy n chunks of 64, 48 and 24
+// consecutive bytes at src to dst, stride bytes apart.
+//
+//go:noescape
+func scatter64(dst unsafe.Pointer, stride int, src unsafe.Pointer, n int)
+
+//go:noescape
+func scatter48(dst unsafe.Pointer, stride int, src unsafe.Pointer, n int)
+
+//go:noescape
+func scatter24(dst unsafe.Pointer, stride int, src unsafe.Pointer, n int)
+
+// scatter copies the n chunks of w values (gemmMR, or gemmNR[F]()) at
+// src, one after the other, to dst, stride values apart; the caller
+// checks that they are in their slices.
+func scatter[F Float](dst *F, stride int, src *F, w, n int) {
+	size := int(unsafe.Sizeof(*dst))
+	d, s := unsafe.Pointer(dst), unsafe.Pointer(src)
+	switch w * size {
+	case 64:
+		scatter64(d, stride*size, s, n)
+	case 48:
+		scatter48(d, stride*size, s, n)
+	default:
+		scatter24(d, stride*size, s, n)
+	}
+}
+
 // available is whether the kernels run here.
 var available = hasAVXFMA()
 

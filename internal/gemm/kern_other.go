@@ -12,3 +12,8 @@ func kern[F Float](put, rows bool, k int, a *F, lda int, b *F, ldb int, c *F, ld
 
 // packT writes nothing: the routines are amd64 assembly.
 func packT[F Float](dst []F, rows int, src []F, ld, k int) int { return 0 }
+
+// scatter is never called where the kernels do not run.
+func scatter[F Float](dst *F, stride int, src *F, w, n int) {
+	panic("gemm: no assembly kernel on this platform")
+}

@@ -1,19 +1,16 @@
 package gemm
 
-import "unsafe"
-
 // packABlock writes the panels of rows i..i+mc of alpha op(a) over terms
 // p..p+kc into dst, panel after panel, each as packA writes it. A
 // transposed a is read term by term across all the panels, along its
 // rows, rather than panel by panel down its columns.
 func packABlock[F Float](dst []F, transA bool, alpha F, a []F, lda, i, mc, p, kc int) {
 	full := mc - mc%gemmMR
-	if transA && alpha == 1 {
+	if transA && alpha == 1 && full > 0 {
+		_ = dst[(full-gemmMR)*kc+kc*gemmMR-1] // the last chunk of the last panel
 		for l := range kc {
 			row := a[(p+l)*lda+i:][:full]
-			for ir := 0; ir < full; ir += gemmMR {
-				*(*[gemmMR]F)(dst[ir*kc+l*gemmMR:]) = *(*[gemmMR]F)(row[ir:])
-			}
+			scatter(&dst[l*gemmMR], gemmMR*kc, &row[0], gemmMR, full/gemmMR)
 		}
 	} else {
 		for ir := 0; ir < full; ir += gemmMR {
@@ -30,16 +27,16 @@ func packABlock[F Float](dst []F, transA bool, alpha F, a []F, lda, i, mc, p, kc
 // transposed is read term by term across all the panels, along its rows.
 func packBBlock[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, nc int) {
 	full := nc - nc%nr
-	if transB {
+	switch {
+	case transB:
 		for jr := 0; jr < full; jr += nr {
 			packB(dst[jr*kc:(jr+nr)*kc], nr, transB, b, ldb, p, kc, j+jr, nr)
 		}
-	} else {
+	case full > 0:
+		_ = dst[full*kc-1] // the last chunk of the last panel
 		for l := range kc {
 			row := b[(p+l)*ldb+j:][:full]
-			for jr := 0; jr < full; jr += nr {
-				*(*[gemmNRBytes]byte)(unsafe.Pointer(&dst[jr*kc+l*nr])) = *(*[gemmNRBytes]byte)(unsafe.Pointer(&row[jr]))
-			}
+			scatter(&dst[l*nr], nr*kc, &row[0], nr, full/nr)
 		}
 	}
 	if full < nc {
@@ -60,9 +57,7 @@ func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc in
 			}
 		}
 	case transA && alpha == 1:
-		for l := range kc {
-			*(*[gemmMR]F)(dst[l*gemmMR:]) = *(*[gemmMR]F)(a[(p+l)*lda+i:])
-		}
+		packABlock(dst, transA, alpha, a, lda, i, gemmMR, p, kc)
 	case transA:
 		for l := range kc {
 			s, d := a[(p+l)*lda+i:][:gemmMR], dst[l*gemmMR:][:gemmMR]
@@ -107,9 +102,7 @@ func packB[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, cols int
 			}
 		}
 	case !transB:
-		for l := range kc {
-			*(*[gemmNRBytes]byte)(unsafe.Pointer(&dst[l*nr])) = *(*[gemmNRBytes]byte)(unsafe.Pointer(&b[(p+l)*ldb+j : (p+l)*ldb+j+nr][0]))
-		}
+		packBBlock(dst, nr, transB, b, ldb, p, kc, j, nr)
 	default:
 		for l := packT(dst, nr, b[j*ldb+p:], ldb, kc); l < kc; l++ {
 			for q := range nr {

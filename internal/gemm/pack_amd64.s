@@ -22,6 +22,17 @@
 	LEAQ (R9)(R9*4), R12 \
 	LEAQ (R11)(R9*4), R13
 
+// The scatter routines copy n chunks of consecutive bytes at src to dst,
+// stride bytes apart: the chunks of one term of a row of a matrix to the
+// panels of a packed block.
+#define SCATTERARGS \
+	MOVQ dst+0(FP), DI \
+	MOVQ stride+8(FP), R8 \
+	MOVQ src+16(FP), SI \
+	MOVQ n+24(FP), CX \
+	TESTQ CX, CX \
+	JZ   done
+
 // T4X4 transposes four rows of four float64s, R0-R3, into four terms, D0-D3,
 // through T0-T3.
 #define T4X4(R0, R1, R2, R3, T0, T1, T2, T3, D0, D1, D2, D3) \
@@ -220,6 +231,54 @@ loop:
 	VMOVHPS X13, 184(DI)
 	ADDQ $32, SI
 	ADDQ $192, DI
+	DECQ CX
+	JNZ  loop
+done:
+	VZEROUPPER
+	RET
+
+// func scatter64(dst unsafe.Pointer, stride int, src unsafe.Pointer, n int)
+TEXT ·scatter64(SB), NOSPLIT, $0-32
+	SCATTERARGS
+loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ  loop
+done:
+	VZEROUPPER
+	RET
+
+// func scatter48(dst unsafe.Pointer, stride int, src unsafe.Pointer, n int)
+TEXT ·scatter48(SB), NOSPLIT, $0-32
+	SCATTERARGS
+loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), X1
+	VMOVUPS Y0, (DI)
+	VMOVUPS X1, 32(DI)
+	ADDQ $48, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ  loop
+done:
+	VZEROUPPER
+	RET
+
+// func scatter24(dst unsafe.Pointer, stride int, src unsafe.Pointer, n int)
+TEXT ·scatter24(SB), NOSPLIT, $0-32
+	SCATTERARGS
+loop:
+	VMOVUPS (SI), X0
+	MOVQ 16(SI), AX
+	VMOVUPS X0, (DI)
+	MOVQ AX, 16(DI)
+	ADDQ $24, SI
+	ADDQ R8, DI
 	DECQ CX
 	JNZ  loop
 done:
