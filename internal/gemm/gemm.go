@@ -23,7 +23,7 @@ const (
 	gemmMR      = 6    // rows of a panel of op(a)
 	gemmNRBytes = 64   // bytes of a row of a panel of op(b): two YMM registers
 	gemmKC      = 256  // terms summed per pass over c
-	gemmMC      = 96   // rows of op(a) packed at once, a multiple of gemmMR
+	gemmMCBytes = 1536 // bytes of a column of the rows of op(a) packed at once (gemmMC)
 	gemmNC      = 2048 // columns of op(b) packed at once, a multiple of both panel widths
 )
 
@@ -48,6 +48,14 @@ const conflictStride = 4096
 func gemmNR[F Float]() int {
 	var z F
 	return gemmNRBytes / int(unsafe.Sizeof(z))
+}
+
+// gemmMC is the number of rows of op(a) packed at once, a multiple of
+// gemmMR: 192 float64s or 384 float32s, whose panels over gemmKC terms
+// (384 KiB) stay in the second-level cache while the panels of op(b) go by.
+func gemmMC[F Float]() int {
+	var z F
+	return gemmMCBytes / int(unsafe.Sizeof(z))
 }
 
 // gemmBuf holds the packed panels and an edge block of c.
@@ -81,7 +89,7 @@ func getGemmBuf[F Float](n int) *gemmBuf[F] {
 	select {
 	case buf = <-gemmBufs[F]():
 	default:
-		buf = &gemmBuf[F]{a: make([]F, gemmMC*gemmKC)}
+		buf = &gemmBuf[F]{a: make([]F, gemmMC[F]()*gemmKC)}
 	}
 	nr := gemmNR[F]()
 	if need := gemmKC * min(gemmNC, (n+nr-1)/nr*nr); len(buf.b) < need {
@@ -169,7 +177,7 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 	buf := getGemmBuf[F](n)
 	defer putGemmBuf(buf)
 	size := int(unsafe.Sizeof(a[0]))
-	nr := gemmNR[F]()
+	nr, mcMax := gemmNR[F](), gemmMC[F]()
 	// A panel read straight from a or b saves its copy but is read with the
 	// matrix's stride: worth it only when it is used few times. alpha
 	// scales op(a) as it is packed.
@@ -188,8 +196,8 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 			case !directB:
 				packBBlock(buf.b, nr, transB, b, ldb, p, kc, j, nc)
 			}
-			for i := 0; i < m; i += gemmMC {
-				mc := min(gemmMC, m-i)
+			for i := 0; i < m; i += mcMax {
+				mc := min(mcMax, m-i)
 				switch {
 				case directA && mc%gemmMR != 0:
 					last := mc - mc%gemmMR
