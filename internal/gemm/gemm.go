@@ -198,12 +198,11 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 			}
 			for i := 0; i < m; i += mcMax {
 				mc := min(mcMax, m-i)
-				switch {
-				case directA && mc%gemmMR != 0:
-					last := mc - mc%gemmMR
-					packA(buf.a[last*kc:(last+gemmMR)*kc], transA, alpha, a, lda, i+last, mc-last, p, kc)
+				switch last := mc - mc%gemmMR; {
 				case !directA:
 					packABlock(buf.a, transA, alpha, a, lda, i, mc, p, kc)
+				case mc-last != kernRows(mc-last) && last < mc:
+					packA(buf.a[last*kc:(last+gemmMR)*kc], transA, alpha, a, lda, i+last, mc-last, p, kc)
 				}
 				blk := block[F]{kc: kc, put: put && p == 0, c: c[(i*ldc + j):], ldc: ldc, buf: buf}
 				for jr := 0; jr < nc; jr += nr {
@@ -215,15 +214,16 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 						blk.b, blk.ldb = &b[p*ldb+j+jr], ldb
 					}
 					for ir := 0; ir < mc; ir += gemmMR {
-						blk.a, blk.lda, blk.rows = &buf.a[ir*kc], gemmMR, false
+						rows := min(gemmMR, mc-ir)
+						blk.a, blk.lda, blk.byRows = &buf.a[ir*kc], gemmMR, false
 						switch {
-						case !directA || mc-ir < gemmMR:
+						case !directA || rows != kernRows(rows):
 						case transA:
 							blk.a, blk.lda = &a[p*lda+i+ir], lda
 						default:
-							blk.a, blk.lda, blk.rows = &a[(i+ir)*lda+p], lda, true
+							blk.a, blk.lda, blk.byRows = &a[(i+ir)*lda+p], lda, true
 						}
-						blk.run(ir, jr, min(gemmMR, mc-ir), min(nr, nc-jr))
+						blk.run(ir, jr, rows, min(nr, nc-jr))
 					}
 				}
 			}
@@ -232,7 +232,7 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 }
 
 // block is the kernel's view of one pass over a block of c: kc terms of
-// the panels of op(a) at a (with stride lda, read by rows when rows is
+// the panels of op(a) at a (with stride lda, read by rows when byRows is
 // set) and of op(b) at b (stride ldb), into c with stride ldc, written
 // (put) or added to.
 type block[F Float] struct {
@@ -240,20 +240,30 @@ type block[F Float] struct {
 	put      bool
 	a, b     *F
 	lda, ldb int
-	rows     bool
+	byRows   bool
 	c        []F
 	ldc      int
 	buf      *gemmBuf[F]
 }
 
+// kernRows is the number of rows of the kernel that computes a panel of
+// rows rows: 4 up to 4, else gemmMR.
+func kernRows(rows int) int {
+	if rows <= 4 {
+		return 4
+	}
+	return gemmMR
+}
+
 // run adds (or writes) the product of the panels into the rows x cols
 // block of c at row ir, column jr: through the buffer's edge block when
-// it is smaller than the kernel's.
+// it is narrower than the kernel's.
 func (blk *block[F]) run(ir, jr, rows, cols int) {
 	nr := gemmNR[F]()
 	at := ir*blk.ldc + jr
-	if rows == gemmMR && cols == nr {
-		kern(blk.put, blk.rows, blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &blk.c[at], blk.ldc)
+	if cols == nr {
+		_ = blk.c[at+(rows-1)*blk.ldc+nr-1] // the kernel writes through a pointer
+		kern(blk.put, blk.byRows, kernRows(rows), blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &blk.c[at], blk.ldc, rows)
 		return
 	}
 	edge := blk.buf.edge[:]
@@ -262,7 +272,7 @@ func (blk *block[F]) run(ir, jr, rows, cols int) {
 			copy(edge[r*nr:r*nr+cols], blk.c[at+r*blk.ldc:at+r*blk.ldc+cols])
 		}
 	}
-	kern(blk.put, blk.rows, blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &edge[0], nr)
+	kern(blk.put, blk.byRows, kernRows(rows), blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &edge[0], nr, rows)
 	for r := range rows {
 		copy(blk.c[at+r*blk.ldc:at+r*blk.ldc+cols], edge[r*nr:r*nr+cols])
 	}

@@ -10,71 +10,97 @@ func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 // xgetbv0 returns the low half of extended control register 0.
 func xgetbv0() (eax uint32)
 
-// kern6x8 adds to the 6x8 block of c at c (row stride ldc) the product,
-// over k >= 1 terms, of the 6-row panel whose entry (row r, term l) is at
-// a[l*lda+r] and the 8-column panel whose entry (term l, column j) is at
-// b[l*ldb+j], all offsets in float64s.
+// kern6x8 adds to the first rows (at most 6) rows of the 6x8 block of c
+// at c (row stride ldc) the product, over k >= 1 terms, of the panel of
+// op(a) whose entry (row r, term l) is at a[l*lda+r] and the 8-column
+// panel whose entry (term l, column j) is at b[l*ldb+j], all offsets in
+// float64s. kern4x8 is the same on a 4x8 block (rows at most 4), kern6x16
+// and kern4x16 on 6x16 and 4x16 blocks of float32s. The Rows kernels read
+// entry (r, l) of the panel of a at a[r*lda+l]; the Put kernels write the
+// block into c instead of adding it.
 //
 //go:noescape
-func kern6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
-
-// kern6x8Rows is kern6x8 with entry (r, l) of the panel of a at
-// a[r*lda+l].
-//
-//go:noescape
-func kern6x8Rows(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
-
-// kern6x16 and kern6x16Rows are kern6x8 and kern6x8Rows in float32, on a
-// 6x16 block.
-//
-//go:noescape
-func kern6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kern6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
 
 //go:noescape
-func kern6x16Rows(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
-
-// The Put kernels write the block into c instead of adding it.
-//
-//go:noescape
-func kern6x8Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+func kern6x8Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
 
 //go:noescape
-func kern6x8RowsPut(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+func kern6x8Rows(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
 
 //go:noescape
-func kern6x16Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kern6x8RowsPut(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
 
 //go:noescape
-func kern6x16RowsPut(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kern4x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
 
-// kern runs the kernel of F (kern6x8 or kern6x16), reading a by rows
-// (rows) or by columns, adding the block into c or, with put, writing it.
-func kern[F Float](put, rows bool, k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
+//go:noescape
+func kern4x8Put(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
+
+//go:noescape
+func kern4x8Rows(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
+
+//go:noescape
+func kern4x8RowsPut(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int, rows int)
+
+//go:noescape
+func kern6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern6x16Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern6x16Rows(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern6x16RowsPut(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern4x16Put(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern4x16Rows(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+//go:noescape
+func kern4x16RowsPut(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
+
+// kernFunc is the signature of the kernels, in F.
+type kernFunc[F Float] func(k int, a *F, lda int, b *F, ldb int, c *F, ldc int, rows int)
+
+// kernels64 and kernels32 are the kernels by [4-row block][a read by
+// rows][put].
+var (
+	kernels64 = [2][2][2]kernFunc[float64]{
+		{{kern6x8, kern6x8Put}, {kern6x8Rows, kern6x8RowsPut}},
+		{{kern4x8, kern4x8Put}, {kern4x8Rows, kern4x8RowsPut}},
+	}
+	kernels32 = [2][2][2]kernFunc[float32]{
+		{{kern6x16, kern6x16Put}, {kern6x16Rows, kern6x16RowsPut}},
+		{{kern4x16, kern4x16Put}, {kern4x16Rows, kern4x16RowsPut}},
+	}
+)
+
+// kern runs the kernel of F on a block of kr rows (6, or 4), of which it
+// stores the first rows, reading a by rows (byRows) or by columns, adding
+// the block into c or, with put, writing it.
+func kern[F Float](put, byRows bool, kr, k int, a *F, lda int, b *F, ldb int, c *F, ldc, rows int) {
+	i, j, l := b2i(kr == 4), b2i(byRows), b2i(put)
 	if is32[F]() {
-		a32, b32, c32 := (*float32)(unsafe.Pointer(a)), (*float32)(unsafe.Pointer(b)), (*float32)(unsafe.Pointer(c))
-		switch {
-		case put && rows:
-			kern6x16RowsPut(k, a32, lda, b32, ldb, c32, ldc)
-		case put:
-			kern6x16Put(k, a32, lda, b32, ldb, c32, ldc)
-		case rows:
-			kern6x16Rows(k, a32, lda, b32, ldb, c32, ldc)
-		default:
-			kern6x16(k, a32, lda, b32, ldb, c32, ldc)
-		}
+		any(kernels32[i][j][l]).(kernFunc[F])(k, a, lda, b, ldb, c, ldc, rows)
 		return
 	}
-	a64, b64, c64 := (*float64)(unsafe.Pointer(a)), (*float64)(unsafe.Pointer(b)), (*float64)(unsafe.Pointer(c))
-	switch {
-	case put && rows:
-		kern6x8RowsPut(k, a64, lda, b64, ldb, c64, ldc)
-	case put:
-		kern6x8Put(k, a64, lda, b64, ldb, c64, ldc)
-	case rows:
-		kern6x8Rows(k, a64, lda, b64, ldb, c64, ldc)
-	default:
-		kern6x8(k, a64, lda, b64, ldb, c64, ldc)
+	any(kernels64[i][j][l]).(kernFunc[F])(k, a, lda, b, ldb, c, ldc, rows)
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
 }
 
 // packT8x64, packT6x64, packT16x32 and packT6x32 write the panel of R

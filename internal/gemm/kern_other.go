@@ -6,7 +6,7 @@ package gemm
 const available = false
 
 // kern is never called where the kernels do not run.
-func kern[F Float](put, rows bool, k int, a *F, lda int, b *F, ldb int, c *F, ldc int) {
+func kern[F Float](put, byRows bool, kr, k int, a *F, lda int, b *F, ldb int, c *F, ldc, rows int) {
 	panic("gemm: no assembly kernel on this platform")
 }
 
