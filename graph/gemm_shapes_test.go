@@ -15,8 +15,9 @@ import (
 // four layouts, float64 and float32, on package gemm's kernels (rtn) and
 // on the BLAS of the build (blas: gonum's by default, the system OpenBLAS
 // with -tags openblas), the two alternating call by call so that a busy
-// machine slows both alike, and reports each one's GFLOP/s and their
-// ratio:
+// machine slows both alike, each first in every other pair (a call runs
+// slower for a few milliseconds after an OpenBLAS call, whatever it
+// computes), and reports each one's GFLOP/s and their ratio:
 //
 //	OPENBLAS_NUM_THREADS=1 go test -tags openblas -run X -bench GemmShapes ./graph
 //
@@ -52,12 +53,24 @@ func benchGemmPair[F Float](b *testing.B, transA, transB bool, m, n, k int) {
 		tb = blas.Trans
 	}
 	var tRTN, tBLAS time.Duration
-	for b.Loop() {
+	rtn := func() {
 		t0 := time.Now()
 		gemm.Gemm(transA, transB, m, n, k, 1, g.a, g.lda, g.b, g.ldb, 1, g.c, g.ldc)
-		t1 := time.Now()
+		tRTN += time.Since(t0)
+	}
+	other := func() {
+		t0 := time.Now()
 		blasGemm(ta, tb, m, n, k, 1, g.a, g.lda, g.b, g.ldb, 1, g.c, g.ldc)
-		tRTN, tBLAS = tRTN+t1.Sub(t0), tBLAS+time.Since(t1)
+		tBLAS += time.Since(t0)
+	}
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			rtn()
+			other()
+		} else {
+			other()
+			rtn()
+		}
 	}
 	flops := 2 * float64(m*n*k) * float64(b.N)
 	b.ReportMetric(flops/tRTN.Seconds()/1e9, "rtn-GFLOP/s")
