@@ -67,40 +67,59 @@ func kern4x16Rows(k int, a *float32, lda int, b *float32, ldb int, c *float32, l
 //go:noescape
 func kern4x16RowsPut(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, rows int)
 
-// kernFunc is the signature of the kernels, in F.
-type kernFunc[F Float] func(k int, a *F, lda int, b *F, ldb int, c *F, ldc int, rows int)
-
-// kernels64 and kernels32 are the kernels by [4-row block][a read by
-// rows][put].
-var (
-	kernels64 = [2][2][2]kernFunc[float64]{
-		{{kern6x8, kern6x8Put}, {kern6x8Rows, kern6x8RowsPut}},
-		{{kern4x8, kern4x8Put}, {kern4x8Rows, kern4x8RowsPut}},
-	}
-	kernels32 = [2][2][2]kernFunc[float32]{
-		{{kern6x16, kern6x16Put}, {kern6x16Rows, kern6x16RowsPut}},
-		{{kern4x16, kern4x16Put}, {kern4x16Rows, kern4x16RowsPut}},
-	}
-)
-
 // kern runs the kernel of F on a block of kr rows (6, or 4), of which it
 // stores the first rows, reading a by rows (byRows) or by columns, adding
 // the block into c or, with put, writing it.
 func kern[F Float](put, byRows bool, kr, k int, a *F, lda int, b *F, ldb int, c *F, ldc, rows int) {
-	i, j, l := b2i(kr == 4), b2i(byRows), b2i(put)
 	if is32[F]() {
-		any(kernels32[i][j][l]).(kernFunc[F])(k, a, lda, b, ldb, c, ldc, rows)
+		kern32(put, byRows, kr, k, (*float32)(unsafe.Pointer(a)), lda, (*float32)(unsafe.Pointer(b)), ldb, (*float32)(unsafe.Pointer(c)), ldc, rows)
 		return
 	}
-	any(kernels64[i][j][l]).(kernFunc[F])(k, a, lda, b, ldb, c, ldc, rows)
+	kern64(put, byRows, kr, k, (*float64)(unsafe.Pointer(a)), lda, (*float64)(unsafe.Pointer(b)), ldb, (*float64)(unsafe.Pointer(c)), ldc, rows)
 }
 
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
+// kern64 is kern in float64.
+func kern64(put, byRows bool, kr, k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc, rows int) {
+	switch {
+	case kr == 4 && byRows && put:
+		kern4x8RowsPut(k, a, lda, b, ldb, c, ldc, rows)
+	case kr == 4 && byRows:
+		kern4x8Rows(k, a, lda, b, ldb, c, ldc, rows)
+	case kr == 4 && put:
+		kern4x8Put(k, a, lda, b, ldb, c, ldc, rows)
+	case kr == 4:
+		kern4x8(k, a, lda, b, ldb, c, ldc, rows)
+	case byRows && put:
+		kern6x8RowsPut(k, a, lda, b, ldb, c, ldc, rows)
+	case byRows:
+		kern6x8Rows(k, a, lda, b, ldb, c, ldc, rows)
+	case put:
+		kern6x8Put(k, a, lda, b, ldb, c, ldc, rows)
+	default:
+		kern6x8(k, a, lda, b, ldb, c, ldc, rows)
 	}
-	return 0
+}
+
+// kern32 is kern in float32.
+func kern32(put, byRows bool, kr, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc, rows int) {
+	switch {
+	case kr == 4 && byRows && put:
+		kern4x16RowsPut(k, a, lda, b, ldb, c, ldc, rows)
+	case kr == 4 && byRows:
+		kern4x16Rows(k, a, lda, b, ldb, c, ldc, rows)
+	case kr == 4 && put:
+		kern4x16Put(k, a, lda, b, ldb, c, ldc, rows)
+	case kr == 4:
+		kern4x16(k, a, lda, b, ldb, c, ldc, rows)
+	case byRows && put:
+		kern6x16RowsPut(k, a, lda, b, ldb, c, ldc, rows)
+	case byRows:
+		kern6x16Rows(k, a, lda, b, ldb, c, ldc, rows)
+	case put:
+		kern6x16Put(k, a, lda, b, ldb, c, ldc, rows)
+	default:
+		kern6x16(k, a, lda, b, ldb, c, ldc, rows)
+	}
 }
 
 // packT8x64, packT6x64, packT16x32 and packT6x32 write the panel of R
