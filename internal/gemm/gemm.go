@@ -89,7 +89,7 @@ func getGemmBuf[F Float](n int) *gemmBuf[F] {
 	select {
 	case buf = <-gemmBufs[F]():
 	default:
-		buf = &gemmBuf[F]{a: make([]F, gemmMC[F]()*gemmKC)}
+		buf = &gemmBuf[F]{a: make([]F, (gemmMC[F]()+gemmMR)*gemmKC)} // room for a slot per panel (panelRows)
 	}
 	nr := gemmNR[F]()
 	if need := gemmKC * min(gemmNC, (n+nr-1)/nr*nr); len(buf.b) < need {
@@ -198,11 +198,16 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 			}
 			for i := 0; i < m; i += mcMax {
 				mc := min(mcMax, m-i)
-				switch last := mc - mc%gemmMR; {
-				case !directA:
+				if !directA {
 					packABlock(buf.a, transA, alpha, a, lda, i, mc, p, kc)
-				case mc-last != kernRows(mc-last) && last < mc:
-					packA(buf.a[last*kc:(last+gemmMR)*kc], transA, alpha, a, lda, i+last, mc-last, p, kc)
+				} else { // only the panels the kernels cannot read in place
+					for ir, slot := leadRows(mc), leadRows(mc)/gemmMR; ir < mc; slot++ {
+						rows := panelRows(mc - ir)
+						if rows != kernRows(rows) {
+							packA(buf.a[slot*gemmMR*kc:(slot+1)*gemmMR*kc], transA, alpha, a, lda, i+ir, rows, p, kc)
+						}
+						ir += rows
+					}
 				}
 				blk := block[F]{kc: kc, put: put && p == 0, c: c[(i*ldc + j):], ldc: ldc, buf: buf}
 				for jr := 0; jr < nc; jr += nr {
@@ -213,9 +218,9 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 					case directB && nc-jr >= nr:
 						blk.b, blk.ldb = &b[p*ldb+j+jr], ldb
 					}
-					for ir := 0; ir < mc; ir += gemmMR {
-						rows := min(gemmMR, mc-ir)
-						blk.a, blk.lda, blk.byRows = &buf.a[ir*kc], gemmMR, false
+					for ir, slot := 0, 0; ir < mc; ir, slot = ir+panelRows(mc-ir), slot+1 {
+						rows := panelRows(mc - ir)
+						blk.a, blk.lda, blk.byRows = &buf.a[slot*gemmMR*kc], gemmMR, false
 						switch {
 						case !directA || rows != kernRows(rows):
 						case transA:

@@ -1,25 +1,54 @@
 package gemm
 
 // packABlock writes the panels of rows i..i+mc of alpha op(a) over terms
-// p..p+kc into dst, panel after panel, each as packA writes it. A
-// transposed a is read term by term across all the panels, along its
-// rows, rather than panel by panel down its columns.
+// p..p+kc into dst, panel after panel as panelRows cuts them, each as
+// packA writes it into its slot of gemmMR x kc values. A transposed a is
+// read term by term across the leading 6-row panels, along its rows,
+// rather than panel by panel down its columns.
 func packABlock[F Float](dst []F, transA bool, alpha F, a []F, lda, i, mc, p, kc int) {
-	full := mc - mc%gemmMR
-	if transA && alpha == 1 && full > 0 {
-		_ = dst[(full-gemmMR)*kc+kc*gemmMR-1] // the last chunk of the last panel
+	lead := leadRows(mc)
+	if transA && alpha == 1 && lead > 0 {
+		_ = dst[lead*kc-1] // the last chunk of the last panel
 		for l := range kc {
-			row := a[(p+l)*lda+i:][:full]
-			scatter(&dst[l*gemmMR], gemmMR*kc, &row[0], gemmMR, full/gemmMR)
+			row := a[(p+l)*lda+i:][:lead]
+			scatter(&dst[l*gemmMR], gemmMR*kc, &row[0], gemmMR, lead/gemmMR)
 		}
 	} else {
-		for ir := 0; ir < full; ir += gemmMR {
+		for ir := 0; ir < lead; ir += gemmMR {
 			packA(dst[ir*kc:(ir+gemmMR)*kc], transA, alpha, a, lda, i+ir, gemmMR, p, kc)
 		}
 	}
-	if full < mc {
-		packA(dst[full*kc:(full+gemmMR)*kc], transA, alpha, a, lda, i+full, mc-full, p, kc)
+	slot := lead / gemmMR
+	for ir := lead; ir < mc; slot++ {
+		rows := panelRows(mc - ir)
+		packA(dst[slot*gemmMR*kc:(slot+1)*gemmMR*kc], transA, alpha, a, lda, i+ir, rows, p, kc)
+		ir += rows
 	}
+}
+
+// panelRows is the number of rows of the next panel when rem rows are
+// left: gemmMR, except at the end, where 4 + 4 rows take the 4-row kernel
+// twice instead of the 6-row one and a 4-row one for 6 + 2, 4 + 3 rows
+// instead of 6 + 1, and so on.
+func panelRows(rem int) int {
+	switch {
+	case rem == gemmMR || rem > 8:
+		return gemmMR
+	case rem == 5 || rem < 4:
+		return rem
+	default: // 4, 7, 8
+		return 4
+	}
+}
+
+// leadRows is the number of rows of a block of mc rows in its leading
+// panels of gemmMR rows (panelRows).
+func leadRows(mc int) int {
+	lead := 0
+	for mc-lead > 8 || mc-lead == gemmMR {
+		lead += gemmMR
+	}
+	return lead
 }
 
 // packBBlock writes the panels of columns j..j+nc of op(b) over terms
@@ -52,8 +81,14 @@ func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc in
 	case rows < gemmMR:
 		clear(dst)
 		for r := range rows {
-			for l := range kc {
-				dst[l*gemmMR+r] = alpha * opA(transA, a, lda, i+r, p+l)
+			if transA {
+				for l := range kc {
+					dst[l*gemmMR+r] = alpha * a[(p+l)*lda+i+r]
+				}
+				continue
+			}
+			for l, v := range a[(i+r)*lda+p:][:kc] {
+				dst[l*gemmMR+r] = alpha * v
 			}
 		}
 	case transA && alpha == 1:

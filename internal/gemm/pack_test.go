@@ -68,8 +68,8 @@ func testPackPanels[F Float](t *testing.T) {
 }
 
 // TestPackBlocks checks that packABlock and packBBlock write the panels
-// packA and packB write one by one, with a short last panel, in both
-// layouts.
+// packA and packB write one by one, with short last panels (cut by
+// panelRows for op(a)), in both layouts.
 func TestPackBlocks(t *testing.T) {
 	needKernels(t)
 	t.Run("float64", testPackBlocks[float64])
@@ -95,13 +95,17 @@ func testPackBlocks[F Float](t *testing.T) {
 	for _, kc := range []int{5, 17} {
 		for _, trans := range []bool{false, true} {
 			for _, alpha := range []F{1, 2} {
-				const i, p, mc = 1, 3, 2*gemmMR + 3
-				got, want := make([]F, 3*gemmMR*kc), make([]F, 3*gemmMR*kc)
-				packABlock(got, trans, alpha, s, cols, i, mc, p, kc)
-				for ir := 0; ir < mc; ir += gemmMR {
-					packA(want[ir*kc:(ir+gemmMR)*kc], trans, alpha, s, cols, i+ir, min(gemmMR, mc-ir), p, kc)
+				for _, mc := range []int{2*gemmMR + 3, 2*gemmMR + 2, 8, 7} {
+					const i, p = 1, 3
+					got, want := make([]F, 4*gemmMR*kc), make([]F, 4*gemmMR*kc)
+					packABlock(got, trans, alpha, s, cols, i, mc, p, kc)
+					for ir, slot := 0, 0; ir < mc; slot++ {
+						rows := panelRows(mc - ir)
+						packA(want[slot*gemmMR*kc:(slot+1)*gemmMR*kc], trans, alpha, s, cols, i+ir, rows, p, kc)
+						ir += rows
+					}
+					same(fmt.Sprintf("A/kc%d/trans%v/alpha%v/mc%d", kc, trans, alpha, mc), got, want)
 				}
-				same(fmt.Sprintf("A/kc%d/trans%v/alpha%v", kc, trans, alpha), got, want)
 			}
 			j, p, nc := 2, 4, 2*nr+5
 			got, want := make([]F, 3*nr*kc), make([]F, 3*nr*kc)
@@ -110,6 +114,33 @@ func testPackBlocks[F Float](t *testing.T) {
 				packB(want[jr*kc:(jr+nr)*kc], nr, trans, s, cols, p, kc, j+jr, min(nr, nc-jr))
 			}
 			same(fmt.Sprintf("B/kc%d/trans%v", kc, trans), got, want)
+		}
+	}
+}
+
+// TestPanelRows checks that panelRows cuts every block into panels of 1
+// to gemmMR rows that cover it exactly, the first leadRows rows in panels
+// of gemmMR.
+func TestPanelRows(t *testing.T) {
+	for mc := 1; mc <= 40; mc++ {
+		ir, cuts := 0, []int{}
+		for ir < mc {
+			rows := panelRows(mc - ir)
+			if rows < 1 || rows > gemmMR {
+				t.Fatalf("mc %d: panel of %d rows at %d", mc, rows, ir)
+			}
+			cuts = append(cuts, rows)
+			ir += rows
+		}
+		if ir != mc {
+			t.Fatalf("mc %d: panels %v cover %d rows", mc, cuts, ir)
+		}
+		lead := leadRows(mc)
+		for k, at := 0, 0; at < lead; k++ {
+			if cuts[k] != gemmMR {
+				t.Fatalf("mc %d: panels %v, but %d leading rows", mc, cuts, lead)
+			}
+			at += cuts[k]
 		}
 	}
 }
