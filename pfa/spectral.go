@@ -32,7 +32,8 @@ type SpectralConfig struct {
 	SuffixLength int
 }
 
-func (c SpectralConfig) withDefaults() SpectralConfig {
+// WithDefaults returns the config with its unset fields at their defaults.
+func (c SpectralConfig) WithDefaults() SpectralConfig {
 	if c.Iterations == 0 {
 		c.Iterations = 30
 	}
@@ -92,7 +93,7 @@ func newTrie(seqs [][]int, weights []float64) *trie {
 // target's structure; otherwise it is a deterministic approximation that
 // EM or the gradient refines.
 func SpectralStart(w spectral.WFA, seqs [][]int, kind Kind, states int, cfg SpectralConfig, rng *rand.Rand) (*Model, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 // sections I, F, S and T, one "(indices) value" line per non-zero
 // parameter) over symbols symbols into probabilities: M(q, a, q') =
 // (1 - F(q)) S(q, a) T(q, a, q'). The number of states is one more than
-// the largest state named.
+// the largest state named, and every state below it must be named too.
 func ReadPAutomaC(r io.Reader, symbols int) (*Probs, error) {
 	type entry struct {
 		sec byte
@@ -67,6 +68,16 @@ func ReadPAutomaC(r io.Reader, symbols int) (*Probs, error) {
 	}
 	if n == 0 || n > MaxStates {
 		return nil, errors.Errorf("pfa: PAutomaC model with %d states", n)
+	}
+	named := make([]bool, n)
+	for _, e := range entries {
+		named[e.idx[0]] = true
+		if e.sec == 'T' {
+			named[e.idx[2]] = true
+		}
+	}
+	if q := slices.Index(named, false); q >= 0 {
+		return nil, errors.Errorf("pfa: PAutomaC model: state %d is never named, though state %d is", q, n-1)
 	}
 	d := symbols
 	p := &Probs{N: n, D: d, Init: make([]float64, n), Stop: make([]float64, n), M: make([]float64, d*n*n)}

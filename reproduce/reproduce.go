@@ -75,6 +75,9 @@ type Context struct {
 	// Jobs is how many independent runs a section may train at once
 	// (sections that support it; each run's numbers do not depend on it).
 	Jobs int
+	// Resume asks the sections that keep per-problem results in Dir to
+	// reuse them (ReproduceConfig.Resume).
+	Resume bool
 }
 
 // Section is one experiment of rtn reproduce.
@@ -117,6 +120,8 @@ func Sections() []string {
 // spec contract of package runs: WithDefaults fills the unset fields,
 // Validate refuses a bad value with a *runs.FieldError naming the field.
 type ReproduceConfig struct {
+	// Quick runs every section's short settings (a few minutes in all;
+	// the command line's default); false runs the papers' full settings.
 	Quick bool
 	// Only names the sections to run (Sections); empty means all.
 	Only []string
@@ -128,8 +133,17 @@ type ReproduceConfig struct {
 	Seed uint64
 	// Jobs is how many independent runs a section may train at once (each
 	// run's numbers do not depend on it). If 0, it will be defaulted to 1.
-	Jobs     int
-	Log      io.Writer
+	Jobs int
+	// Resume reuses the per-problem results an earlier run with the same
+	// Quick and Seed left in Out (the strings section keeps one file per
+	// PAutomaC problem, written as each problem ends), so that a full run
+	// of many hours can be stopped and taken up again; the problems without
+	// one are run. The results are reused whatever version of rtn made
+	// them: after changing the code, resume into a fresh Out. Needs Out.
+	Resume bool
+	// Log receives the sections' progress lines (nil: none).
+	Log io.Writer
+	// Progress receives progress bars (nil: none).
 	Progress io.Writer
 }
 
@@ -156,6 +170,8 @@ func (c ReproduceConfig) Validate() error {
 	switch {
 	case c.Seed == 0:
 		return &runs.FieldError{Field: "Seed", Value: c.Seed, Want: ">= 1 (0 is unset: WithDefaults makes it 1)"}
+	case c.Resume && c.Out == "":
+		return &runs.FieldError{Field: "Resume", Want: "given with an output directory {Out}"}
 	case c.Jobs < 1 || c.Jobs > runs.MaxJobs:
 		return &runs.FieldError{Field: "Jobs", Value: c.Jobs, Want: fmt.Sprintf("in [1, %d] (0 is unset: WithDefaults makes it 1)", runs.MaxJobs)}
 	}
@@ -194,7 +210,7 @@ func Reproduce(cfg ReproduceConfig) (*Summary, error) {
 	start := time.Now()
 	sum := &Summary{Quick: cfg.Quick, Seed: cfg.Seed}
 	for _, s := range run {
-		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress, Jobs: cfg.Jobs}
+		ctx := &Context{Quick: cfg.Quick, Seed: cfg.Seed, Log: cfg.Log, Progress: cfg.Progress, Jobs: cfg.Jobs, Resume: cfg.Resume}
 		if cfg.Out != "" {
 			ctx.Dir = filepath.Join(cfg.Out, s.Name)
 			if err := os.MkdirAll(ctx.Dir, 0o755); err != nil {

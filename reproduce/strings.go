@@ -1,6 +1,8 @@
 package reproduce
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -39,25 +41,29 @@ var stringsSubsamples = []int{1000, 5000}
 
 // stringsFit is one fit's test figure.
 type stringsFit struct {
-	perplexity, seconds float64
-	family              string
-	states              int
+	Perplexity float64 `json:"perplexity"`
+	Seconds    float64 `json:"seconds"`
+	Family     string  `json:"family"`
+	States     int     `json:"states"`
 }
 
 // stringsSub is a subsample's figures: spectral then refinement against
 // the spectral WFA alone.
 type stringsSub struct {
-	n             int
-	fit, spectral stringsFit
+	N        int        `json:"strings"`
+	Fit      stringsFit `json:"fit"`
+	Spectral stringsFit `json:"spectral"`
 }
 
 // stringsResult is one problem's figures.
 type stringsResult struct {
-	problem               int
-	kind                  string
-	optimum               float64
-	fit, random, spectral stringsFit
-	subs                  []stringsSub
+	Problem  int          `json:"problem"`
+	Kind     string       `json:"type"`
+	Optimum  float64      `json:"optimum"`
+	Fit      stringsFit   `json:"fit"`
+	Random   stringsFit   `json:"random"`
+	Spectral stringsFit   `json:"spectral"`
+	Subs     []stringsSub `json:"subsamples"`
 }
 
 // runStringsSection runs rtn strings fit (the default learner, from the
@@ -93,15 +99,30 @@ func runStringsSection(ctx *Context) ([]Row, error) {
 		}
 	}
 	results := make([]*stringsResult, len(problems))
+	keep := stringsKept{Quick: ctx.Quick, Seed: ctx.Seed}
 	err = forEachProblem(problems, ctx.Jobs, func(i int, log func(format string, args ...any)) error {
-		r, err := stringsProblem(dir, problems[i], spec)
-		if err != nil {
+		path := ""
+		if ctx.Dir != "" {
+			path = filepath.Join(ctx.Dir, "problems", fmt.Sprintf("%d.json", problems[i]))
+		}
+		r, err := keep.load(path, ctx.Resume)
+		if err != nil || r != nil {
+			results[i] = r
+			if r != nil {
+				log("strings: problem %d: kept from %s\n", r.Problem, path)
+			}
 			return err
 		}
-		r.optimum, r.kind = refs[r.problem].Optimum, kinds[r.problem]
+		if r, err = stringsProblem(dir, problems[i], spec); err != nil {
+			return err
+		}
+		r.Optimum, r.Kind = refs[r.Problem].Optimum, kinds[r.Problem]
+		if err := keep.save(path, r); err != nil {
+			return err
+		}
 		results[i] = r
 		log("strings: problem %d (%s): fit %.4f (%s, %d states, %.0f s), random start %.4f, spectral %.4f, optimum %.4f\n",
-			r.problem, r.kind, r.fit.perplexity, r.fit.family, r.fit.states, r.fit.seconds, r.random.perplexity, r.spectral.perplexity, r.optimum)
+			r.Problem, r.Kind, r.Fit.Perplexity, r.Fit.Family, r.Fit.States, r.Fit.Seconds, r.Random.Perplexity, r.Spectral.Perplexity, r.Optimum)
 		return nil
 	}, ctx.Log)
 	if err != nil {
@@ -113,6 +134,56 @@ func runStringsSection(ctx *Context) ([]Row, error) {
 		}
 	}
 	return stringsRows(results), nil
+}
+
+// stringsKept is the file the strings section keeps for each problem
+// it has run (problems/P.json in its directory): the settings and the
+// figures, reused by ReproduceConfig.Resume when the settings match.
+type stringsKept struct {
+	Quick  bool           `json:"quick"`
+	Seed   uint64         `json:"seed"`
+	Result *stringsResult `json:"result,omitempty"`
+}
+
+// load returns the result kept at path when resume is set and the file
+// exists (nil when there is none), refusing one made with other settings.
+func (k stringsKept) load(path string, resume bool) (*stringsResult, error) {
+	if path == "" || !resume {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var got stringsKept
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil || got.Result == nil {
+		return nil, errors.Errorf("%s: not a kept result (%v); remove it to run the problem again", path, err)
+	}
+	if got.Quick != k.Quick || got.Seed != k.Seed {
+		return nil, errors.Errorf("%s was made with quick %v, seed %d, not quick %v, seed %d: resume into another directory", path, got.Quick, got.Seed, k.Quick, k.Seed)
+	}
+	return got.Result, nil
+}
+
+// save writes r to path atomically ("" writes nothing).
+func (k stringsKept) save(path string, r *stringsResult) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	k.Result = r
+	return params.WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(k)
+	})
 }
 
 // stringsProblem fits problem p (the learner of spec from the spectral
@@ -135,7 +206,7 @@ func stringsProblem(dir string, p int, spec runs.StringsFitSpec) (*stringsResult
 		if err != nil {
 			return stringsFit{}, err
 		}
-		f := stringsFit{seconds: time.Since(began).Seconds()}
+		f := stringsFit{Seconds: time.Since(began).Seconds()}
 		test, err := m.Read(base+".pautomac.test", datasets.PAutomaC)
 		if err != nil {
 			return stringsFit{}, err
@@ -144,22 +215,22 @@ func stringsProblem(dir string, p int, spec runs.StringsFitSpec) (*stringsResult
 		if err != nil {
 			return stringsFit{}, err
 		}
-		f.perplexity = *sc.Perplexity
+		f.Perplexity = *sc.Perplexity
 		c := m.Fit.Candidates[m.Fit.Chosen]
-		f.family, f.states = c.Family, c.States
+		f.Family, f.States = c.Family, c.States
 		return f, nil
 	}
 	rs, ws := spec, spec
 	rs.Start = runs.StartRandom
 	ws.Families = []string{runs.FamilyWFA}
-	r := &stringsResult{problem: p}
-	if r.fit, err = score(spec, &train); err != nil {
+	r := &stringsResult{Problem: p}
+	if r.Fit, err = score(spec, &train); err != nil {
 		return nil, err
 	}
-	if r.random, err = score(rs, &train); err != nil {
+	if r.Random, err = score(rs, &train); err != nil {
 		return nil, err
 	}
-	if r.spectral, err = score(ws, &train); err != nil {
+	if r.Spectral, err = score(ws, &train); err != nil {
 		return nil, err
 	}
 	for _, n := range stringsSubsamples {
@@ -167,14 +238,14 @@ func stringsProblem(dir string, p int, spec runs.StringsFitSpec) (*stringsResult
 			continue
 		}
 		sub := datasets.Symbols{Alphabet: train.Alphabet, Seqs: train.Seqs[:n]}
-		s := stringsSub{n: n}
-		if s.fit, err = score(spec, &sub); err != nil {
+		s := stringsSub{N: n}
+		if s.Fit, err = score(spec, &sub); err != nil {
 			return nil, err
 		}
-		if s.spectral, err = score(ws, &sub); err != nil {
+		if s.Spectral, err = score(ws, &sub); err != nil {
 			return nil, err
 		}
-		r.subs = append(r.subs, s)
+		r.Subs = append(r.Subs, s)
 	}
 	return r, nil
 }
@@ -226,29 +297,29 @@ func stringsRows(results []*stringsResult) []Row {
 	full := stringsTally{}
 	subs := map[int]*stringsTally{}
 	for _, r := range results {
-		gap := r.fit.perplexity - r.optimum
+		gap := r.Fit.Perplexity - r.Optimum
 		all = append(all, gap)
-		byKind[r.kind] = append(byKind[r.kind], gap)
-		full.add(r.fit.perplexity, r.spectral.perplexity)
-		if r.fit.perplexity <= r.random.perplexity {
+		byKind[r.Kind] = append(byKind[r.Kind], gap)
+		full.add(r.Fit.Perplexity, r.Spectral.Perplexity)
+		if r.Fit.Perplexity <= r.Random.Perplexity {
 			randomWins++
 		}
 		win := "n/a"
-		if w, ok := winnersScore[r.problem]; ok {
+		if w, ok := winnersScore[r.Problem]; ok {
 			win = fmt.Sprintf("%.4g", w)
 		}
-		rows = append(rows, Row{Section: "strings", Metric: fmt.Sprintf("problem %d (%s) perplexity", r.problem, r.kind),
-			Paper: fmt.Sprintf("optimum %.4f; winner %s", r.optimum, win), Measured: r.fit.perplexity, Headline: true,
+		rows = append(rows, Row{Section: "strings", Metric: fmt.Sprintf("problem %d (%s) perplexity", r.Problem, r.Kind),
+			Paper: fmt.Sprintf("optimum %.4f; winner %s", r.Optimum, win), Measured: r.Fit.Perplexity, Headline: true,
 			Note: fmt.Sprintf("gap %.4f; %s %d states, %.0f s; random start %.4f (%d states, %.0f s); spectral WFA alone %.4f",
-				gap, r.fit.family, r.fit.states, r.fit.seconds, r.random.perplexity, r.random.states, r.random.seconds, r.spectral.perplexity)})
-		for _, sb := range r.subs {
-			if subs[sb.n] == nil {
-				subs[sb.n] = &stringsTally{}
+				gap, r.Fit.Family, r.Fit.States, r.Fit.Seconds, r.Random.Perplexity, r.Random.States, r.Random.Seconds, r.Spectral.Perplexity)})
+		for _, sb := range r.Subs {
+			if subs[sb.N] == nil {
+				subs[sb.N] = &stringsTally{}
 			}
-			subs[sb.n].add(sb.fit.perplexity, sb.spectral.perplexity)
-			rows = append(rows, Row{Section: "strings", Metric: fmt.Sprintf("problem %d, first %d strings, perplexity", r.problem, sb.n),
-				Paper: fmt.Sprintf("optimum %.4f", r.optimum), Measured: sb.fit.perplexity,
-				Note: fmt.Sprintf("spectral WFA alone %.4f; %s %d states, %.0f s", sb.spectral.perplexity, sb.fit.family, sb.fit.states, sb.fit.seconds)})
+			subs[sb.N].add(sb.Fit.Perplexity, sb.Spectral.Perplexity)
+			rows = append(rows, Row{Section: "strings", Metric: fmt.Sprintf("problem %d, first %d strings, perplexity", r.Problem, sb.N),
+				Paper: fmt.Sprintf("optimum %.4f", r.Optimum), Measured: sb.Fit.Perplexity,
+				Note: fmt.Sprintf("spectral WFA alone %.4f; %s %d states, %.0f s", sb.Spectral.Perplexity, sb.Fit.Family, sb.Fit.States, sb.Fit.Seconds)})
 		}
 	}
 	mean, mx, geo := gapStats(all)
@@ -303,19 +374,19 @@ func writeStringsTable(path string, results []*stringsResult, refs map[int]PAuto
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			win := "n/a"
-			if v, ok := winnersScore[r.problem]; ok {
+			if v, ok := winnersScore[r.Problem]; ok {
 				win = fmt.Sprintf("%.4g", v)
 			}
 			fmt.Fprintf(&b, "| %d | %s | %.4f | %s | %.6g | %.4f | %.4f | %.4f | %.4f | %s %d | %.0f |\n",
-				r.problem, r.kind, r.optimum, win, refs[r.problem].Splearn, r.spectral.perplexity, r.random.perplexity,
-				r.fit.perplexity, r.fit.perplexity-r.optimum, r.fit.family, r.fit.states, r.fit.seconds)
+				r.Problem, r.Kind, r.Optimum, win, refs[r.Problem].Splearn, r.Spectral.Perplexity, r.Random.Perplexity,
+				r.Fit.Perplexity, r.Fit.Perplexity-r.Optimum, r.Fit.Family, r.Fit.States, r.Fit.Seconds)
 		}
 		b.WriteString("\n| problem | strings | optimum | spectral WFA | rtn strings fit | model | seconds |\n")
 		b.WriteString("|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
-			for _, sb := range r.subs {
+			for _, sb := range r.Subs {
 				fmt.Fprintf(&b, "| %d | %d | %.4f | %.4f | %.4f | %s %d | %.0f |\n",
-					r.problem, sb.n, r.optimum, sb.spectral.perplexity, sb.fit.perplexity, sb.fit.family, sb.fit.states, sb.fit.seconds)
+					r.Problem, sb.N, r.Optimum, sb.Spectral.Perplexity, sb.Fit.Perplexity, sb.Fit.Family, sb.Fit.States, sb.Fit.Seconds)
 			}
 		}
 		_, err := io.WriteString(w, b.String())

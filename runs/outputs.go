@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,6 +13,11 @@ import (
 // The checks below run before any work, so that an output that cannot be
 // written never costs a run: every driver of this package checks its
 // outputs with them, and a program that writes its own outputs may call
+// CommandOut is the output directory "out/<command>" the command line
+// gives a command's Out when -out is not given (rtn compare, rtn
+// reproduce); a spec's empty Out writes nothing.
+func CommandOut(command string) string { return path.Join("out", command) }
+
 // CheckOutDir, CheckOutFile and CheckOutput. They create nothing: an
 // output that does not exist yet needs its nearest existing ancestor to be
 // a writable directory.

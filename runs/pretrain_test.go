@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
@@ -66,19 +67,27 @@ func TestEvalElmanBernoulliMatchesGraph(t *testing.T) {
 // network than random initialisation.
 func TestRunPretrainSmall(t *testing.T) {
 	dir := t.TempDir()
+	inits := []string{"autoenc", "random", "linear"}
+	spec := PretrainSpec{Synthetic: tinyPiano, Hidden: 6, Epochs: 1, Batch: 3, Seed: 2, Out: dir}
+	spec.Optim.ClipNorm = 5
+	list, err := RunPretrainInits(spec, inits)
+	if err != nil {
+		t.Fatal(err)
+	}
 	reps := map[string]*PretrainReport{}
-	for _, init := range []string{"autoenc", "random", "linear"} {
-		spec := PretrainSpec{Synthetic: tinyPiano, Hidden: 6, Init: init, Epochs: 1, Batch: 3, Seed: 2,
-			Out: filepath.Join(dir, init)}
-		spec.Optim.ClipNorm = 5
-		rep, err := RunPretrain(spec)
-		if err != nil {
-			t.Fatalf("%s: %v", init, err)
-		}
-		if len(rep.History) != 2 || rep.Epochs != 1 || rep.Dataset != "synthetic" {
-			t.Fatalf("%s: %d history entries, %d epochs, dataset %q", init, len(rep.History), rep.Epochs, rep.Dataset)
+	for i, rep := range list {
+		init := inits[i]
+		if len(rep.History) != 2 || rep.Epochs != 1 || rep.Dataset != "synthetic" || rep.Init != init {
+			t.Fatalf("%s: %d history entries, %d epochs, dataset %q, init %q", init, len(rep.History), rep.Epochs, rep.Dataset, rep.Init)
 		}
 		reps[init] = rep
+	}
+	curves, err := os.ReadFile(filepath.Join(dir, "curves.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(string(curves), "\n"); rows != 1+len(inits)*2 {
+		t.Errorf("curves.csv of the three runs has %d lines, want %d", rows, 1+len(inits)*2)
 	}
 	if a, r := reps["autoenc"].InitTestAcc, reps["random"].InitTestAcc; !(a > r) {
 		t.Errorf("initial test accuracy: autoenc %.4f, random %.4f", a, r)
@@ -144,6 +153,15 @@ func TestPretrainSpecErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		} else {
 			t.Logf("%s: %v", name, err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	for name, inits := range map[string][]string{"none": nil, "empty": {"autoenc", ""}, "second bad": {"autoenc", "magic"}} {
+		if _, err := RunPretrainInits(PretrainSpec{Synthetic: tinyPiano, Hidden: 6, NoTrain: true, Out: out}, inits); err == nil {
+			t.Errorf("inits %s: no error", name)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("inits %s: the output directory was made before the check (%v)", name, err)
 		}
 	}
 }

@@ -2,6 +2,10 @@ package runs
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,7 +15,7 @@ import (
 // runs.
 var fuzzedSpecs = []any{
 	CompareSpec{}, EvalSpec{}, PCNNBaselineSpec{}, PCNNSpec{}, PredictSpec{}, PretrainSpec{},
-	SampleSpec{}, SpectralDataSpec{}, SpectralSpec{}, SpectralTuneSpec{}, StringsFitSpec{},
+	SampleOptions{}, SampleSpec{}, SpectralDataSpec{}, SpectralPredictSpec{}, SpectralSpec{}, SpectralTuneSpec{}, StringsFitSpec{},
 	StringsRankSpec{}, StringsSampleSpec{}, StringsScoreSpec{},
 	SweepSpec{}, TrainSpec{}, UMPSBaselineSpec{}, UMPSCompleteSpec{}, UMPSEvalSpec{},
 	UMPSProbSpec{}, UMPSSampleSpec{}, UMPSScoreSpec{}, UMPSSpec{}, WFADotSpec{},
@@ -56,5 +60,43 @@ func clearPaths(v reflect.Value) {
 		if f.Kind() == reflect.String && f.CanSet() && (strings.ContainsAny(f.String(), `/\`) || strings.HasPrefix(f.String(), ".")) {
 			f.SetString("")
 		}
+	}
+}
+
+// TestFuzzedSpecsComplete: every spec of the package (a type named
+// ...Spec or ...Options with a Validate method) is in fuzzedSpecs; the
+// model files' Validate methods are fuzzed by their readers' targets.
+func TestFuzzedSpecsComplete(t *testing.T) {
+	listed := map[string]bool{}
+	for _, z := range fuzzedSpecs {
+		listed[reflect.TypeOf(z).Name()] = true
+	}
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range pkgs["runs"].Files {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Validate" {
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if st, ok := typ.(*ast.StarExpr); ok {
+				typ = st.X
+			}
+			name := typ.(*ast.Ident).Name
+			found++
+			if !strings.HasSuffix(name, "Spec") && !strings.HasSuffix(name, "Options") {
+				continue
+			}
+			if !listed[name] {
+				t.Errorf("%s has Validate but is not in fuzzedSpecs", name)
+			}
+		}
+	}
+	if found < len(fuzzedSpecs) {
+		t.Errorf("found %d Validate methods, fewer than the %d fuzzed specs", found, len(fuzzedSpecs))
 	}
 }

@@ -142,6 +142,7 @@ func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	}
 	s.Training.Seed, s.Training.Jobs = s.Seed, s.Jobs
 	s.Training = s.Training.WithDefaults()
+	s.Spectral = s.Spectral.WithDefaults()
 	return s
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/losses"
 	"github.com/rtnlab/rtn/wfa"
 )
@@ -94,4 +95,31 @@ func RankStrings(m *StringsModel, prefixes [][]int, k int) ([][]int, error) {
 		out[i] = wfa.TopK(probs, k)
 	}
 	return out, nil
+}
+
+// RunStringsScore scores spec.Model on spec.Test (rtn strings score): the
+// spec is checked before any file is read, then the model, the test
+// strings and the solution are read and scored. It returns the model with
+// its score.
+func RunStringsScore(spec StringsScoreSpec) (*StringsModel, *StringsScore, error) {
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, nil, err
+	}
+	m, err := LoadStringsModel(spec.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := m.Read(spec.Test, spec.Format)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sol []float64
+	if spec.Solution != "" {
+		if sol, err = datasets.ReadSolutionFile(spec.Solution); err != nil {
+			return nil, nil, err
+		}
+	}
+	sc, err := ScoreStrings(m, s.Seqs, sol, spec.Jobs)
+	return m, sc, err
 }

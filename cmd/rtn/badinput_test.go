@@ -196,6 +196,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, `-only: unknown section "nope"`, "reproduce", "-only", "nope")
 	c(2, "-seed must be >= 1", "reproduce", "-seed", "0")
 	c(2, "-jobs must be in [1, 1024]", "reproduce", "-jobs", "0")
+	c(2, "-resume must be given with an output directory -out", "reproduce", "-resume", "-out", "")
 	// umps train.
 	c(2, `-bond must be auto or in [1, 512], got 0`, "umps", "train", "-bond", "0")
 	c(2, `-bond must be auto or in [1, 512], got 600`, "umps", "train", "-bond", "600")
@@ -230,6 +231,7 @@ func badCases(model, file, dir string) []badCase {
 	c(2, "-regex:", "umps", "sample", "-model", model, "-regex", "0{2,1}")
 	c(1, "-n 100000000 needs about", "umps", "sample", "-model", model, "-regex", "0*", "-n", "100000000")
 	c(1, "DFA states", "umps", "sample", "-model", model, "-regex", ".*1.{25}", "-exact")
+	c(2, "-exact and -method alg1 disagree", "umps", "sample", "-model", model, "-regex", "0*", "-exact", "-method", "alg1")
 	c(1, "no-such-model", "umps", "sample", "-model", "no-such-model", "-regex", "0*")
 	c(2, "-regex, -string must be exactly one given", "umps", "prob", "-model", model)
 	c(2, "-regex, -string must be exactly one given", "umps", "prob", "-model", model, "-regex", "0", "-string", "0")

@@ -17,8 +17,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("compare")
 	var spec runs.CompareSpec
-	d := runs.CompareSpec{Model: "lstm"}.WithDefaults()
-	fs.StringVar(&spec.Model, "model", "", "model: a registered cell on a sequence task, or 2rnn (the spectral regression), 2rnn-spectral, umps, pcnn, pcnn-rnn, pcnn-cnn, wfa (default lstm; known: "+strings.Join(runs.CompareModels(), ", ")+")")
+	d := runs.CompareSpec{}.WithDefaults()
+	fs.StringVar(&spec.Model, "model", "", "model: a registered cell on a sequence task, or 2rnn (the spectral regression), 2rnn-spectral, umps, pcnn, pcnn-rnn, pcnn-cnn, wfa (default "+d.Model+"; known: "+strings.Join(runs.CompareModels(), ", ")+")")
 	fs.StringVar(&spec.Task, "task", "", "data: pfa, jsb, nottingham, muse, piano (a cell), random2rnn or addition (2rnn), tomita1..7 or motzkin (umps), alphabet, music, xor or anbn (pcnn), the format of -data: pautomac, spice or lines (umps, wfa); default the first")
 	fs.StringVar(&spec.DataFile, "data", "", "text file, one sequence per line (a cell; overrides -task), or a string file (umps; wfa, required); the other models refuse it")
 	fs.IntVar(&spec.Hidden, "hidden", 0, "hidden units / rank / bond dimension / units (0: the model's default)")
@@ -36,8 +36,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&spec.DataSeed, "data-seed", 0, fmt.Sprintf("seed of the data (fixed across runs; default %d; a suite's problems set their own)", d.DataSeed))
 	opts := fs.String("optimizers", runs.CompareDefaultOptimizers, "comma-separated optimizers, each NAME[:key=value...] with keys lr, momentum, nesterov, beta1, beta2, rho, eps, wd, clip, schedule, ar, as (known: "+strings.Join(runs.CompareOptimizerNames(), ", ")+")")
 	grid := fs.String("lr-grid", "", "learning-rate grid: LO:HI:N (N log-spaced rates), a list R1,R2,..., or own (each optimizer's rate); empty: the model's grid")
-	seeds := fs.String("seeds", "", "seeds: N (1..N) or a list S1,S2,... (default 3; 1 under -protocol deepobs)")
-	fs.IntVar(&spec.Budget.Epochs, "epochs", 0, "epochs per run (default 3 when -steps and -seconds are unset)")
+	seeds := fs.String("seeds", "", fmt.Sprintf("seeds: N (1..N) or a list S1,S2,... (default %d; %d under -protocol deepobs)", len(d.Seeds), len(runs.CompareSpec{Protocol: runs.ProtocolDeepOBS}.WithDefaults().Seeds)))
+	fs.IntVar(&spec.Budget.Epochs, "epochs", 0, fmt.Sprintf("epochs per run (default %d when -steps and -seconds are unset)", d.Budget.Epochs))
 	fs.IntVar(&spec.Budget.Steps, "steps", 0, "optimizer steps per run (with -epochs, the first reached stops a run)")
 	fs.Float64Var(&spec.Budget.Seconds, "seconds", 0, "training seconds per run (machine-dependent; alone, without -epochs or -steps)")
 	fs.IntVar(&spec.Batch, "batch", 0, fmt.Sprintf("minibatch size (default %d; a suite: each problem's); 0: full batch", d.Batch))
@@ -50,7 +50,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&spec.Suite, "suite", "", "run the comparison over a suite of problems (known: "+strings.Join(runs.CompareSuites(), ", ")+"), each in its own subdirectory of -out")
 	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "runs trained at once (results do not depend on it)")
 	shard := fs.String("shard", "", "run only shard i/n of the grid (join with rtn compare merge)")
-	fs.StringVar(&spec.Out, "out", "out/compare", "output directory (runs, table, CSV, JSON, figures); reused to resume (empty: none, the table only)")
+	fs.StringVar(&spec.Out, "out", runs.CommandOut("compare"), "output directory (runs, table, CSV, JSON, figures); reused to resume (empty: none, the table only)")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {

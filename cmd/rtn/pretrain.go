@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -51,35 +50,12 @@ func runPretrain(args []string, stdout, stderr io.Writer) error {
 			return specError(err)
 		}
 	}
-	if err := checkOutDir("-out", spec.Out); err != nil {
-		return err
-	}
-	lock, err := runs.LockOutputs([]string{spec.Out}, nil)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
 	if !quiet && isTerminal(stderr) {
 		spec.Progress = stderr
 	}
-	out := spec.Out
-	var reps []*runs.PretrainReport
-	for _, init := range list {
-		s := spec
-		s.Init = init
-		if out != "" {
-			s.Out = filepath.Join(out, init)
-		}
-		rep, err := runs.RunPretrain(s)
-		if err != nil {
-			return specError(err)
-		}
-		reps = append(reps, rep)
-	}
-	if out != "" && len(reps) > 1 {
-		if err := runs.WritePretrainCurves(out, reps); err != nil {
-			return err
-		}
+	reps, err := runs.RunPretrainInits(spec, list)
+	if err != nil {
+		return specError(err)
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)

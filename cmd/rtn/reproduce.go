@@ -10,16 +10,18 @@ import (
 
 	"github.com/rtnlab/rtn/params"
 	"github.com/rtnlab/rtn/reproduce"
+	"github.com/rtnlab/rtn/runs"
 )
 
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("reproduce")
 	quick := fs.Bool("quick", true, "short settings (use -quick=false for the papers' full settings)")
 	only := fs.String("only", "", "comma-separated sections to run (known: "+strings.Join(reproduce.Sections(), ", ")+")")
-	out := fs.String("out", "out/reproduce", "output directory for CSV, JSON and PNG files (empty: none)")
+	out := fs.String("out", runs.CommandOut("reproduce"), "output directory for CSV, JSON and PNG files (empty: none)")
 	d := reproduce.ReproduceConfig{}.WithDefaults()
 	seed := fs.Uint64("seed", d.Seed, "random seed")
-	jobs := fs.Int("jobs", d.Jobs, "independent runs trained at once by the sections that allow it (umps-pautomac); results do not depend on it")
+	jobs := fs.Int("jobs", d.Jobs, "independent runs trained at once by the sections that allow it (umps-pautomac, strings); results do not depend on it")
+	resume := fs.Bool("resume", false, "reuse the per-problem results an earlier run with the same -quick and -seed left in -out (strings: out/strings/problems/P.json), run the other problems")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	markdown := fs.String("markdown", "", "also write the summary as a Markdown page to this file (docs/results.md is made this way)")
@@ -27,7 +29,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed, Jobs: *jobs}
+	cfg := reproduce.ReproduceConfig{Quick: *quick, Out: *out, Seed: *seed, Jobs: *jobs, Resume: *resume}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			cfg.Only = append(cfg.Only, strings.TrimSpace(s))

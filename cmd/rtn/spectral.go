@@ -32,7 +32,7 @@ func runSpectral(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.Single.L, "L", 0, fmt.Sprintf("prefix length L (training lengths L, 2L, 2L+1) (default %d)", d.L))
 	fs.IntVar(&c.Single.Rank, "rank", 0, "states of the learned 2-RNN (0: the target's, 5 or 2; with -data: chosen on the validation part, or by the singular-value gap)")
 	fs.StringVar(&c.Single.Method, "method", "", fmt.Sprintf("recovery method: %s (default %s)", strings.Join(runs.SpectralMethods, ", "), d.Method))
-	fs.Uint64Var(&c.Single.Seed, "seed", 0, "random seed (target and data) (default 1)")
+	fs.Uint64Var(&c.Single.Seed, "seed", 0, fmt.Sprintf("random seed (target and data) (default %d)", d.Seed))
 	fs.IntVar(&c.Single.D, "d", 0, fmt.Sprintf("input dimension of the random 2-RNN (default %d)", d.D))
 	fs.IntVar(&c.Single.P, "p", 0, fmt.Sprintf("output dimension of the random 2-RNN (default %d)", d.P))
 	fs.IntVar(&c.Single.States, "states", 0, fmt.Sprintf("states of the random 2-RNN (default %d)", d.States))

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -67,29 +66,29 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	var spec runs.StringsFitSpec
 	d := spec.WithDefaults()
 	train := fs.String("train", "", "training strings")
-	format := fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
+	format := stringsFormatFlag(fs)
 	out := fs.String("out", "", "model file to write (JSON; empty: none, the selection table only)")
-	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, or wfa alone (the spectral estimate) (default pfa)")
+	families := fs.String("family", "", "candidate families, comma-separated: pfa, hmm, or wfa alone (the spectral estimate) (default "+strings.Join(d.Families, ",")+")")
 	states := fs.String("states", "", "candidate numbers of states, comma-separated (default: grow from -states-from by -states-growth until -states-patience sizes do not improve)")
-	fs.IntVar(&spec.StatesFrom, "states-from", 0, "first number of states of the growing grid (default 8)")
-	fs.Float64Var(&spec.StatesGrowth, "states-growth", 0, "factor between sizes of the growing grid (default 1.5)")
-	fs.IntVar(&spec.StatesMax, "states-max", 0, "most states of the growing grid (default 128)")
-	fs.IntVar(&spec.StatesPatience, "states-patience", 0, "sizes in a row without validation improvement that end the growing grid (default 2)")
-	fs.Float64Var(&spec.Training.Tolerance, "em-tol", 0, "relative validation improvement an EM iteration needs to count (default 1e-5)")
-	fs.StringVar(&spec.Start, "start", "", "start of the automata: spectral or random (default spectral)")
-	fs.IntVar(&spec.Spectral.SuffixLength, "start-suffixes", 0, "spectral start: cluster the predictive states by the probabilities they give to the next strings of up to this many symbols; -1: by the WFA's own basis (default 1)")
-	fs.StringVar(&spec.Method, "method", "", "refinement: em, gradient or em+gradient (default em+gradient)")
-	fs.StringVar(&spec.Training.Optimizer, "optimizer", "", "optimizer of the gradient refinement (default adam)")
-	fs.Float64Var(&spec.Training.Optim.LR, "lr", 0, "learning rate (default 0.05)")
-	fs.IntVar(&spec.Training.Epochs, "epochs", 0, "most gradient epochs (default 100)")
-	fs.IntVar(&spec.Training.BatchSize, "batch", 0, "distinct strings per gradient step (default 256)")
-	fs.IntVar(&spec.EMIterations, "em-iters", 0, "most EM passes over the training strings (default 200)")
-	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: plain or squarem (SQUAREM extrapolation of the Baum-Welch steps) (default plain)")
-	fs.Float64Var(&spec.ValidFraction, "valid", 0, "share of the strings held out for selection and early stopping (default 0.1)")
+	fs.IntVar(&spec.StatesFrom, "states-from", 0, fmt.Sprintf("first number of states of the growing grid (default %d)", d.StatesFrom))
+	fs.Float64Var(&spec.StatesGrowth, "states-growth", 0, fmt.Sprintf("factor between sizes of the growing grid (default %g)", d.StatesGrowth))
+	fs.IntVar(&spec.StatesMax, "states-max", 0, fmt.Sprintf("most states of the growing grid (default %d)", d.StatesMax))
+	fs.IntVar(&spec.StatesPatience, "states-patience", 0, fmt.Sprintf("sizes in a row without validation improvement that end the growing grid (default %d)", d.StatesPatience))
+	fs.Float64Var(&spec.Training.Tolerance, "em-tol", 0, fmt.Sprintf("relative validation improvement an EM iteration needs to count (default %g)", d.Training.Tolerance))
+	fs.StringVar(&spec.Start, "start", "", "start of the automata: spectral or random (default "+d.Start+")")
+	fs.IntVar(&spec.Spectral.SuffixLength, "start-suffixes", 0, fmt.Sprintf("spectral start: cluster the predictive states by the probabilities they give to the next strings of up to this many symbols; -1: by the WFA's own basis (default %d)", d.Spectral.SuffixLength))
+	fs.StringVar(&spec.Method, "method", "", "refinement: em, gradient or em+gradient (default "+d.Method+")")
+	fs.StringVar(&spec.Training.Optimizer, "optimizer", "", "optimizer of the gradient refinement (default "+d.Training.Optimizer+")")
+	fs.Float64Var(&spec.Training.Optim.LR, "lr", 0, fmt.Sprintf("learning rate (default %g)", d.Training.Optim.LR))
+	fs.IntVar(&spec.Training.Epochs, "epochs", 0, fmt.Sprintf("most gradient epochs (default %d)", d.Training.Epochs))
+	fs.IntVar(&spec.Training.BatchSize, "batch", 0, fmt.Sprintf("distinct strings per gradient step (default %d)", d.Training.BatchSize))
+	fs.IntVar(&spec.EMIterations, "em-iters", 0, fmt.Sprintf("most EM passes over the training strings (default %d)", d.EMIterations))
+	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: plain or squarem (SQUAREM extrapolation of the Baum-Welch steps) (default "+d.Training.EMAccel+")")
+	fs.Float64Var(&spec.ValidFraction, "valid", 0, fmt.Sprintf("share of the strings held out for selection and early stopping (default %g)", d.ValidFraction))
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split, starts, batches)")
 	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")
 	fs.IntVar(&spec.Jobs, "jobs", d.Jobs, "workers (the model is the same for any number)")
-	fs.DurationVar(&spec.Budget, "budget", 0, "wall time after which no candidate starts and training stops at the next epoch (default 10m)")
+	fs.DurationVar(&spec.Budget, "budget", 0, "wall time after which no candidate starts and training stops at the next epoch (default "+d.Budget.String()+")")
 	asJSON := fs.Bool("json", false, "print the fit summary as one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -145,7 +144,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 }
 
 func stringsFormatFlag(fs *flag.FlagSet) *string {
-	return fs.String("format", "pautomac", "string file format: pautomac, spice or lines")
+	return formatFlag(fs, "string file format: pautomac, spice or lines")
 }
 
 func runStringsScore(args []string, stdout, stderr io.Writer) error {
@@ -168,21 +167,7 @@ func runStringsScore(args []string, stdout, stderr io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return specError(err)
 	}
-	m, err := runs.LoadStringsModel(spec.Model)
-	if err != nil {
-		return err
-	}
-	s, err := m.Read(spec.Test, spec.Format)
-	if err != nil {
-		return err
-	}
-	var sol []float64
-	if spec.Solution != "" {
-		if sol, err = datasets.ReadSolutionFile(spec.Solution); err != nil {
-			return err
-		}
-	}
-	res, err := runs.ScoreStrings(m, s.Seqs, sol, spec.Jobs)
+	m, res, err := runs.RunStringsScore(spec)
 	if err != nil {
 		return err
 	}
@@ -204,7 +189,7 @@ func runStringsSample(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Count, "n", d.Count, "strings to draw")
 	fs.IntVar(&spec.MaxLen, "max-len", d.MaxLen, "longest string (longer draws are redrawn)")
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed")
-	format := fs.String("format", "pautomac", "output format: pautomac, spice or lines")
+	format := formatFlag(fs, "output format: pautomac, spice or lines")
 	fs.StringVar(&spec.Out, "out", "", "output file (default stdout)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err

@@ -61,11 +61,11 @@ func runUMPSTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&str.format, "format", "", "read -data as a string file: lines (white-space separated symbols), pautomac or spice (default: one string per line, one character per symbol)")
 	fs.StringVar(&str.alphabet, "alphabet", "", "with -format lines: the symbols, separated by commas (default: the tokens of the file)")
 	fs.Float64Var(&spec.ValidFrac, "valid-frac", 0, fmt.Sprintf("with -format: fraction of the file's strings held out for validation, drawn by -seed (0: %g)", fd.ValidFrac))
-	fs.StringVar(&str.bond, "bond", "", fmt.Sprintf("bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (%s)", def(d.Bond, "auto")))
-	fs.StringVar(&str.growFrom, "grow-from", "", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0) (default 0, with -format auto)")
+	fs.StringVar(&str.bond, "bond", "", fmt.Sprintf("bond dimension D, or auto: the rank rtn wfa learn selects on the file, at least 20, or 64 when that rank is the largest it tries (%s)", def(d.Bond, autoName(fd.Bond, runs.BondAuto))))
+	fs.StringVar(&str.growFrom, "grow-from", "", "train first at this bond dimension and grow the trained core into -bond's, below it (with -bond auto: when the chosen D is above it; 0: start at -bond's; auto: with -bond auto, 20 when the rule picks 64, else 0) ("+def(autoName(d.GrowFrom, runs.GrowAuto), autoName(fd.GrowFrom, runs.GrowAuto))+")")
 	fs.Float64Var(&spec.GrowLR, "grow-lr", 0, "Adam's learning rate for the grown model, with -grow-from (0: -lr's / 100)")
 	fs.StringVar(&str.norm, "norm", "", fmt.Sprintf("normalisation: n (per length, P_n) or star (all lengths, P_*) (%s)", def(*d.Norm, *fd.Norm)))
-	fs.StringVar(&str.init, "init", "", "core initialisation: identity (near-identity) or normal (N(0, 1/D)) (default identity)")
+	fs.StringVar(&str.init, "init", "", "core initialisation: identity (near-identity) or normal (N(0, 1/D)) (default "+umpsInitName(d.Init)+")")
 	fs.IntVar(&spec.BalanceEpochs, "balance", 0, fmt.Sprintf("also train each restart after this many epochs of minibatches with equally many strings of each length (on P_n, also before -norm star), keep the better by validation NLL (0: the paper's protocol only) (%s)", def(d.BalanceEpochs, fd.BalanceEpochs)))
 	fs.IntVar(&spec.NTrain, "train", 0, fmt.Sprintf("training strings (built-in languages) (default %d)", d.NTrain))
 	fs.IntVar(&spec.NValid, "valid", 0, fmt.Sprintf("validation strings (built-in languages) (default %d)", d.NValid))
@@ -153,19 +153,37 @@ func (f umpsTrainStrings) apply(fs *flag.FlagSet, spec *runs.UMPSSpec) error {
 		spec.Norm = &n
 	}
 	if flagSet(fs, "init") {
-		switch f.init {
-		case "identity":
-			spec.Init = umps.NearIdentity
-		case "normal":
-			spec.Init = umps.RandomNormal
-		default:
+		i, ok := umpsInits[f.init]
+		if !ok {
 			return usagef("-init must be identity or normal, got %q", f.init)
 		}
+		spec.Init = i
 	}
 	givenZeroIsOff(fs, "balance", &spec.BalanceEpochs)
 	givenZeroIsOff(fs, "clip", &spec.ClipNorm)
 	givenZeroIsOff(fs, "grow-from", &spec.GrowFrom)
 	return nil
+}
+
+// umpsInits are the names of -init.
+var umpsInits = map[string]umps.Init{"identity": umps.NearIdentity, "normal": umps.RandomNormal}
+
+// umpsInitName is the -init name of i.
+func umpsInitName(i umps.Init) string {
+	for n, v := range umpsInits {
+		if v == i {
+			return n
+		}
+	}
+	return fmt.Sprint(int(i))
+}
+
+// autoName writes v as autoOrInt reads it.
+func autoName(v, auto int) string {
+	if v == auto {
+		return "auto"
+	}
+	return fmt.Sprint(v)
 }
 
 // autoOrInt reads "auto" as auto and an integer as itself.
@@ -209,6 +227,9 @@ func runUMPSSample(args []string, stdout, stderr io.Writer) error {
 	}
 	spec.Regex = givenString(fs, "regex", regex)
 	if *exact {
+		if flagSet(fs, "method") && spec.Method != umps.SampleExact.String() {
+			return usagef("-exact and -method %s disagree: give one of them", spec.Method)
+		}
 		spec.Method = umps.SampleExact.String()
 	}
 	if err := spec.Validate(); err != nil {

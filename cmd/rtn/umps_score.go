@@ -6,7 +6,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rtnlab/rtn/datasets"
 	"github.com/rtnlab/rtn/runs"
 )
 
@@ -18,9 +17,9 @@ func umpsFileFlags(spec *runs.UMPSSpec, format, alphabet string) error {
 	if format == "" {
 		return nil
 	}
-	f, err := datasets.ParseStringFormat(format)
+	f, err := parseFormat(format)
 	if err != nil {
-		return usagef("-format must be lines, pautomac or spice, got %q", format)
+		return err
 	}
 	spec.Format = &f
 	return nil
@@ -31,15 +30,15 @@ func runUMPSScore(args []string, stdout, stderr io.Writer) error {
 	var spec runs.UMPSScoreSpec
 	fs.StringVar(&spec.Model, "model", "", "model file or run directory")
 	fs.StringVar(&spec.Test, "test", "", "test strings (required)")
-	format := fs.String("format", "pautomac", "format of -test: pautomac, spice or lines")
+	format := formatFlag(fs, "format of -test: pautomac, spice or lines")
 	fs.StringVar(&spec.Solution, "solution", "", "PAutomaC solution file (true probabilities of the test strings): report the perplexity")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	f, err := datasets.ParseStringFormat(*format)
+	f, err := parseFormat(*format)
 	if err != nil {
-		return usagef("-format must be lines, pautomac or spice, got %q", *format)
+		return err
 	}
 	spec.Format = f
 	sc, err := runs.RunUMPSScore(spec)

@@ -52,10 +52,10 @@ var wfaFlagNames = map[string]string{"ValidFraction": "valid", "LRows": "lrows",
 // wfaError is specError with the wfa commands' flag names.
 func wfaError(err error) error { return specErrorNamed(err, wfaFlagNames) }
 
-// formatFlag registers -format, the format of the string files a wfa
-// subcommand reads or writes.
+// formatFlag registers -format, the format of the string files a command
+// reads or writes; its default is the specs' zero datasets.StringFormat.
 func formatFlag(fs *flag.FlagSet, usage string) *string {
-	return fs.String("format", "pautomac", usage)
+	return fs.String("format", datasets.StringFormat(0).String(), usage)
 }
 
 // parseFormat parses the value of -format.
