@@ -2,7 +2,8 @@
 # Times square products of sizes 64 to 2048 in the four layouts, float64
 # and float32, on rtn's Gemm (package internal/gemm's kernels) and on the
 # system OpenBLAS in one run (go test -tags openblas -bench GemmShapes
-# ./graph), one thread each, the two alternating call by call, and prints
+# ./graph), one thread each, the two alternating call by call (each first
+# in every other pair), and prints
 # GFLOP/s and the ratio rtn / OpenBLAS (in speed) as a Markdown table.
 # Each row is the run with the best ratio of -count runs.
 #
@@ -56,7 +57,7 @@ END {
 }' "$tmp/raw.txt" | sort -k1,1n -k2,2 >"$tmp/best.txt"
 
 {
-	echo "\`bench/gemm.sh -count $count -benchtime $benchtime\`: square products (m = n = k), GFLOP/s, one thread, rtn and OpenBLAS (cgo, \`-tags openblas\`) alternating call by call; per row the best of $count runs${cpu:+; $cpu}."
+	echo "\`bench/gemm.sh -count $count -benchtime $benchtime\`: square products (m = n = k), GFLOP/s, one thread, rtn and OpenBLAS (cgo, \`-tags openblas\`) alternating call by call, each first in every other pair; per row the best of $count runs${cpu:+; $cpu}."
 	echo
 	echo "| size | layout | float64 rtn | float64 OpenBLAS | ratio | float32 rtn | float32 OpenBLAS | ratio |"
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|"

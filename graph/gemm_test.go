@@ -60,7 +60,7 @@ func forFloats(t *testing.T, test64 func(*testing.T), test32 func(*testing.T)) {
 
 // TestGemmBruteForce compares Gemm with the sum of products entry by entry,
 // summed in float64, for all four layouts, sizes off and on the kernels'
-// panels (4 x 12 in float64, 4 x 24 in float32) and blocks (96 rows, 480
+// panels (6 x 8 in float64, 6 x 16 in float32) and blocks (96 rows, 480
 // columns, 256 terms), strides wider than the rows, and alpha, beta among
 // 1, 0 (c holding NaN, which beta 0 ignores) and other values. Entries
 // outside the m x n block of c must not change. The error allowed is a
@@ -75,7 +75,7 @@ func testGemmBruteForce[F Float](t *testing.T) {
 		eps = 1e-6
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	sizes := [][3]int{{1, 1, 1}, {3, 5, 7}, {4, 12, 1}, {5, 13, 2}, {4, 24, 3}, {5, 25, 2}, {8, 24, 30}, {13, 25, 300}, {9, 49, 257}, {100, 30, 17}, {7, 500, 3}, {33, 50, 600}, {2, 3, 0}}
+	sizes := [][3]int{{1, 1, 1}, {3, 5, 7}, {6, 8, 1}, {7, 9, 2}, {6, 16, 3}, {5, 17, 6}, {8, 24, 30}, {20, 16, 41}, {10, 32, 9}, {13, 25, 300}, {9, 49, 257}, {100, 30, 17}, {7, 500, 3}, {33, 50, 600}, {2, 3, 0}}
 	for _, sz := range sizes {
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			for _, ab := range [][2]F{{1, 0}, {1, 1}, {-0.5, 0.3}} {

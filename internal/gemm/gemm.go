@@ -20,22 +20,22 @@ func is32[F Float]() bool {
 func Available() bool { return available }
 
 const (
-	gemmMR      = 4   // rows of a panel of op(a)
-	gemmNRBytes = 96  // bytes of a row of a panel of op(b): three YMM registers
-	gemmKC      = 256 // terms summed per pass over c
-	gemmMC      = 96  // rows of op(a) packed at once
-	gemmNC      = 480 // columns of op(b) packed at once, a multiple of both panel widths
+	gemmMR      = 6    // rows of a panel of op(a)
+	gemmNRBytes = 64   // bytes of a row of a panel of op(b): two YMM registers
+	gemmKC      = 256  // terms summed per pass over c
+	gemmMCBytes = 1536 // bytes of a column of the rows of op(a) packed at once (gemmMC)
+	gemmNC      = 2048 // columns of op(b) packed at once, a multiple of both panel widths
 )
 
-// Reading a panel straight from the matrix (a transposed a, a b not
-// transposed) instead of packing it pays only for few uses of the panel:
-// panels of op(a) are read in place when c has at most directAMaxN panels
-// of columns, panels of op(b) when c has at most directBMaxM rows and the
-// rows of b are not a multiple of conflictStride bytes apart (a panel read
-// with such a stride falls into a few sets of the first-level cache and
-// runs two to three times slower than packed).
+// Reading a panel straight from the matrix instead of packing it pays only
+// for few uses of the panel: panels of op(a) are read in place when c has
+// at most directAMaxN panels of columns, panels of op(b) (the rows of a b
+// not transposed) when c has at most directBMaxM rows; neither when the
+// rows of its matrix are a multiple of conflictStride bytes apart (a panel
+// read with such a stride falls into a few sets of the first-level cache
+// and runs two to three times slower than packed).
 var (
-	directAMaxN = 2
+	directAMaxN = 8
 	directBMaxM = 64
 )
 
@@ -43,11 +43,19 @@ var (
 // map to one set of the first-level cache (its size over its ways).
 const conflictStride = 4096
 
-// gemmNR is the number of columns of a panel of op(b) in F: 12 float64s
-// or 24 float32s.
+// gemmNR is the number of columns of a panel of op(b) in F: 8 float64s
+// or 16 float32s.
 func gemmNR[F Float]() int {
 	var z F
 	return gemmNRBytes / int(unsafe.Sizeof(z))
+}
+
+// gemmMC is the number of rows of op(a) packed at once, a multiple of
+// gemmMR: 192 float64s or 384 float32s, whose panels over gemmKC terms
+// (384 KiB) stay in the second-level cache while the panels of op(b) go by.
+func gemmMC[F Float]() int {
+	var z F
+	return gemmMCBytes / int(unsafe.Sizeof(z))
 }
 
 // gemmBuf holds the packed panels and an edge block of c.
@@ -73,14 +81,21 @@ func gemmBufs[F Float]() chan *gemmBuf[F] {
 	return any(gemmBufs64).(chan *gemmBuf[F])
 }
 
-// getGemmBuf takes a kept buffer, or makes one.
-func getGemmBuf[F Float]() *gemmBuf[F] {
+// getGemmBuf takes a kept buffer, or makes one, with room for the panels
+// of op(b) of a product n columns wide: the buffers grow to the widest
+// product they serve, up to gemmNC columns.
+func getGemmBuf[F Float](n int) *gemmBuf[F] {
+	var buf *gemmBuf[F]
 	select {
-	case b := <-gemmBufs[F]():
-		return b
+	case buf = <-gemmBufs[F]():
 	default:
-		return &gemmBuf[F]{a: make([]F, gemmMC*gemmKC), b: make([]F, gemmKC*gemmNC)}
+		buf = &gemmBuf[F]{a: make([]F, (gemmMC[F]()+gemmMR)*gemmKC)} // room for a slot per panel (panelRows)
 	}
+	nr := gemmNR[F]()
+	if need := gemmKC * min(gemmNC, (n+nr-1)/nr*nr); len(buf.b) < need {
+		buf.b = make([]F, need)
+	}
+	return buf
 }
 
 // putGemmBuf keeps b unless 16 buffers are kept already.
@@ -159,63 +174,112 @@ func serial[F Float](transA bool, m, n, k int, alpha F, a []F, lda int, src bSou
 	if k == 0 || alpha == 0 {
 		return
 	}
-	buf := getGemmBuf[F]()
+	buf := getGemmBuf[F](n)
 	defer putGemmBuf(buf)
-	nr := gemmNR[F]()
+	size := int(unsafe.Sizeof(a[0]))
+	nr, mcMax := gemmNR[F](), gemmMC[F]()
 	// A panel read straight from a or b saves its copy but is read with the
-	// matrix's stride: worth it only when it is used few times.
-	directA := transA && alpha == 1 && n <= directAMaxN*nr // alpha scales op(a) as it is packed
+	// matrix's stride: worth it only when it is used few times. alpha
+	// scales op(a) as it is packed.
+	directA := alpha == 1 && n <= directAMaxN*nr && lda*size%conflictStride != 0
 	transB, b, ldb, packed := src.transB, src.b, src.ldb, src.packed
-	directB := !transB && m <= directBMaxM && packed == nil && ldb*int(unsafe.Sizeof(b[0]))%conflictStride != 0
+	directB := !transB && m <= directBMaxM && packed == nil && ldb*size%conflictStride != 0
 	for p := 0; p < k; p += gemmKC {
 		kc := min(gemmKC, k-p)
 		for j := 0; j < n; j += gemmNC {
 			nc := min(gemmNC, n-j)
-			for jr := 0; jr < nc && packed == nil; jr += nr {
-				if !directB || nc-jr < nr {
-					packB(buf.b[jr*kc:(jr+nr)*kc], nr, transB, b, ldb, p, kc, j+jr, min(nr, nc-jr))
-				}
+			switch {
+			case packed != nil:
+			case directB && nc%nr != 0:
+				last := nc - nc%nr
+				packB(buf.b[last*kc:(last+nr)*kc], nr, transB, b, ldb, p, kc, j+last, nc-last)
+			case !directB:
+				packBBlock(buf.b, nr, transB, b, ldb, p, kc, j, nc)
 			}
-			for i := 0; i < m; i += gemmMC {
-				mc := min(gemmMC, m-i)
-				for ir := 0; ir < mc; ir += gemmMR {
-					if !directA || mc-ir < gemmMR {
-						packA(buf.a[ir*kc:(ir+gemmMR)*kc], transA, alpha, a, lda, i+ir, min(gemmMR, mc-ir), p, kc)
+			for i := 0; i < m; i += mcMax {
+				mc := min(mcMax, m-i)
+				if !directA {
+					packABlock(buf.a, transA, alpha, a, lda, i, mc, p, kc)
+				} else { // only the panels the kernels cannot read in place
+					for ir, slot := leadRows(mc), leadRows(mc)/gemmMR; ir < mc; slot++ {
+						rows := panelRows(mc - ir)
+						if rows != kernRows(rows) {
+							packA(buf.a[slot*gemmMR*kc:(slot+1)*gemmMR*kc], transA, alpha, a, lda, i+ir, rows, p, kc)
+						}
+						ir += rows
 					}
 				}
+				blk := block[F]{kc: kc, put: put && p == 0, c: c[(i*ldc + j):], ldc: ldc, buf: buf}
 				for jr := 0; jr < nc; jr += nr {
-					pb, ldpb := &buf.b[jr*kc], nr
+					blk.b, blk.ldb = &buf.b[jr*kc], nr
 					switch {
 					case packed != nil:
-						pb = &packed.data[packed.panel(p, src.col0+j+jr)]
+						blk.b = &packed.data[packed.panel(p, src.col0+j+jr)]
 					case directB && nc-jr >= nr:
-						pb, ldpb = &b[p*ldb+j+jr], ldb
+						blk.b, blk.ldb = &b[p*ldb+j+jr], ldb
 					}
-					for ir := 0; ir < mc; ir += gemmMR {
-						pa, ldpa := &buf.a[ir*kc], gemmMR
-						if directA && mc-ir >= gemmMR {
-							pa, ldpa = &a[p*lda+i+ir], lda
+					for ir, slot := 0, 0; ir < mc; ir, slot = ir+panelRows(mc-ir), slot+1 {
+						rows := panelRows(mc - ir)
+						blk.a, blk.lda, blk.byRows = &buf.a[slot*gemmMR*kc], gemmMR, false
+						switch {
+						case !directA || rows != kernRows(rows):
+						case transA:
+							blk.a, blk.lda = &a[p*lda+i+ir], lda
+						default:
+							blk.a, blk.lda, blk.byRows = &a[(i+ir)*lda+p], lda, true
 						}
-						rows, cols := min(gemmMR, mc-ir), min(nr, nc-jr)
-						at := (i+ir)*ldc + j + jr
-						first := put && p == 0
-						if rows == gemmMR && cols == nr {
-							kern(first, kc, pa, ldpa, pb, ldpb, &c[at], ldc)
-							continue
-						}
-						if !first {
-							for r := range rows {
-								copy(buf.edge[r*nr:r*nr+cols], c[at+r*ldc:at+r*ldc+cols])
-							}
-						}
-						kern(first, kc, pa, ldpa, pb, ldpb, &buf.edge[0], nr)
-						for r := range rows {
-							copy(c[at+r*ldc:at+r*ldc+cols], buf.edge[r*nr:r*nr+cols])
-						}
+						blk.run(ir, jr, rows, min(nr, nc-jr))
 					}
 				}
 			}
 		}
+	}
+}
+
+// block is the kernel's view of one pass over a block of c: kc terms of
+// the panels of op(a) at a (with stride lda, read by rows when byRows is
+// set) and of op(b) at b (stride ldb), into c with stride ldc, written
+// (put) or added to.
+type block[F Float] struct {
+	kc       int
+	put      bool
+	a, b     *F
+	lda, ldb int
+	byRows   bool
+	c        []F
+	ldc      int
+	buf      *gemmBuf[F]
+}
+
+// kernRows is the number of rows of the kernel that computes a panel of
+// rows rows: 4 up to 4, else gemmMR.
+func kernRows(rows int) int {
+	if rows <= 4 {
+		return 4
+	}
+	return gemmMR
+}
+
+// run adds (or writes) the product of the panels into the rows x cols
+// block of c at row ir, column jr: through the buffer's edge block when
+// it is narrower than the kernel's.
+func (blk *block[F]) run(ir, jr, rows, cols int) {
+	nr := gemmNR[F]()
+	at := ir*blk.ldc + jr
+	if cols == nr {
+		_ = blk.c[at+(rows-1)*blk.ldc+nr-1] // the kernel writes through a pointer
+		kern(blk.put, blk.byRows, kernRows(rows), blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &blk.c[at], blk.ldc, rows)
+		return
+	}
+	edge := blk.buf.edge[:]
+	if !blk.put {
+		for r := range rows {
+			copy(edge[r*nr:r*nr+cols], blk.c[at+r*blk.ldc:at+r*blk.ldc+cols])
+		}
+	}
+	kern(blk.put, blk.byRows, kernRows(rows), blk.kc, blk.a, blk.lda, blk.b, blk.ldb, &edge[0], nr, rows)
+	for r := range rows {
+		copy(blk.c[at+r*blk.ldc:at+r*blk.ldc+cols], edge[r*nr:r*nr+cols])
 	}
 }
 
@@ -242,74 +306,5 @@ func checkGemm[F Float](transA, transB bool, m, n, k int, a []F, lda int, b []F,
 func checkMatrix[F Float](what string, s []F, rows, cols, ld int) {
 	if ld < max(1, cols) || rows > 0 && cols > 0 && len(s) < (rows-1)*ld+cols {
 		panic(fmt.Sprintf("gemm: %s of %d values with stride %d cannot hold %d x %d", what, len(s), ld, rows, cols))
-	}
-}
-
-// packA writes the panel of rows i..i+rows of alpha op(a) over terms
-// p..p+kc into dst as [kc][gemmMR], zero past the last row.
-func packA[F Float](dst []F, transA bool, alpha F, a []F, lda, i, rows, p, kc int) {
-	dst = dst[:kc*gemmMR]
-	switch {
-	case rows < gemmMR:
-		clear(dst)
-		for r := range rows {
-			for l := range kc {
-				dst[l*gemmMR+r] = alpha * opA(transA, a, lda, i+r, p+l)
-			}
-		}
-	case transA:
-		for l := range kc {
-			s, d := a[(p+l)*lda+i:][:gemmMR], dst[l*gemmMR:][:gemmMR]
-			d[0], d[1], d[2], d[3] = alpha*s[0], alpha*s[1], alpha*s[2], alpha*s[3]
-		}
-	default: // four rows at a time: one short write per term
-		r0 := a[i*lda+p:][:kc]
-		r1 := a[(i+1)*lda+p:][:kc]
-		r2 := a[(i+2)*lda+p:][:kc]
-		r3 := a[(i+3)*lda+p:][:kc]
-		for l := range kc {
-			d := dst[l*gemmMR:][:gemmMR]
-			d[0], d[1], d[2], d[3] = alpha*r0[l], alpha*r1[l], alpha*r2[l], alpha*r3[l]
-		}
-	}
-}
-
-// opA is entry (r, l) of op(a).
-func opA[F Float](transA bool, a []F, lda, r, l int) F {
-	if transA {
-		return a[l*lda+r]
-	}
-	return a[r*lda+l]
-}
-
-// packB writes the panel of columns j..j+cols of op(b) over terms p..p+kc
-// into dst as [kc][nr], zero past the last column.
-func packB[F Float](dst []F, nr int, transB bool, b []F, ldb, p, kc, j, cols int) {
-	dst = dst[:kc*nr]
-	if cols < nr {
-		clear(dst)
-	}
-	if !transB {
-		for l := range kc {
-			copy(dst[l*nr:], b[(p+l)*ldb+j:(p+l)*ldb+j+cols])
-		}
-		return
-	}
-	q := 0
-	for ; q+4 <= cols; q += 4 { // four columns at a time: one short write per term
-		r0 := b[(j+q)*ldb+p:][:kc]
-		r1 := b[(j+q+1)*ldb+p:][:kc]
-		r2 := b[(j+q+2)*ldb+p:][:kc]
-		r3 := b[(j+q+3)*ldb+p:][:kc]
-		for l := range kc {
-			d := dst[l*nr+q:][:4]
-			d[0], d[1], d[2], d[3] = r0[l], r1[l], r2[l], r3[l]
-		}
-	}
-	for ; q < cols; q++ {
-		row := b[(j+q)*ldb+p:][:kc]
-		for l, v := range row {
-			dst[l*nr+q] = v
-		}
 	}
 }

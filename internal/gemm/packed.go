@@ -38,10 +38,7 @@ func (p *PackedB[F]) Pack(transB bool, k, n int, b []F, ldb int) {
 	p.data = p.data[:size]
 	for q := 0; q < k; q += gemmKC {
 		kc := min(gemmKC, k-q)
-		for j := 0; j < n; j += nr {
-			at := p.panel(q, j)
-			packB(p.data[at:at+kc*nr], nr, transB, b, ldb, q, kc, j, min(nr, n-j))
-		}
+		packBBlock(p.data[p.panel(q, 0):], nr, transB, b, ldb, q, kc, 0, n)
 	}
 }
 
