@@ -4,6 +4,9 @@ import (
 	"math"
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
 	"github.com/rtnlab/rtn/internal/vec"
 )
 
@@ -191,6 +194,9 @@ func (e *Evaluator) Stats(p *Probs, seqs [][]int, weights []float64, idx []int, 
 			}
 			wk.stats.LogLik += w * lp
 		}
+		if counts {
+			p.finishCounts(&wk.stats)
+		}
 	}
 	runChunks(k, jobs, run)
 	out.reset(p.N, p.D, counts)
@@ -228,29 +234,29 @@ func runChunks(k, jobs int, run func(c int)) {
 }
 
 // moveForward sets next to prev M_a, the forward move through symbol a
-// (ma: M_a, n x n, row-major), skipping the states prev gives 0.
+// (ma: M_a, n x n, row-major).
 func moveForward(next, prev, ma []float64) {
 	n := len(next)
-	clear(next)
-	for q, aq := range prev {
-		if aq != 0 {
-			vec.ScaleAdd(next, ma[q*n:(q+1)*n], aq)
-		}
-	}
+	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: n, Cols: n, Stride: n, Data: ma[:n*n]},
+		blas64.Vector{N: n, Inc: 1, Data: prev}, 0, blas64.Vector{N: n, Inc: 1, Data: next})
 }
 
 // moveBack carries the backward vector b of the state after a move
-// through symbol a (ma: M_a) to the state before it, pb[q] += inv sum_j
-// M_a(q, j) b(j), and adds w prev(q) inv M_a(q, j) b(j) to the move's
-// counts cm (row-major like ma). tmp holds n values.
+// through symbol a (ma: M_a) to the state before it, pb += inv M_a b,
+// and adds w inv prev b^T to the move's count factors cm (row-major like
+// ma): the counts are these factors times M_a entry by entry, which
+// finishCounts applies once at the end of a pass. tmp holds n values.
 func moveBack(pb, prev, b, ma, cm, tmp []float64, w, inv float64) {
 	n := len(b)
-	for q, aq := range prev {
-		row := ma[q*n : (q+1)*n]
-		pb[q] += vec.Dot(row, b) * inv
-		if aq != 0 {
-			vec.Mul(tmp, row, b)
-			vec.ScaleAdd(cm[q*n:(q+1)*n], tmp, w*aq*inv)
-		}
-	}
+	blas64.Gemv(blas.NoTrans, inv, blas64.General{Rows: n, Cols: n, Stride: n, Data: ma[:n*n]},
+		blas64.Vector{N: n, Inc: 1, Data: b}, 0, blas64.Vector{N: n, Inc: 1, Data: tmp})
+	vec.AddTo(pb, tmp)
+	blas64.Ger(w*inv, blas64.Vector{N: n, Inc: 1, Data: prev}, blas64.Vector{N: n, Inc: 1, Data: b},
+		blas64.General{Rows: n, Cols: n, Stride: n, Data: cm[:n*n]})
+}
+
+// finishCounts turns the move count factors that moveBack accumulated in
+// st.M into the expected counts, multiplying them by M entry by entry.
+func (p *Probs) finishCounts(st *Stats) {
+	vec.Mul(st.M, st.M, p.M)
 }

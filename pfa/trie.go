@@ -207,6 +207,9 @@ func (p *Probs) trieChunk(t *Trie, lo, hi int, w *trieWork, counts bool) {
 			p.trieClose(t, top, w)
 		}
 	}
+	if counts {
+		p.finishCounts(&w.stats)
+	}
 }
 
 // TrieStats computes the statistics of the strings of t into out, as
