@@ -62,7 +62,7 @@ func (s *Stats) add(o *Stats) {
 // its scales and the backward vectors.
 type work struct {
 	alpha, scale, beta, nb []float64
-	// tmp holds a row of products for moveBack.
+	// tmp holds moveBack's product M_a b.
 	tmp   []float64
 	stats Stats
 }

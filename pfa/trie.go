@@ -71,7 +71,7 @@ type trieWork struct {
 	scale, logc []float64
 	node        []int
 	dead        []bool
-	// tmp holds a row of products for moveBack.
+	// tmp holds moveBack's product M_a b.
 	tmp   []float64
 	stats Stats
 }
