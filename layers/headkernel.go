@@ -178,8 +178,8 @@ func is32[F graph.Float]() bool {
 // row are taken as the logarithm of the product of the 1 + e, each in
 // (1, 2], in runs short enough not to overflow: one logarithm per 512
 // entries instead of one per entry, at the cost of a rounding error of
-// order 1e-16 per entry. e comes from fastmath's polynomial, four entries
-// at a time (the long one in float64, within a few ulps of math.Exp; the
+// order 1e-16 per entry. e comes from fastmath's polynomial,
+// fastmath.ExpNegAbs of bernoulliChunk entries at a time (the long one in float64, within a few ulps of math.Exp; the
 // short one in float32, within one float32 ulp), and no branch on the
 // sign of z: sigmoid(z) is s (e n + 1 - n) with s = 1 / (1 + e) and n = 1
 // for a negative z, 0 otherwise (one of the two terms exactly 0), and
@@ -189,10 +189,14 @@ func bernoulliNLL[F graph.Float](z []F, y []float64, m float64) float64 {
 	var loss float64
 	prod := 1.0
 	n := len(z) &^ 3
+	var eb [bernoulliChunk]float64
 	for j := 0; j < n; j += 4 {
-		zz, yy := z[j:j+4:j+4], y[j:j+4:j+4]
+		if j%bernoulliChunk == 0 {
+			fastmath.ExpNegAbs(eb[:], z[j:min(j+bernoulliChunk, n)])
+		}
+		zz, yy, ee := z[j:j+4:j+4], y[j:j+4:j+4], eb[j%bernoulliChunk:][:4:4]
 		v0, v1, v2, v3 := float64(zz[0]), float64(zz[1]), float64(zz[2]), float64(zz[3])
-		e0, e1, e2, e3 := fastmath.ExpNeg4(math.Abs(v0), math.Abs(v1), math.Abs(v2), math.Abs(v3), short)
+		e0, e1, e2, e3 := ee[0], ee[1], ee[2], ee[3]
 		l0, g0 := bernoulliEntry(v0, e0, yy[0], m)
 		l1, g1 := bernoulliEntry(v1, e1, yy[1], m)
 		l2, g2 := bernoulliEntry(v2, e2, yy[2], m)
@@ -215,6 +219,11 @@ func bernoulliNLL[F graph.Float](z []F, y []float64, m float64) float64 {
 	}
 	return loss + math.Log(prod)
 }
+
+// bernoulliChunk is how many entries bernoulliNLL passes to
+// fastmath.ExpNegAbs at a time (a multiple of 4 that divides
+// bernoulliRun).
+const bernoulliChunk = 64
 
 // bernoulliRun is how many factors 1 + e, each in (1, 2], bernoulliNLL
 // multiplies before it takes their logarithm: 2^512 is far below the

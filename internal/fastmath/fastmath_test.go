@@ -148,12 +148,16 @@ func TestSlicesSameBits(t *testing.T) {
 		}
 	}
 	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) || x != x && y != y }
-	tanh, sig := make([]float64, len(xs)), make([]float64, len(xs))
+	tanh, sig, en := make([]float64, len(xs)), make([]float64, len(xs)), make([]float64, len(xs))
 	Tanh(tanh, xs)
 	Sigmoid(sig, xs)
+	ExpNegAbs(en, xs)
 	for i, x := range xs {
 		wt, _, _, _ := Tanh4(x, 0, 0, 0, false)
 		e, _, _, _ := ExpNeg4(math.Abs(x), 0, 0, 0, false)
+		if !same(en[i], e) {
+			t.Errorf("ExpNegAbs(%v) = %v, ExpNeg4 %v", x, en[i], e)
+		}
 		ws := sigmoidOf(x, e)
 		if !same(tanh[i], wt) {
 			t.Errorf("Tanh(%v) = %v, Tanh4 %v", x, tanh[i], wt)
@@ -169,9 +173,13 @@ func TestSlicesSameBits(t *testing.T) {
 	tanh32, sig32 := make([]float32, len(xs)), make([]float32, len(xs))
 	Tanh(tanh32, x32)
 	Sigmoid(sig32, x32)
+	ExpNegAbs(en, x32)
 	for i, x := range x32 {
 		wt, _, _, _ := Tanh4(float64(x), 0, 0, 0, true)
 		e, _, _, _ := ExpNeg4(math.Abs(float64(x)), 0, 0, 0, true)
+		if !same(en[i], e) {
+			t.Errorf("float32 ExpNegAbs(%v) = %v, ExpNeg4 short %v", x, en[i], e)
+		}
 		ws := sigmoidOf(float64(x), e)
 		if !same(float64(tanh32[i]), float64(float32(wt))) {
 			t.Errorf("float32 Tanh(%v) = %v, Tanh4 short %v", x, tanh32[i], float32(wt))

@@ -59,6 +59,22 @@ func Sigmoid[F Float](dst, src []F) {
 	}
 }
 
+// ExpNegAbs writes exp(-|src[i]|) into dst[i] (dst at least as long as
+// src) as ExpNeg4 computes it: its long polynomial for float64 values, its
+// short one for float32 values (widened; the result stays float64).
+func ExpNegAbs[F Float](dst []float64, src []F) {
+	dst = dst[:len(src)]
+	short := is32[F]()
+	n := len(src) &^ 3
+	for i := expNegAbsVector(dst, src); i < n; i += 4 {
+		s := src[i : i+4 : i+4]
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = ExpNeg4(math.Abs(float64(s[0])), math.Abs(float64(s[1])), math.Abs(float64(s[2])), math.Abs(float64(s[3])), short)
+	}
+	for i := n; i < len(src); i++ {
+		dst[i], _, _, _ = ExpNeg4(math.Abs(float64(src[i])), 0, 0, 0, short)
+	}
+}
+
 // sigmoidOf is the sigmoid of x given e = exp(-|x|): s = 1 / (1 + e) for
 // x >= 0, e s otherwise, selected by the sign bit (one of e n and 1 - n
 // is exactly 0).

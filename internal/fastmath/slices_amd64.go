@@ -35,6 +35,33 @@ func tanh32(dst, src *float32, n int)
 //go:noescape
 func sigmoid32(dst, src *float32, n int)
 
+// expNegAbs64 writes ExpNeg4's long value of |src[i]| into dst[i] for n
+// values, n a positive multiple of 4, with its bits; expNegAbs32 the short
+// value of the float32 src[i], widened, into the float64 dst[i].
+//
+//go:noescape
+func expNegAbs64(dst, src *float64, n int)
+
+//go:noescape
+func expNegAbs32(dst *float64, src *float32, n int)
+
+// expNegAbsVector runs expNegAbs64 or expNegAbs32 (by F) over the first
+// values of src that make whole groups of four and returns how many it
+// took: none where the assembly does not run.
+func expNegAbsVector[F Float](dst []float64, src []F) int {
+	n := len(src) &^ 3
+	if !vector || n == 0 {
+		return 0
+	}
+	d, s := unsafe.SliceData(dst), unsafe.Pointer(unsafe.SliceData(src))
+	if is32[F]() {
+		expNegAbs32(d, (*float32)(s), n)
+	} else {
+		expNegAbs64(d, (*float64)(s), n)
+	}
+	return n
+}
+
 // vectorized runs f64 or f32 (by F) over the first values of src that make
 // whole groups of four and returns how many it took: none where the
 // assembly does not run.

@@ -212,6 +212,16 @@ GLOBL fmc<>(SB), RODATA|NOPTR, $736
 	VADDPD ONE, Y8, Y8 \
 	VDIVPD Y8, Y10, Y8
 
+// EXPNEG writes into Y8 exp(-|x|) of the four values x in Y0 (ExpNeg4 of
+// their absolute values).
+#define EXPNEG(POLY) \
+	VANDPD ABS, Y0, Y1 \
+	REDUCE \
+	POLY \
+	EXPM1 \
+	VADDPD ONE, Y7, Y8 \
+	VMULPD Y8, Y6, Y8
+
 // LOOP64 applies F(LONG) to n float64s, four at a time; LOOP32 applies
 // F(SHORT) to n float32s, four at a time, each widened to float64 and the
 // result rounded back.
@@ -248,6 +258,23 @@ loop: \
 	VZEROUPPER \
 	RET
 
+// LOOP32TO64 is LOOP32 with the float64 results stored unrounded.
+#define LOOP32TO64(F) \
+	MOVQ dst+0(FP), DI \
+	MOVQ src+8(FP), SI \
+	MOVQ n+16(FP), CX \
+	SHRQ $2, CX \
+loop: \
+	VCVTPS2PD (SI), Y0 \
+	F(SHORT) \
+	VMOVUPD Y8, (DI) \
+	ADDQ $16, SI \
+	ADDQ $32, DI \
+	DECQ CX \
+	JNZ loop \
+	VZEROUPPER \
+	RET
+
 // func tanh64(dst, src *float64, n int)
 TEXT ·tanh64(SB), NOSPLIT, $0-24
 	LOOP64(TANH)
@@ -263,3 +290,11 @@ TEXT ·tanh32(SB), NOSPLIT, $0-24
 // func sigmoid32(dst, src *float32, n int)
 TEXT ·sigmoid32(SB), NOSPLIT, $0-24
 	LOOP32(SIGMOID)
+
+// func expNegAbs64(dst, src *float64, n int)
+TEXT ·expNegAbs64(SB), NOSPLIT, $0-24
+	LOOP64(EXPNEG)
+
+// func expNegAbs32(dst *float64, src *float32, n int)
+TEXT ·expNegAbs32(SB), NOSPLIT, $0-24
+	LOOP32TO64(EXPNEG)
