@@ -45,6 +45,18 @@ type stringsFit struct {
 	Seconds    float64 `json:"seconds"`
 	Family     string  `json:"family"`
 	States     int     `json:"states"`
+	// Families are the test perplexities of each family's best candidate
+	// on validation, the mixture aside.
+	Families map[string]float64 `json:"families,omitempty"`
+}
+
+// family returns the test perplexity of the family's best candidate, or
+// "n/a" when the fit did not try it or tried one family alone.
+func (f stringsFit) family(name string) string {
+	if v, ok := f.Families[name]; ok {
+		return fmt.Sprintf("%.4f", v)
+	}
+	return "n/a"
 }
 
 // stringsSub is a subsample's figures: spectral then refinement against
@@ -99,7 +111,11 @@ func runStringsSection(ctx *Context) ([]Row, error) {
 		}
 	}
 	results := make([]*stringsResult, len(problems))
-	keep := stringsKept{Quick: ctx.Quick, Seed: ctx.Seed}
+	learner, err := json.Marshal(spec.WithDefaults())
+	if err != nil {
+		return nil, err
+	}
+	keep := stringsKept{Quick: ctx.Quick, Seed: ctx.Seed, Learner: string(learner)}
 	err = forEachProblem(problems, ctx.Jobs, func(i int, log func(format string, args ...any)) error {
 		path := ""
 		if ctx.Dir != "" {
@@ -139,10 +155,12 @@ func runStringsSection(ctx *Context) ([]Row, error) {
 // stringsKept is the file the strings section keeps for each problem
 // it has run (problems/P.json in its directory): the settings and the
 // figures, reused by ReproduceConfig.Resume when the settings match.
+// Learner is the learner's spec, with its defaults, as JSON.
 type stringsKept struct {
-	Quick  bool           `json:"quick"`
-	Seed   uint64         `json:"seed"`
-	Result *stringsResult `json:"result,omitempty"`
+	Quick   bool           `json:"quick"`
+	Seed    uint64         `json:"seed"`
+	Learner string         `json:"learner"`
+	Result  *stringsResult `json:"result,omitempty"`
 }
 
 // load returns the result kept at path when resume is set and the file
@@ -166,6 +184,9 @@ func (k stringsKept) load(path string, resume bool) (*stringsResult, error) {
 	}
 	if got.Quick != k.Quick || got.Seed != k.Seed {
 		return nil, errors.Errorf("%s was made with quick %v, seed %d, not quick %v, seed %d: resume into another directory", path, got.Quick, got.Seed, k.Quick, k.Seed)
+	}
+	if got.Learner != k.Learner {
+		return nil, errors.Errorf("%s was made by another learner (%s, not %s): resume into another directory", path, got.Learner, k.Learner)
 	}
 	return got.Result, nil
 }
@@ -199,25 +220,38 @@ func stringsProblem(dir string, p int, spec runs.StringsFitSpec) (*stringsResult
 	if err != nil {
 		return nil, err
 	}
+	test, err := datasets.ReadStringsFile(base+".pautomac.test", datasets.PAutomaC, train.Alphabet)
+	if err != nil {
+		return nil, err
+	}
+	perplexity := func(m *runs.StringsModel) (float64, error) {
+		sc, err := runs.ScoreStrings(m, test.Seqs, sol, 1)
+		if err != nil {
+			return 0, err
+		}
+		return *sc.Perplexity, nil
+	}
 	score := func(s runs.StringsFitSpec, data *datasets.Symbols) (stringsFit, error) {
 		s.Strings = data
 		began := time.Now()
-		m, _, err := runs.FitStrings(s)
+		m, sum, err := runs.FitStrings(s)
 		if err != nil {
 			return stringsFit{}, err
 		}
 		f := stringsFit{Seconds: time.Since(began).Seconds()}
-		test, err := m.Read(base+".pautomac.test", datasets.PAutomaC)
-		if err != nil {
+		if f.Perplexity, err = perplexity(m); err != nil {
 			return stringsFit{}, err
 		}
-		sc, err := runs.ScoreStrings(m, test.Seqs, sol, 1)
-		if err != nil {
-			return stringsFit{}, err
-		}
-		f.Perplexity = *sc.Perplexity
 		c := m.Fit.Candidates[m.Fit.Chosen]
 		f.Family, f.States = c.Family, c.States
+		if len(sum.FamilyBest) > 1 {
+			f.Families = map[string]float64{}
+			for fam, fm := range sum.FamilyBest {
+				if f.Families[fam], err = perplexity(fm); err != nil {
+					return stringsFit{}, err
+				}
+			}
+		}
 		return f, nil
 	}
 	rs, ws := spec, spec
@@ -310,8 +344,9 @@ func stringsRows(results []*stringsResult) []Row {
 		}
 		rows = append(rows, Row{Section: "strings", Metric: fmt.Sprintf("problem %d (%s) perplexity", r.Problem, r.Kind),
 			Paper: fmt.Sprintf("optimum %.4f; winner %s", r.Optimum, win), Measured: r.Fit.Perplexity, Headline: true,
-			Note: fmt.Sprintf("gap %.4f; %s %d states, %.0f s; random start %.4f (%d states, %.0f s); spectral WFA alone %.4f",
-				gap, r.Fit.Family, r.Fit.States, r.Fit.Seconds, r.Random.Perplexity, r.Random.States, r.Random.Seconds, r.Spectral.Perplexity)})
+			Note: fmt.Sprintf("gap %.4f; %s %d states, %.0f s; best PFA %s, best HMM %s; random start %.4f (%d states, %.0f s); spectral WFA alone %.4f",
+				gap, r.Fit.Family, r.Fit.States, r.Fit.Seconds, r.Fit.family(runs.FamilyPFA), r.Fit.family(runs.FamilyHMM),
+				r.Random.Perplexity, r.Random.States, r.Random.Seconds, r.Spectral.Perplexity)})
 		for _, sb := range r.Subs {
 			if subs[sb.N] == nil {
 				subs[sb.N] = &stringsTally{}
@@ -370,16 +405,16 @@ func readPAutomaCTypes(readme string) (map[int]string, error) {
 func writeStringsTable(path string, results []*stringsResult, refs map[int]PAutomaCReference) error {
 	return params.WriteFileAtomic(path, func(w io.Writer) error {
 		var b strings.Builder
-		b.WriteString("| problem | type | optimum | winner | splearn | spectral WFA | random start | rtn strings fit | gap | model | seconds |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| problem | type | optimum | winner | splearn | spectral WFA | random start | PFA | HMM | rtn strings fit | gap | model | seconds |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range results {
 			win := "n/a"
 			if v, ok := winnersScore[r.Problem]; ok {
 				win = fmt.Sprintf("%.4g", v)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %.4f | %s | %.6g | %.4f | %.4f | %.4f | %.4f | %s %d | %.0f |\n",
+			fmt.Fprintf(&b, "| %d | %s | %.4f | %s | %.6g | %.4f | %.4f | %s | %s | %.4f | %.4f | %s %d | %.0f |\n",
 				r.Problem, r.Kind, r.Optimum, win, refs[r.Problem].Splearn, r.Spectral.Perplexity, r.Random.Perplexity,
-				r.Fit.Perplexity, r.Fit.Perplexity-r.Optimum, r.Fit.Family, r.Fit.States, r.Fit.Seconds)
+				r.Fit.family(runs.FamilyPFA), r.Fit.family(runs.FamilyHMM), r.Fit.Perplexity, r.Fit.Perplexity-r.Optimum, r.Fit.Family, r.Fit.States, r.Fit.Seconds)
 		}
 		b.WriteString("\n| problem | strings | optimum | spectral WFA | rtn strings fit | model | seconds |\n")
 		b.WriteString("|---|---|---|---|---|---|---|\n")

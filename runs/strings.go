@@ -3,6 +3,7 @@ package runs
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -42,8 +43,9 @@ type StringsFitSpec struct {
 	// Families are the candidate families (FamilyPFA, FamilyHMM, or
 	// FamilyWFA alone: the spectral WFA's floored values are not a
 	// distribution, so its validation figure, wfa.EvalSet.ZLL, is not
-	// comparable with an automaton's likelihood). If nil, they will be
-	// defaulted to pfa.
+	// comparable with an automaton's likelihood). Their sizes are tried in
+	// turn, so that the budget is shared between them. If nil, they will
+	// be defaulted to pfa and hmm.
 	Families []string
 	// States, when not nil, are the candidate numbers of states of the
 	// automata (a fixed grid). When nil, the number of states grows from
@@ -102,7 +104,7 @@ type StringsFitSpec struct {
 // WithDefaults fills in the defaults.
 func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.Families == nil {
-		s.Families = []string{FamilyPFA}
+		s.Families = []string{FamilyPFA, FamilyHMM}
 	}
 	if s.StatesFrom == 0 {
 		s.StatesFrom = 8
@@ -254,13 +256,17 @@ type StringsFitSummary struct {
 	Strings    int                `json:"strings"`
 	// Seconds is the wall time (left out of model files).
 	Seconds float64 `json:"seconds,omitempty"`
+	// FamilyBest holds, in the summary FitStrings returns, the model of
+	// each family's best candidate (the mixture aside): what each family
+	// reaches after refinement. Files never hold it.
+	FamilyBest map[string]*StringsModel `json:"-"`
 }
 
 // untimed returns a copy of the summary without its timings: what the
 // model file stores.
 func (s *StringsFitSummary) untimed() *StringsFitSummary {
 	c := *s
-	c.Seconds = 0
+	c.Seconds, c.FamilyBest = 0, nil
 	c.Candidates = slices.Clone(s.Candidates)
 	for i := range c.Candidates {
 		c.Candidates[i].Seconds = 0
@@ -298,15 +304,13 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 	if err != nil {
 		return nil, nil, errors.Wrap(err, "strings fit: spectral estimate")
 	}
-	sum := &StringsFitSummary{Spectral: w.Spec.String(), Seed: spec.Seed, Strings: len(data.Seqs), Chosen: -1}
+	sum := &StringsFitSummary{Spectral: w.Spec.String(), Seed: spec.Seed, Strings: len(data.Seqs), Chosen: -1, FamilyBest: map[string]*StringsModel{}}
 	if len(w.Components) > 1 {
 		sum.Spectral = fmt.Sprintf("mixture of %d, first %v", len(w.Components), w.Spec)
 	}
-	g := &stringsGrid{spec: spec, w: w, train: train, valid: valid, d: len(data.Alphabet), deadline: deadline, sum: sum, bestLoss: math.Inf(1)}
-	for _, fam := range spec.Families {
-		if err := g.family(fam); err != nil {
-			return nil, nil, err
-		}
+	g := &stringsGrid{spec: spec, w: w, train: train, valid: valid, d: len(data.Alphabet), deadline: deadline, sum: sum, bestLoss: math.Inf(1), famLoss: map[string]float64{}}
+	if err := g.run(); err != nil {
+		return nil, nil, err
 	}
 	if g.best == nil {
 		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
@@ -324,9 +328,11 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 			g.add(*c, m)
 		}
 	}
+	for _, m := range append(slices.Collect(maps.Values(sum.FamilyBest)), g.best) {
+		m.Alphabet = slices.Clone(data.Alphabet)
+		m.Format = StringsModelFormat
+	}
 	best := g.best
-	best.Alphabet = slices.Clone(data.Alphabet)
-	best.Format = StringsModelFormat
 	sum.Seconds = time.Since(began).Seconds()
 	best.Fit = sum.untimed()
 	if spec.Out != "" {
@@ -348,59 +354,102 @@ type stringsGrid struct {
 	sum          *StringsFitSummary
 	best         *StringsModel
 	bestLoss     float64
+	famLoss      map[string]float64
 	trained      []*pfa.Model
 }
 
-// add records a candidate and keeps its model if it is the best so far.
+// add records a candidate and keeps its model if it is the best so far,
+// or its family's best.
 func (g *stringsGrid) add(c StringsCandidate, m *StringsModel) {
 	g.sum.Candidates = append(g.sum.Candidates, c)
+	if l, ok := g.famLoss[c.Family]; c.Method != MethodMixture && (!ok || c.Valid < l) {
+		g.famLoss[c.Family], g.sum.FamilyBest[c.Family] = c.Valid, m
+	}
 	if c.Valid < g.bestLoss {
 		g.bestLoss, g.best, g.sum.Chosen = c.Valid, m, len(g.sum.Candidates)-1
 	}
 }
 
-// family tries the family's sizes (the fixed grid, or the growing one
-// until StatesPatience sizes in a row do not improve on the family's
-// best), each within the budget.
-func (g *stringsGrid) family(fam string) error {
-	spec := g.spec
-	famBest := math.Inf(1)
-	since := 0
-	for i, n := 0, 0; ; i++ {
-		var ok bool
-		if n, ok = spec.candidateStates(fam, g.w, i, n); !ok {
-			return nil
-		}
-		c := StringsCandidate{Family: fam, States: n, Start: spec.Start, Method: spec.Method}
-		if fam == FamilyWFA {
-			c.Start, c.Method = StartSpectral, "none"
-		}
-		if time.Now().After(g.deadline) {
-			c.Skipped = "budget"
-			g.sum.Candidates = append(g.sum.Candidates, c)
-			return nil
-		}
-		m, err := fitCandidate(&c, g.w, g.train, g.valid, g.d, spec, g.deadline)
-		if err != nil {
-			return err
-		}
-		if spec.Log != nil {
-			fmt.Fprintf(spec.Log, "strings fit: %s states %d start %s %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
-				c.Family, c.States, c.Start, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
-		}
-		g.add(c, m)
-		if m.PFA != nil && !math.IsInf(c.Valid, 0) {
-			g.trained = append(g.trained, m.PFA)
-		}
-		if c.Valid < famBest {
-			famBest, since = c.Valid, 0
-			continue
-		}
-		since++
-		if spec.States == nil && since >= spec.StatesPatience {
-			return nil
+// familyGrid is one family's place in its grid: the index and size of
+// its last candidate, its best validation loss, the sizes since it last
+// improved, and whether it has stopped.
+type familyGrid struct {
+	name  string
+	i, n  int
+	best  float64
+	since int
+	done  bool
+}
+
+// run tries the families' sizes in turn, smallest first (the first
+// family's first size, the second family's first size, then each one's
+// second size, and so on), so that the budget is shared between the
+// families. A family stops at the end of its grid (the fixed one, or the
+// growing one once StatesPatience sizes in a row do not improve on the
+// family's best); when the budget is spent, the next candidate is
+// recorded as skipped and the search ends.
+func (g *stringsGrid) run() error {
+	fams := make([]*familyGrid, len(g.spec.Families))
+	for k, name := range g.spec.Families {
+		fams[k] = &familyGrid{name: name, best: math.Inf(1)}
+	}
+	for left := len(fams); left > 0; {
+		for _, f := range fams {
+			if f.done {
+				continue
+			}
+			stop, err := g.next(f)
+			if err != nil || stop {
+				return err
+			}
+			if f.done {
+				left--
+			}
 		}
 	}
+	return nil
+}
+
+// next trains family f's next candidate, if it has one; stop reports that
+// the budget is spent.
+func (g *stringsGrid) next(f *familyGrid) (stop bool, err error) {
+	spec := g.spec
+	n, ok := spec.candidateStates(f.name, g.w, f.i, f.n)
+	if !ok {
+		f.done = true
+		return false, nil
+	}
+	f.i, f.n = f.i+1, n
+	c := StringsCandidate{Family: f.name, States: n, Start: spec.Start, Method: spec.Method}
+	if f.name == FamilyWFA {
+		c.Start, c.Method = StartSpectral, "none"
+	}
+	if time.Now().After(g.deadline) {
+		c.Skipped = "budget"
+		g.sum.Candidates = append(g.sum.Candidates, c)
+		return true, nil
+	}
+	m, err := fitCandidate(&c, g.w, g.train, g.valid, g.d, spec, g.deadline)
+	if err != nil {
+		return false, err
+	}
+	if spec.Log != nil {
+		fmt.Fprintf(spec.Log, "strings fit: %s states %d start %s %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
+			c.Family, c.States, c.Start, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
+	}
+	g.add(c, m)
+	if m.PFA != nil && !math.IsInf(c.Valid, 0) {
+		g.trained = append(g.trained, m.PFA)
+	}
+	if c.Valid < f.best {
+		f.best, f.since = c.Valid, 0
+		return false, nil
+	}
+	f.since++
+	if spec.States == nil && f.since >= spec.StatesPatience {
+		f.done = true
+	}
+	return false, nil
 }
 
 // candidateStates returns the number of states of the family's i-th

@@ -101,6 +101,9 @@ func TestStringsFitSameFileForAnyJobs(t *testing.T) {
 	}
 }
 
+// TestStringsFitGrowsStates: with the default families, the candidates
+// take the families in turn, and each family's sizes grow by the factor
+// until a size does not improve on the family's best.
 func TestStringsFitGrowsStates(t *testing.T) {
 	dir := t.TempDir()
 	train := writeSample(t, dir, "train.txt", 400, 5)
@@ -113,6 +116,7 @@ func TestStringsFitGrowsStates(t *testing.T) {
 	}
 	var sum struct {
 		Candidates []struct {
+			Family string
 			States int
 			Valid  float64
 		}
@@ -122,28 +126,48 @@ func TestStringsFitGrowsStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	grid := []int{2, 3, 5}
-	if len(sum.Candidates) == 0 || len(sum.Candidates) > len(grid) {
-		t.Fatalf("%d candidates, want 1 to %d", len(sum.Candidates), len(grid))
-	}
+	seen := map[string][]float64{}
 	best := math.Inf(1)
 	for i, c := range sum.Candidates {
-		if c.States != grid[i] {
-			t.Fatalf("candidate %d has %d states, want %d (from 2 by 1.5, rounded up)", i, c.States, grid[i])
+		if i < 2 && c.Family != []string{"pfa", "hmm"}[i] {
+			t.Fatalf("candidate %d is of family %s: want pfa, then hmm", i, c.Family)
 		}
-		last := i == len(sum.Candidates)-1
-		if !last && !(c.Valid < best) {
-			t.Fatalf("candidate %d (valid %g) did not improve on %g but the grid went on", i, c.Valid, best)
+		if i >= 2 && c.Family == sum.Candidates[i-1].Family && len(seen[otherFamily(c.Family)]) == len(seen[c.Family]) {
+			t.Fatalf("candidate %d (%s) follows one of its own family while the other family has as many", i, c.Family)
 		}
-		if last && len(sum.Candidates) < len(grid) && c.Valid < best {
-			t.Fatalf("candidate %d improved (valid %g < %g) but the grid stopped", i, c.Valid, best)
+		k := len(seen[c.Family])
+		if k >= len(grid) || c.States != grid[k] {
+			t.Fatalf("candidate %d is the %s family's size %d with %d states, want the grid %v (from 2 by 1.5, rounded up)", i, c.Family, k, c.States, grid)
 		}
-		if c.Valid < best {
-			best = c.Valid
+		seen[c.Family] = append(seen[c.Family], c.Valid)
+		best = min(best, c.Valid)
+	}
+	for fam, v := range seen {
+		famBest := math.Inf(1)
+		for i, x := range v {
+			last := i == len(v)-1
+			if !last && !(x < famBest) {
+				t.Fatalf("%s size %d (valid %g) did not improve on %g but the grid went on", fam, i, x, famBest)
+			}
+			if last && len(v) < len(grid) && x < famBest {
+				t.Fatalf("%s size %d improved (valid %g < %g) but the grid stopped", fam, i, x, famBest)
+			}
+			famBest = min(famBest, x)
 		}
+	}
+	if len(seen) != 2 {
+		t.Fatalf("families tried: %v, want pfa and hmm", seen)
 	}
 	if sum.Candidates[sum.Chosen].Valid != best {
 		t.Fatalf("chose candidate %d (valid %g), the best is %g", sum.Chosen, sum.Candidates[sum.Chosen].Valid, best)
 	}
+}
+
+func otherFamily(f string) string {
+	if f == "pfa" {
+		return "hmm"
+	}
+	return "pfa"
 }
 
 func TestStringsBadInput(t *testing.T) {
