@@ -103,7 +103,7 @@ var sections = []Section{
 	{Name: "umps", Title: "u-MPS Born machines on Tomita grammars and the Motzkin language (Tables 2 and 3 of the u-MPS paper)", Run: runUMPS, LongRun: "papers/umps.md"},
 	{Name: "umps-pautomac", Title: "u-MPS perplexity on the PAutomaC problems beside the optimum and scikit-splearn", Run: runUMPSPAutomaC, LongRun: "umps.md"},
 	{Name: "wfa", Title: "spectral WFAs and their fine-tuning on the PAutomaC problems, against scikit-splearn 1.2.1", Run: runWFASection, LongRun: "wfa.md"},
-	{Name: "strings", Title: "rtn strings fit (spectral start, PFA, EM and gradient) on the PAutomaC problems, beside the optimum and the 2012 winners", Run: runStringsSection, LongRun: "strings.md"},
+	{Name: "strings", Title: "rtn strings fit (spectral start, PFA and HMM, EM and gradient) on the PAutomaC problems, beside the optimum and the 2012 winners", Run: runStringsSection, LongRun: "strings.md"},
 }
 
 // Sections lists the sections' names in order.
