@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/rtnlab/rtn/datasets"
@@ -73,8 +74,14 @@ func fusedCells() []fusedCell {
 // fusedTask is a task of three sequences of lengths 5, 9 and 7 (a masked
 // batch) with targets of the given kind.
 func fusedTask(kind datasets.TargetKind, in, out int, rng *rand.Rand) *datasets.Task {
+	return fusedTaskOf(kind, in, out, []int{5, 9, 7}, rng)
+}
+
+// fusedTaskOf is a task of sequences of the given lengths with targets of
+// the given kind.
+func fusedTaskOf(kind datasets.TargetKind, in, out int, lengths []int, rng *rand.Rand) *datasets.Task {
 	task := &datasets.Task{Name: "fused", In: in, Out: out, Kind: kind}
-	for _, T := range []int{5, 9, 7} {
+	for _, T := range lengths {
 		e := datasets.Example{T: T, X: make([]float64, T*in)}
 		for j := range e.X {
 			e.X[j] = rng.NormFloat64()
@@ -176,6 +183,59 @@ func TestFusedMatchesGeneric(t *testing.T) {
 	}
 }
 
+// TestFusedGradWindows runs the cells whose kernels gather their weight
+// gradients over windows of steps (rnn, lstm, gru) on a batch of 130
+// sequences, so that a window holds 4 steps and a run of 11 steps adds
+// three of them, and compares loss and gradients with the tape's; with
+// checkpoints and truncation the bits must not move.
+func TestFusedGradWindows(t *testing.T) {
+	const in, hidden, out, batch = 3, 5, 2, 130
+	lengths := make([]int, batch)
+	for i := range lengths {
+		lengths[i] = 6 + i%6
+	}
+	idx := make([]int, batch)
+	for i := range idx {
+		idx[i] = i
+	}
+	for _, c := range fusedCells() {
+		if c.name != "lstm" && c.name != "gru" && c.name != "elman-tanh" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			task := fusedTaskOf(datasets.Binary, in, out, lengths, rand.New(rand.NewPCG(8, 1)))
+			seq := fusedModel(t, c, task, hidden, 11)
+			run := func(cfg layers.ProblemConfig) (float64, *params.Params) {
+				prob, err := layers.NewProblem(seq, task, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := seq.Params.Like()
+				l, err := prob.LossGrad(idx, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l, g
+			}
+			for _, chunk := range []int{0, 4} {
+				wantL, want := run(layers.ProblemConfig{Chunk: chunk, Executor: layers.ExecTape})
+				gotL, got := run(layers.ProblemConfig{Chunk: chunk})
+				if math.Abs(gotL-wantL) > recurrenceTol*math.Max(1, math.Abs(wantL)) {
+					t.Errorf("chunk %d: loss %.17g, tape %.17g", chunk, gotL, wantL)
+				}
+				compareGrads(t, fmt.Sprintf("chunk %d against the tape", chunk), seq.Params, got, want, recurrenceTol)
+				for _, ck := range []int{3, 5} {
+					ckL, ckG := run(layers.ProblemConfig{Chunk: chunk, Checkpoint: ck})
+					if ckL != gotL {
+						t.Errorf("chunk %d, checkpoint %d: loss %v, without checkpoints %v", chunk, ck, ckL, gotL)
+					}
+					compareGrads(t, fmt.Sprintf("chunk %d, checkpoint %d against none", chunk, ck), seq.Params, ckG, got, 0)
+				}
+			}
+		})
+	}
+}
+
 // compareGrads reports the entries of got and want further apart than tol
 // relative to max(1, |want|) (tol 0: the same bits).
 func compareGrads(t *testing.T, what string, p, got, want *params.Params, tol float64) {
@@ -206,24 +266,38 @@ func TestFusedGradients(t *testing.T) {
 
 // TestFusedNoAllocations checks that the fused executor allocates nothing
 // once its buffers have grown: not per run, so not per time step, with and
-// without checkpoints.
+// without checkpoints; with a batch of 64 at GOMAXPROCS 2 too, where the
+// products and the elementwise rows are cut over goroutines and the
+// weight gradients are added a window of 8 steps at a time.
 func TestFusedNoAllocations(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	const in, hidden, out = 5, 70, 4 // 70 > 64: products are cut into tiles
-	for _, c := range fusedCells() {
-		for _, ck := range []int{0, 4} {
-			t.Run(fmt.Sprintf("%s/checkpoint%d", c.name, ck), func(t *testing.T) {
-				task := fusedTask(datasets.Binary, in, out, rand.New(rand.NewPCG(5, 1)))
-				seq := fusedModel(t, c, task, hidden, 3)
-				bt, err := datasets.MakeBatch(task, task.Train, []int{0, 1, 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, ok, err := seq.FusedRecurrence(bt.B, graph.RecurrenceConfig{Checkpoint: ck})
-				if !ok || err != nil {
-					t.Fatalf("no fused executor: %v", err)
-				}
-				checkNoAllocations(t, r, seq, bt)
-			})
+	for _, batch := range []int{3, 64} {
+		runtime.GOMAXPROCS(1 + batch/64)
+		lengths := make([]int, batch)
+		for i := range lengths {
+			lengths[i] = 5 + i%5
+		}
+		idx := make([]int, batch)
+		for i := range idx {
+			idx[i] = i
+		}
+		for _, c := range fusedCells() {
+			for _, ck := range []int{0, 4} {
+				t.Run(fmt.Sprintf("%s/batch%d/checkpoint%d", c.name, batch, ck), func(t *testing.T) {
+					task := fusedTaskOf(datasets.Binary, in, out, lengths, rand.New(rand.NewPCG(5, 1)))
+					seq := fusedModel(t, c, task, hidden, 3)
+					bt, err := datasets.MakeBatch(task, task.Train, idx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, ok, err := seq.FusedRecurrence(bt.B, graph.RecurrenceConfig{Checkpoint: ck})
+					if !ok || err != nil {
+						t.Fatalf("no fused executor: %v", err)
+					}
+					checkNoAllocations(t, r, seq, bt)
+				})
+			}
 		}
 	}
 }

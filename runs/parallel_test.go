@@ -6,17 +6,19 @@ import (
 	"testing"
 )
 
-// TestTrainSameBitsAnyGOMAXPROCS trains an LSTM large enough that its
-// products are cut over goroutines (internal/gemm: batch 32 times 4 x 160
-// gates times 160 units is above its threshold) at GOMAXPROCS 1 and 2, in
-// float64 and float32, and checks that the test loss has the same bits.
+// TestTrainSameBitsAnyGOMAXPROCS trains an LSTM, a GRU and a tanh RNN
+// large enough that their products (internal/gemm: batch 32 times 4 x 160
+// gates times 160 units is above its threshold) and their elementwise
+// rows (internal/par) are cut over goroutines, at GOMAXPROCS 1, 2 and 3,
+// in float64 and float32, and checks that the test loss has the same bits.
 func TestTrainSameBitsAnyGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, dtype := range []string{"float64", "float32"} {
+	for _, c := range []struct{ model, dtype string }{{"lstm", "float64"}, {"lstm", "float32"}, {"gru", "float64"}, {"rnn", "float32"}} {
+		model, dtype := c.model, c.dtype
 		var want float64
-		for _, procs := range []int{1, 2} {
+		for _, procs := range []int{1, 2, 3} {
 			runtime.GOMAXPROCS(procs)
-			rep, err := Train(TrainSpec{Model: "lstm", Hidden: 160, Batch: 32, Epochs: 1, DType: dtype, Seed: 3})
+			rep, err := Train(TrainSpec{Model: model, Hidden: 160, Batch: 32, Epochs: 1, DType: dtype, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -26,7 +28,7 @@ func TestTrainSameBitsAnyGOMAXPROCS(t *testing.T) {
 				continue
 			}
 			if math.Float64bits(got) != math.Float64bits(want) {
-				t.Errorf("%s: test loss %.17g at GOMAXPROCS %d, %.17g at 1", dtype, got, procs, want)
+				t.Errorf("%s %s: test loss %.17g at GOMAXPROCS %d, %.17g at 1", model, dtype, got, procs, want)
 			}
 		}
 	}
