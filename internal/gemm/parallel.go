@@ -3,6 +3,8 @@ package gemm
 import (
 	"runtime"
 	"sync"
+
+	"github.com/rtnlab/rtn/internal/par"
 )
 
 // parallelFlops is the smallest product, in multiply-adds, that Gemm cuts
@@ -34,116 +36,71 @@ func cut[F Float](m, n int) (byCols bool, panels, unit int) {
 	return false, (m + gemmMR - 1) / gemmMR, gemmMR
 }
 
-// parallel computes the product in parts blocks, parts - 1 of them on the
-// workers and one on the calling goroutine, and returns when all are done.
-// Blocks are whole panels; the last takes the remainder.
+// parallel computes the product in parts blocks, parts - 1 of them on
+// the workers of package par and one on the calling goroutine, and
+// returns when all are done. Blocks are whole panels; the last takes the
+// remainder.
 func parallel[F Float](parts int, transA bool, m, n, k int, alpha F, a []F, lda int, src bSource[F], beta F, c []F, ldc int) {
-	byCols, panels, unit := cut[F](m, n)
-	done := getReply()
-	defer putReply(done)
-	start := 0
-	for p := range parts {
-		end := min((panels*(p+1)/parts)*unit, n)
-		if !byCols {
-			end = min((panels*(p+1)/parts)*unit, m)
-		}
-		t := task[F]{transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, src: src, beta: beta, c: c, ldc: ldc, done: done}
-		if byCols {
-			t.n = end - start
-			t.c = c[start:]
-			t.src = src.cols(start)
-		} else {
-			t.m = end - start
-			t.c = c[start*ldc:]
-			if transA {
-				t.a = a[start:]
-			} else {
-				t.a = a[start*lda:]
-			}
-		}
-		start = end
-		if p == parts-1 {
-			t.run()
-			break
-		}
-		tasks[F]() <- t
+	pr := getProduct[F]()
+	*pr = cutProduct[F]{transA: transA, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, src: src, beta: beta, c: c, ldc: ldc}
+	pr.byCols, pr.panels, pr.unit = cut[F](m, n)
+	par.Run(pr, parts)
+	*pr = cutProduct[F]{}
+	putProduct(pr)
+}
+
+// cutProduct is a product cut into blocks of whole panels (par.Job).
+type cutProduct[F Float] struct {
+	transA       bool
+	m, n, k      int
+	alpha, beta  F
+	a, c         []F
+	lda, ldc     int
+	src          bSource[F]
+	byCols       bool
+	panels, unit int
+}
+
+// Part computes block p of parts: its share of the panels of the
+// dimension cut.
+func (pr *cutProduct[F]) Part(p, parts int) {
+	limit := pr.m
+	if pr.byCols {
+		limit = pr.n
 	}
-	for range parts - 1 {
-		<-done
+	start := min((pr.panels*p/parts)*pr.unit, limit)
+	end := min((pr.panels*(p+1)/parts)*pr.unit, limit)
+	if pr.byCols {
+		serial(pr.transA, pr.m, end-start, pr.k, pr.alpha, pr.a, pr.lda, pr.src.cols(start), pr.beta, pr.c[start:], pr.ldc)
+		return
 	}
+	var a []F
+	if pr.transA {
+		a = pr.a[start:]
+	} else {
+		a = pr.a[start*pr.lda:]
+	}
+	serial(pr.transA, end-start, pr.n, pr.k, pr.alpha, a, pr.lda, pr.src, pr.beta, pr.c[start*pr.ldc:], pr.ldc)
 }
 
-// task is one block of a product, for a worker.
-type task[F Float] struct {
-	transA      bool
-	m, n, k     int
-	alpha, beta F
-	a, c        []F
-	lda, ldc    int
-	src         bSource[F]
-	done        chan struct{} // receives one value when the block is done
-}
-
-func (t task[F]) run() {
-	serial(t.transA, t.m, t.n, t.k, t.alpha, t.a, t.lda, t.src, t.beta, t.c, t.ldc)
-}
-
-// The workers: goroutines started as GOMAXPROCS first calls for them, each
-// taking blocks from tasks64 or tasks32 for the life of the process.
+// The products being computed are kept for the next ones, so that a call
+// allocates nothing.
 var (
-	tasks64 = make(chan task[float64])
-	tasks32 = make(chan task[float32])
-	workers struct {
-		sync.Mutex
-		n64, n32 int
-	}
+	products64 = sync.Pool{New: func() any { return new(cutProduct[float64]) }}
+	products32 = sync.Pool{New: func() any { return new(cutProduct[float32]) }}
 )
 
-// tasks is the channel of F's blocks, with at least GOMAXPROCS - 1
-// workers reading it.
-func tasks[F Float]() chan task[F] {
-	want := runtime.GOMAXPROCS(0) - 1
-	workers.Lock()
-	defer workers.Unlock()
+func getProduct[F Float]() *cutProduct[F] {
 	if is32[F]() {
-		for ; workers.n32 < want; workers.n32++ {
-			go work(tasks32)
-		}
-		return any(tasks32).(chan task[F])
+		return products32.Get().(*cutProduct[F])
 	}
-	for ; workers.n64 < want; workers.n64++ {
-		go work(tasks64)
-	}
-	return any(tasks64).(chan task[F])
+	return products64.Get().(*cutProduct[F])
 }
 
-// work runs the blocks of ch.
-func work[F Float](ch chan task[F]) {
-	for t := range ch {
-		t.run()
-		t.done <- struct{}{}
+func putProduct[F Float](pr *cutProduct[F]) {
+	if is32[F]() {
+		products32.Put(pr)
+		return
 	}
-}
-
-// replies keeps the done channels of finished products for the next ones,
-// as gemmBufs keeps buffers.
-var replies = make(chan chan struct{}, 16)
-
-// getReply takes a kept done channel, or makes one big enough that no
-// worker waits to report.
-func getReply() chan struct{} {
-	select {
-	case r := <-replies:
-		return r
-	default:
-		return make(chan struct{}, 64)
-	}
-}
-
-// putReply keeps r unless 16 are kept already.
-func putReply(r chan struct{}) {
-	select {
-	case replies <- r:
-	default:
-	}
+	products64.Put(pr)
 }

@@ -11,10 +11,27 @@ import (
 // to a worker and wait.
 const MinWork = 1 << 14
 
-// Rower does the work of rows [lo, hi) of a batch. Its fields hold the
-// step's arguments, so that handing it to a worker allocates nothing.
+// Job is work cut into parts: Part(p, parts) does part p of parts. Its
+// fields hold the arguments, so that handing it to a worker allocates
+// nothing.
+type Job interface {
+	Part(p, parts int)
+}
+
+// Rower does the work of rows [lo, hi) of a batch; its fields hold the
+// step's arguments.
 type Rower interface {
 	Rows(lo, hi int)
+}
+
+// Run does parts 1 to parts-1 of j on the workers and part 0 on the
+// calling goroutine, and returns when all are done.
+func Run(j Job, parts int) {
+	if parts < 2 {
+		j.Part(0, 1)
+		return
+	}
+	run(task{j: j, parts: parts})
 }
 
 // Rows runs r over rows [0, n), cut into as many contiguous blocks as
@@ -27,29 +44,73 @@ func Rows(r Rower, n, cost int) {
 		r.Rows(0, n)
 		return
 	}
-	ch := tasks(parts - 1)
-	done := getReply()
-	defer putReply(done)
-	for p := 1; p < parts; p++ {
-		ch <- task{r: r, lo: n * p / parts, hi: n * (p + 1) / parts, done: done}
-	}
-	r.Rows(0, n/parts)
-	for range parts - 1 {
-		<-done
-	}
+	run(task{r: r, n: n, parts: parts})
 }
 
-// task is one block of rows, for a worker.
+// task is part p of a Job, or rows p*n/parts to (p+1)*n/parts of a Rower.
 type task struct {
-	r      Rower
-	lo, hi int
-	done   chan struct{}
+	j        Job
+	r        Rower
+	n        int
+	p, parts int
+	done     chan struct{}
 }
 
-// The workers: goroutines started as calls need them, each taking blocks
-// from queue for the life of the process.
+func (t task) do() {
+	if t.j != nil {
+		t.j.Part(t.p, t.parts)
+		return
+	}
+	t.r.Rows(t.n*t.p/t.parts, t.n*(t.p+1)/t.parts)
+}
+
+// run hands parts 1 to t.parts-1 to the workers, does part 0 and waits.
+func run(t task) {
+	ch := tasks(t.parts - 1)
+	t.done = getReply()
+	defer putReply(t.done)
+	for p := 1; p < t.parts; p++ {
+		t.p = p
+		ch <- t
+	}
+	t.p = 0
+	t.do()
+	for range t.parts - 1 {
+		Recv(t.done)
+	}
+}
+
+// spinPolls is how many times Recv polls a channel before it blocks on it:
+// about 300 microseconds. A goroutine blocked on a channel is woken through
+// the operating system, which takes tens to hundreds of microseconds in a
+// virtual machine, at each hand-over; a training step of a recurrent
+// network hands work over a few times per time step, with shorter gaps.
+const spinPolls = 1 << 15
+
+// Recv receives a value from ch, polling it before it blocks, and letting
+// other goroutines run on its processor every 64 polls: the hand-overs of
+// a step come close together, and a polling goroutine takes the next one
+// without being woken.
+func Recv[T any](ch <-chan T) T {
+	for i := range spinPolls {
+		select {
+		case v := <-ch:
+			return v
+		default:
+		}
+		if i%64 == 63 {
+			runtime.Gosched()
+		}
+	}
+	return <-ch
+}
+
+// The workers: goroutines started as calls need them, each taking parts
+// from queue for the life of the process. One pool serves every caller
+// (the products of package gemm and the rows of the kernels), so that a
+// polling worker never holds a processor another pool's worker waits for.
 var (
-	queue   = make(chan task)
+	queue   = make(chan task, 256)
 	workers struct {
 		sync.Mutex
 		n int
@@ -62,8 +123,9 @@ func tasks(want int) chan task {
 	defer workers.Unlock()
 	for ; workers.n < want; workers.n++ {
 		go func() {
-			for t := range queue {
-				t.r.Rows(t.lo, t.hi)
+			for {
+				t := Recv(queue)
+				t.do()
 				t.done <- struct{}{}
 			}
 		}()
@@ -81,7 +143,7 @@ func getReply() chan struct{} {
 	case r := <-replies:
 		return r
 	default:
-		return make(chan struct{}, 64)
+		return make(chan struct{}, 256)
 	}
 }
 
