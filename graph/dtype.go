@@ -168,6 +168,8 @@ func (w Weights[F]) Data(set *params.Params, name string) []F {
 // Mirror holds float32 copies of float64 parameter tensors, made on first
 // use and refreshed by Sync: a float32 executor reads its weights from
 // one, synced once per run (the parameters do not change during a run).
+// A Mirror is not safe for concurrent use: Of adds a copy on first use, so
+// a kernel reads its weights before it cuts work over goroutines.
 type Mirror struct {
 	index map[mirrorKey]int
 	src   [][]float64

@@ -13,7 +13,7 @@ import (
 // in float64 and float32, and checks that the test loss has the same bits.
 func TestTrainSameBitsAnyGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, c := range []struct{ model, dtype string }{{"lstm", "float64"}, {"lstm", "float32"}, {"gru", "float64"}, {"rnn", "float32"}} {
+	for _, c := range []struct{ model, dtype string }{{"lstm", "float64"}, {"lstm", "float32"}, {"gru", "float64"}, {"gru", "float32"}, {"rnn", "float32"}} {
 		model, dtype := c.model, c.dtype
 		var want float64
 		for _, procs := range []int{1, 2, 3} {

@@ -64,7 +64,7 @@ func (k *gruKernel[F]) InitialStateBack(g [][]F, grads graph.Grads[F]) {
 func (k *gruKernel[F]) Forward(_, proj []F, in, out [][]F, cache []F) {
 	c, H := k.c, k.c.hidden
 	k.u.Forward(k.w.Data(c.params, c.Name("U")), H, 3*H, k.batch, in[0], 0, k.zh)
-	k.rows = gruRows[F]{k: k, zx: proj, zh: k.zh, cache: cache, in: in, out: out}
+	k.rows = gruRows[F]{k: k, zx: proj, zh: k.zh, bh: k.w.Data(c.params, c.Name("bh")), cache: cache, in: in, out: out}
 	par.Rows(&k.rows, k.batch, 8*H)
 }
 
@@ -86,27 +86,28 @@ func (k *gruKernel[F]) Backward(x []F, in [][]F, cache []F, gout, gin [][]F, gra
 }
 
 // gruRows is a step's elementwise work, forward or backward, on rows of
-// the batch (par.Rows). Forward reads x W + b from zx and h U from zh;
-// Backward writes their gradients there and reads gout from out.
+// the batch (par.Rows). Forward reads x W + b from zx, h U from zh and the
+// bias bh (read from the weights before the rows are cut: a float32
+// weight read is not safe for concurrent use); Backward writes their
+// gradients into zx and zh and reads gout from out.
 type gruRows[F graph.Float] struct {
-	k             *gruKernel[F]
-	back          bool
-	zx, zh, cache []F
-	in, out, gin  [][]F
+	k                 *gruKernel[F]
+	back              bool
+	zx, zh, bh, cache []F
+	in, out, gin      [][]F
 }
 
 func (s *gruRows[F]) Rows(lo, hi int) {
 	if s.back {
 		s.k.backwardRows(lo, hi, s.zx, s.zh, s.cache, s.in, s.out, s.gin)
 	} else {
-		s.k.forwardRows(lo, hi, s.zx, s.zh, s.cache, s.in, s.out)
+		s.k.forwardRows(lo, hi, s.zx, s.zh, s.bh, s.cache, s.in, s.out)
 	}
 }
 
 // forwardRows computes the gates and the next state of rows [lo, hi).
-func (k *gruKernel[F]) forwardRows(lo, hi int, proj, zhs, cache []F, in, out [][]F) {
+func (k *gruKernel[F]) forwardRows(lo, hi int, proj, zhs, bh, cache []F, in, out [][]F) {
 	H := k.c.hidden
-	bh := k.w.Data(k.c.params, k.c.Name("bh"))
 	for r := lo; r < hi; r++ {
 		zx, zh, cr := proj[r*3*H:(r+1)*3*H], zhs[r*3*H:(r+1)*3*H], cache[r*4*H:(r+1)*4*H]
 		h, hn := in[0][r*H:(r+1)*H], out[0][r*H:(r+1)*H]
