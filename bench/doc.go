@@ -39,5 +39,6 @@
 // views of one array of T+1 frames (no copies), so the data of a long run
 // (batch 32, 88 notes, T = 10,000: 225 MB) stays small beside the model's
 // stored states. bench/torch_step.py times the same models in PyTorch and
-// bench/compare.sh prints the ratios.
+// bench/compare.sh prints the ratios; bench/cores.sh times a step on one
+// core and on every core (GOMAXPROCS), against PyTorch on as many threads.
 package bench
