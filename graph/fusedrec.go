@@ -19,9 +19,10 @@ const fusedBlock = 64
 // checkpoints giving the same bits, learned initial state, gradients added
 // into a params.Params) and the same results up to the order of floating
 // point additions. Input projections and the head run as one matrix
-// product per block of steps; the recurrent products and the parameters'
-// gradients go step by step, in reverse order in the backward pass,
-// whatever the blocks, so checkpoints change no bit. Its buffers grow to
+// product per block of steps; the recurrent products go step by step, and
+// the kernel's Backward is called for every step once, from the last to
+// the first, whatever the blocks and checkpoints (a kernel that gathers
+// steps counts them from the last), so checkpoints change no bit. Its buffers grow to
 // the longest sequence seen and are reused: a run over sequences no longer
 // than an earlier one allocates nothing.
 //

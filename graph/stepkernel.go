@@ -67,6 +67,11 @@ type StepKernelOf[F Float] interface {
 	// input state, cache and gout, the gradient reaching its output state
 	// (which it may overwrite), it adds the parameters' gradients into
 	// grads and writes the gradient reaching the input state into gin.
+	// A run calls it once per step, from the last step down to the first,
+	// after InitialState and before InitialStateBack; a kernel may gather
+	// several steps before it adds their gradients (the rnn kernels add
+	// their weights' a window of steps at a time), so a run's gradients
+	// are complete only after InitialStateBack.
 	Backward(x []F, in [][]F, cache []F, gout, gin [][]F, grads Grads[F])
 }
 

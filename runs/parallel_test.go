@@ -8,9 +8,10 @@ import (
 
 // TestTrainSameBitsAnyGOMAXPROCS trains an LSTM, a GRU and a tanh RNN
 // large enough that their products (internal/gemm: batch 32 times 4 x 160
-// gates times 160 units is above its threshold) and their elementwise
-// rows (internal/par) are cut over goroutines, at GOMAXPROCS 1, 2 and 3,
-// in float64 and float32, and checks that the test loss has the same bits.
+// gates times 160 units is above its threshold; for the tanh RNN, the
+// weight gradients' windows) and their elementwise rows (internal/par) are
+// cut over goroutines, at GOMAXPROCS 1, 2 and 3, in float64 and float32,
+// and checks that the test loss has the same bits.
 func TestTrainSameBitsAnyGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct{ model, dtype string }{{"lstm", "float64"}, {"lstm", "float32"}, {"gru", "float64"}, {"gru", "float32"}, {"rnn", "float32"}} {

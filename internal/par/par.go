@@ -68,7 +68,6 @@ func (t task) do() {
 func run(t task) {
 	ch := tasks(t.parts - 1)
 	t.done = getReply()
-	defer putReply(t.done)
 	for p := 1; p < t.parts; p++ {
 		t.p = p
 		ch <- t
@@ -78,6 +77,7 @@ func run(t task) {
 	for range t.parts - 1 {
 		Recv(t.done)
 	}
+	putReply(t.done) // only once every worker has replied
 }
 
 // spinPolls is how many times Recv polls a channel before it blocks on it:

@@ -98,7 +98,15 @@ func (s *elmanRows[F]) Rows(lo, hi int) {
 		}
 		return
 	}
-	switch s.k.c.act {
+	for r := 0; r < hi-lo; r++ { // row by row, so the cut does not matter
+		s.k.activate(h[r*H:(r+1)*H], cache[r*H:(r+1)*H])
+	}
+}
+
+// activate applies the activation to one row h of pre-activations, in
+// place, and writes its derivative into cache.
+func (k *elmanKernel[F]) activate(h, cache []F) {
+	switch k.c.act {
 	case activation.Tanh:
 		fastmath.Tanh(h, h)
 		for i, y := range h {

@@ -21,28 +21,31 @@ type gradWindow[F graph.Float] struct {
 	steps, batch        int
 	in, hidden, width   int
 	x, h, gx, gh        []F // [steps*batch, in | hidden | width | width]
+	shared              bool
 	n                   int // steps gathered
 	wName, uName, bName string
 }
 
 // newGradWindow makes the window of a cell with in inputs, hidden units and
 // width = the columns of W and U; shared means gx and gh are one slice.
+// Its buffers are made by the first backward step, so a kernel that only
+// runs forward (a predictor, an evaluation) holds none.
 func newGradWindow[F graph.Float](c interface{ Name(string) string }, batch, in, hidden, width int, shared bool) gradWindow[F] {
-	steps := max(1, (gradRows+batch-1)/batch)
-	rows := steps * batch
-	w := gradWindow[F]{steps: steps, batch: batch, in: in, hidden: hidden, width: width,
-		x: make([]F, rows*in), h: make([]F, rows*hidden), gx: make([]F, rows*width),
-		wName: c.Name("W"), uName: c.Name("U"), bName: c.Name("b")}
-	w.gh = w.gx
-	if !shared {
-		w.gh = make([]F, rows*width)
-	}
-	return w
+	return gradWindow[F]{steps: max(1, (gradRows+batch-1)/batch), batch: batch, in: in, hidden: hidden, width: width,
+		shared: shared, wName: c.Name("W"), uName: c.Name("U"), bName: c.Name("b")}
 }
 
 // next copies a step's x and h into the window and returns the rows that
 // the step's gx and gh go to.
 func (w *gradWindow[F]) next(x, h []F) (gx, gh []F) {
+	if w.x == nil {
+		rows := w.steps * w.batch
+		w.x, w.h, w.gx = make([]F, rows*w.in), make([]F, rows*w.hidden), make([]F, rows*w.width)
+		w.gh = w.gx
+		if !w.shared {
+			w.gh = make([]F, rows*w.width)
+		}
+	}
 	b := w.n * w.batch
 	copy(w.x[b*w.in:(b+w.batch)*w.in], x)
 	copy(w.h[b*w.hidden:(b+w.batch)*w.hidden], h)
