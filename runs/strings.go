@@ -21,6 +21,9 @@ import (
 const (
 	StartSpectral = "spectral"
 	StartRandom   = "random"
+	// StartGridBest marks the candidate that continues the grid's best on
+	// the whole training split (StringsFitSpec.GridStrings).
+	StartGridBest = "grid-best"
 
 	MethodEM       = "em"
 	MethodGradient = "gradient"
@@ -77,6 +80,14 @@ type StringsFitSpec struct {
 	// over the training strings. If 0, it will be defaulted to 200.
 	Training     pfa.TrainConfig
 	EMIterations int
+	// GridStrings is the most training strings the candidates of the grid
+	// are trained on (the first of the shuffled training split). When the
+	// training split is larger, the grid may start candidates until 60% of
+	// the budget, and the best candidate is then refined on the whole
+	// split (EM and the gradient, as Method says) until the budget ends.
+	// If 0, it will be defaulted to 20000 (PAutomaC's smaller training
+	// sets, on which the grid fits within the default budget).
+	GridStrings int
 	// ValidFraction is the share of the strings held out for selection
 	// and early stopping. If 0, it will be defaulted to 0.1.
 	ValidFraction float64
@@ -130,6 +141,9 @@ func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.EMIterations == 0 {
 		s.EMIterations = 200
 	}
+	if s.GridStrings == 0 {
+		s.GridStrings = 20000
+	}
 	if s.ValidFraction == 0 {
 		s.ValidFraction = 0.1
 	}
@@ -176,6 +190,9 @@ func (s StringsFitSpec) Validate() error {
 	}
 	if s.Method != MethodEM && s.Method != MethodGradient && s.Method != MethodBoth {
 		return fieldErr("Method", s.Method, "%s, %s or %s", MethodEM, MethodGradient, MethodBoth)
+	}
+	if s.GridStrings < 1 {
+		return fieldErr("GridStrings", s.GridStrings, ">= 1")
 	}
 	if s.Budget < 0 {
 		return fieldErr("Budget", s.Budget, ">= 0")
@@ -233,6 +250,10 @@ type StringsCandidate struct {
 	StartValid     float64 `json:"start_valid"`
 	Valid          float64 `json:"valid"`
 	ValidPerSymbol float64 `json:"valid_nats_per_symbol"`
+	// TrainStrings is the number of training strings it was trained on
+	// (fewer than the split's for the grid's candidates when GridStrings
+	// is below it).
+	TrainStrings int `json:"train_strings"`
 	// Components is the number of automata of a mixture (0 otherwise).
 	Components int `json:"components,omitempty"`
 	// EMIterations and Epochs are the EM iterations and gradient epochs run.
@@ -309,11 +330,20 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 		sum.Spectral = fmt.Sprintf("mixture of %d, first %v", len(w.Components), w.Spec)
 	}
 	g := &stringsGrid{spec: spec, w: w, train: train, valid: valid, d: len(data.Alphabet), deadline: deadline, sum: sum, bestLoss: math.Inf(1), famLoss: map[string]float64{}}
+	if len(train) > spec.GridStrings && !slices.Equal(spec.Families, []string{FamilyWFA}) {
+		g.train = train[:spec.GridStrings]
+		g.deadline = began.Add(spec.Budget * 6 / 10)
+	}
 	if err := g.run(); err != nil {
 		return nil, nil, err
 	}
 	if g.best == nil {
 		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
+	}
+	if len(g.train) < len(train) {
+		if err := g.refine(train, deadline); err != nil {
+			return nil, nil, err
+		}
 	}
 	if !spec.Single && len(g.trained) > 0 {
 		m, c, err := mixCandidates(append(g.trained, pfa.Unigram(train, g.d)), valid, spec)
@@ -472,13 +502,39 @@ func (s StringsFitSpec) candidateStates(fam string, w *wfa.Model, i, prev int) (
 	return n, n <= s.StatesMax
 }
 
+// refine trains the best candidate of the grid, trained on its first
+// GridStrings strings, on the whole training split train until deadline,
+// and records it as a candidate (start StartGridBest).
+func (g *stringsGrid) refine(train [][]int, deadline time.Time) error {
+	best := g.sum.Candidates[g.sum.Chosen]
+	if g.best.PFA == nil || time.Now().After(deadline) {
+		return nil
+	}
+	c := StringsCandidate{Family: best.Family, States: best.States, Start: StartGridBest, Method: g.spec.Method}
+	began := time.Now()
+	m, err := refineCandidate(&c, g.best.PFA, train, g.valid, g.spec, deadline)
+	if err != nil {
+		return err
+	}
+	c.Seconds = time.Since(began).Seconds()
+	if g.spec.Log != nil {
+		fmt.Fprintf(g.spec.Log, "strings fit: %s states %d refined on %d strings, %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
+			c.Family, c.States, c.TrainStrings, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
+	}
+	g.add(c, m)
+	if !math.IsInf(c.Valid, 0) {
+		g.trained = append(g.trained, m.PFA)
+	}
+	return nil
+}
+
 // fitCandidate starts and refines one candidate, filling in c.
 func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int, spec StringsFitSpec, deadline time.Time) (*StringsModel, error) {
 	began := time.Now()
 	if c.Family == FamilyWFA {
 		e := wfa.NewEvalSet(valid)
 		c.StartValid = e.ZLL(w.WFA)
-		c.Valid = c.StartValid
+		c.Valid, c.TrainStrings = c.StartValid, len(train)
 		c.ValidPerSymbol = c.Valid * float64(len(valid)) / symbolsOf(valid)
 		c.Seconds = time.Since(began).Seconds()
 		return &StringsModel{Family: FamilyWFA, WFA: w}, nil
@@ -494,6 +550,16 @@ func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int
 			return nil, err
 		}
 	}
+	m, err := refineCandidate(c, start, train, valid, spec, deadline)
+	c.Seconds = time.Since(began).Seconds()
+	return m, err
+}
+
+// refineCandidate trains the automaton start on train by c.Method (EM,
+// the gradient, or EM then the gradient) until deadline, filling in c's
+// losses and iteration counts.
+func refineCandidate(c *StringsCandidate, start *pfa.Model, train, valid [][]int, spec StringsFitSpec, deadline time.Time) (*StringsModel, error) {
+	c.TrainStrings = len(train)
 	m := start
 	tc := spec.Training
 	tc.Deadline = deadline
@@ -521,7 +587,6 @@ func fitCandidate(c *StringsCandidate, w *wfa.Model, train, valid [][]int, d int
 		c.Valid, c.Epochs = min(rep.BestValid, rep.StartValid), rep.Epochs
 	}
 	c.ValidPerSymbol = c.Valid * float64(len(valid)) / symbolsOf(valid)
-	c.Seconds = time.Since(began).Seconds()
 	return &StringsModel{Family: c.Family, PFA: m}, nil
 }
 

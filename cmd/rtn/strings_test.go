@@ -83,21 +83,23 @@ func TestStringsFitScoreSampleRank(t *testing.T) {
 func TestStringsFitSameFileForAnyJobs(t *testing.T) {
 	dir := t.TempDir()
 	train := writeSample(t, dir, "train.txt", 300, 3)
-	var files [][]byte
-	for _, jobs := range []string{"1", "2"} {
-		model := filepath.Join(dir, "m"+jobs+".json")
-		var out, errb bytes.Buffer
-		if err := run(stringsFitArgs(train, model, "-jobs", jobs, "-method", "em+gradient"), &out, &errb); err != nil {
-			t.Fatal(err)
+	for _, extra := range [][]string{nil, {"-grid-strings", "100"}} {
+		var files [][]byte
+		for _, jobs := range []string{"1", "2"} {
+			model := filepath.Join(dir, "m"+jobs+".json")
+			var out, errb bytes.Buffer
+			if err := run(stringsFitArgs(train, model, append([]string{"-jobs", jobs, "-method", "em+gradient"}, extra...)...), &out, &errb); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, b)
 		}
-		b, err := os.ReadFile(model)
-		if err != nil {
-			t.Fatal(err)
+		if !bytes.Equal(files[0], files[1]) {
+			t.Fatalf("%v: the model files of -jobs 1 and -jobs 2 differ", extra)
 		}
-		files = append(files, b)
-	}
-	if !bytes.Equal(files[0], files[1]) {
-		t.Fatal("the model files of -jobs 1 and -jobs 2 differ")
 	}
 }
 
@@ -230,5 +232,51 @@ func TestStringsFitWithoutOut(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
 		t.Fatalf("files in the directory: %v (%v), want the training file only", entries, err)
+	}
+}
+
+// TestStringsFitGridStrings: with -grid-strings below the training split,
+// the grid's candidates train on that many strings and the best of them is
+// then refined on the whole split, as one more candidate.
+func TestStringsFitGridStrings(t *testing.T) {
+	dir := t.TempDir()
+	train := writeSample(t, dir, "train.txt", 400, 6)
+	var out, errb bytes.Buffer
+	args := stringsFitArgs(train, filepath.Join(dir, "m.json"), "-grid-strings", "100", "-single", "-json")
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	var sum struct {
+		Candidates []struct {
+			Family, Start string
+			States        int
+			TrainStrings  int `json:"train_strings"`
+			Valid         float64
+			StartValid    float64 `json:"start_valid"`
+		}
+		Chosen int
+	}
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	n := len(sum.Candidates)
+	if n < 2 {
+		t.Fatalf("%d candidates, want the grid's and the refined one", n)
+	}
+	best := 0
+	for i, c := range sum.Candidates[:n-1] {
+		if c.TrainStrings != 100 || c.Start != "spectral" {
+			t.Fatalf("grid candidate %d: start %s on %d strings, want spectral on 100", i, c.Start, c.TrainStrings)
+		}
+		if c.Valid < sum.Candidates[best].Valid {
+			best = i
+		}
+	}
+	r := sum.Candidates[n-1]
+	if r.Start != "grid-best" || r.TrainStrings != 360 || r.Family != sum.Candidates[best].Family || r.States != sum.Candidates[best].States {
+		t.Fatalf("last candidate %+v: want the grid's best (%+v) refined on the 360 strings of the split", r, sum.Candidates[best])
+	}
+	if r.StartValid != sum.Candidates[best].Valid || r.Valid > r.StartValid {
+		t.Fatalf("refined candidate starts at %g (the grid's best ends at %g) and ends at %g: want the same start and no loss", r.StartValid, sum.Candidates[best].Valid, r.Valid)
 	}
 }
