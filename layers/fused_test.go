@@ -190,14 +190,7 @@ func TestFusedMatchesGeneric(t *testing.T) {
 // checkpoints and truncation the bits must not move.
 func TestFusedGradWindows(t *testing.T) {
 	const in, hidden, out, batch = 3, 5, 2, 130
-	lengths := make([]int, batch)
-	for i := range lengths {
-		lengths[i] = 6 + i%6
-	}
-	idx := make([]int, batch)
-	for i := range idx {
-		idx[i] = i
-	}
+	lengths, idx := batchOf(batch, 6, 6)
 	for _, c := range fusedCells() {
 		if c.name != "lstm" && c.name != "gru" && c.name != "elman-tanh" {
 			continue
@@ -245,11 +238,7 @@ func TestFusedGradWindows(t *testing.T) {
 func TestFusedParallelRows(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	const in, hidden, out, batch = 5, 70, 4, 64
-	lengths := make([]int, batch)
-	idx := make([]int, batch)
-	for i := range lengths {
-		lengths[i], idx[i] = 5+i%5, i
-	}
+	lengths, idx := batchOf(batch, 5, 5)
 	for _, c := range fusedCells() {
 		for _, dt := range []string{graph.Float64, graph.Float32} {
 			t.Run(c.name+"/"+dt, func(t *testing.T) {
@@ -280,6 +269,16 @@ func TestFusedParallelRows(t *testing.T) {
 			})
 		}
 	}
+}
+
+// batchOf returns the lengths of n sequences, from first to first+spread-1 in
+// turn, and the indices 0 to n-1 of all of them (a batch).
+func batchOf(n, first, spread int) (lengths, idx []int) {
+	lengths, idx = make([]int, n), make([]int, n)
+	for i := range lengths {
+		lengths[i], idx[i] = first+i%spread, i
+	}
+	return lengths, idx
 }
 
 // compareGrads reports the entries of got and want further apart than tol
@@ -320,14 +319,7 @@ func TestFusedNoAllocations(t *testing.T) {
 	const in, hidden, out = 5, 70, 4 // 70 > 64: products are cut into tiles
 	for _, batch := range []int{3, 64} {
 		runtime.GOMAXPROCS(1 + batch/64)
-		lengths := make([]int, batch)
-		for i := range lengths {
-			lengths[i] = 5 + i%5
-		}
-		idx := make([]int, batch)
-		for i := range idx {
-			idx[i] = i
-		}
+		lengths, idx := batchOf(batch, 5, 5)
 		for _, c := range fusedCells() {
 			for _, ck := range []int{0, 4} {
 				t.Run(fmt.Sprintf("%s/batch%d/checkpoint%d", c.name, batch, ck), func(t *testing.T) {
