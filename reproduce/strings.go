@@ -43,8 +43,10 @@ var stringsSubsamples = []int{1000, 5000}
 type stringsFit struct {
 	Perplexity float64 `json:"perplexity"`
 	Seconds    float64 `json:"seconds"`
-	Family     string  `json:"family"`
-	States     int     `json:"states"`
+	// Family is the chosen candidate's family, or "mixture" when the
+	// mixture of the trained automata was kept.
+	Family string `json:"family"`
+	States int    `json:"states"`
 	// Families are the test perplexities of each family's best candidate
 	// on validation, the mixture aside.
 	Families map[string]float64 `json:"families,omitempty"`
@@ -244,6 +246,9 @@ func stringsProblem(dir string, p int, spec runs.StringsFitSpec) (*stringsResult
 		}
 		c := m.Fit.Candidates[m.Fit.Chosen]
 		f.Family, f.States = c.Family, c.States
+		if c.Method == runs.MethodMixture {
+			f.Family = runs.MethodMixture
+		}
 		if len(sum.FamilyBest) > 1 {
 			f.Families = map[string]float64{}
 			for fam, fm := range sum.FamilyBest {

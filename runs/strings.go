@@ -80,13 +80,13 @@ type StringsFitSpec struct {
 	// over the training strings. If 0, it will be defaulted to 200.
 	Training     pfa.TrainConfig
 	EMIterations int
-	// GridStrings is the most training strings the candidates of the grid
-	// are trained on (the first of the shuffled training split). When the
-	// training split is larger, the grid may start candidates until 60% of
-	// the budget, and the best candidate is then refined on the whole
-	// split (EM and the gradient, as Method says) until the budget ends.
-	// If 0, it will be defaulted to 20000 (PAutomaC's smaller training
-	// sets, on which the grid fits within the default budget).
+	// GridStrings, when positive, is the most training strings the
+	// candidates of the grid are trained on (the first of the shuffled
+	// training split). When the training split is larger, the grid may
+	// start candidates until 60% of the budget, and the best candidate is
+	// then refined on the whole split (EM and the gradient, as Method
+	// says) until the budget ends. 0 trains every candidate on the whole
+	// split.
 	GridStrings int
 	// ValidFraction is the share of the strings held out for selection
 	// and early stopping. If 0, it will be defaulted to 0.1.
@@ -141,9 +141,6 @@ func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.EMIterations == 0 {
 		s.EMIterations = 200
 	}
-	if s.GridStrings == 0 {
-		s.GridStrings = 20000
-	}
 	if s.ValidFraction == 0 {
 		s.ValidFraction = 0.1
 	}
@@ -191,8 +188,8 @@ func (s StringsFitSpec) Validate() error {
 	if s.Method != MethodEM && s.Method != MethodGradient && s.Method != MethodBoth {
 		return fieldErr("Method", s.Method, "%s, %s or %s", MethodEM, MethodGradient, MethodBoth)
 	}
-	if s.GridStrings < 1 {
-		return fieldErr("GridStrings", s.GridStrings, ">= 1")
+	if s.GridStrings < 0 {
+		return fieldErr("GridStrings", s.GridStrings, ">= 0 (0: every training string)")
 	}
 	if s.Budget < 0 {
 		return fieldErr("Budget", s.Budget, ">= 0")
@@ -330,7 +327,7 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 		sum.Spectral = fmt.Sprintf("mixture of %d, first %v", len(w.Components), w.Spec)
 	}
 	g := &stringsGrid{spec: spec, w: w, train: train, valid: valid, d: len(data.Alphabet), deadline: deadline, sum: sum, bestLoss: math.Inf(1), famLoss: map[string]float64{}}
-	if len(train) > spec.GridStrings && !slices.Equal(spec.Families, []string{FamilyWFA}) {
+	if spec.GridStrings > 0 && len(train) > spec.GridStrings && !slices.Equal(spec.Families, []string{FamilyWFA}) {
 		g.train = train[:spec.GridStrings]
 		g.deadline = began.Add(spec.Budget * 6 / 10)
 	}
