@@ -21,8 +21,8 @@ import (
 const (
 	StartSpectral = "spectral"
 	StartRandom   = "random"
-	// StartGridBest marks the candidate that continues the grid's best on
-	// the whole training split (StringsFitSpec.GridStrings).
+	// StartGridBest marks a candidate that continues a family's best of
+	// the scan on the whole training split (StringsFitSpec.GridStrings).
 	StartGridBest = "grid-best"
 
 	MethodEM       = "em"
@@ -80,13 +80,14 @@ type StringsFitSpec struct {
 	// over the training strings. If 0, it will be defaulted to 200.
 	Training     pfa.TrainConfig
 	EMIterations int
-	// GridStrings, when positive, is the most training strings the
-	// candidates of the grid are trained on (the first of the shuffled
-	// training split). When the training split is larger, the grid may
-	// start candidates until 60% of the budget, and the best candidate is
-	// then refined on the whole split (EM and the gradient, as Method
-	// says) until the budget ends. 0 trains every candidate on the whole
-	// split.
+	// GridStrings, when below the training split's size, makes the grid
+	// two passes: a scan whose candidates train on the split's first
+	// GridStrings strings (it is shuffled) and may start until 40% of the
+	// budget, then a grid on the whole split in which each family first
+	// trains its best automaton of the scan on all the strings, then grows
+	// from its size with its own patience, until the budget ends. If 0, it
+	// will be defaulted to 20000 (PAutomaC's smaller training sets, whose
+	// 18,000-string splits are thus trained in one pass).
 	GridStrings int
 	// ValidFraction is the share of the strings held out for selection
 	// and early stopping. If 0, it will be defaulted to 0.1.
@@ -141,6 +142,9 @@ func (s StringsFitSpec) WithDefaults() StringsFitSpec {
 	if s.EMIterations == 0 {
 		s.EMIterations = 200
 	}
+	if s.GridStrings == 0 {
+		s.GridStrings = 20000
+	}
 	if s.ValidFraction == 0 {
 		s.ValidFraction = 0.1
 	}
@@ -188,8 +192,8 @@ func (s StringsFitSpec) Validate() error {
 	if s.Method != MethodEM && s.Method != MethodGradient && s.Method != MethodBoth {
 		return fieldErr("Method", s.Method, "%s, %s or %s", MethodEM, MethodGradient, MethodBoth)
 	}
-	if s.GridStrings < 0 {
-		return fieldErr("GridStrings", s.GridStrings, ">= 0 (0: every training string)")
+	if s.GridStrings < 1 {
+		return fieldErr("GridStrings", s.GridStrings, ">= 1")
 	}
 	if s.Budget < 0 {
 		return fieldErr("Budget", s.Budget, ">= 0")
@@ -327,20 +331,26 @@ func FitStrings(spec StringsFitSpec) (*StringsModel, *StringsFitSummary, error) 
 		sum.Spectral = fmt.Sprintf("mixture of %d, first %v", len(w.Components), w.Spec)
 	}
 	g := &stringsGrid{spec: spec, w: w, train: train, valid: valid, d: len(data.Alphabet), deadline: deadline, sum: sum, bestLoss: math.Inf(1), famLoss: map[string]float64{}}
-	if spec.GridStrings > 0 && len(train) > spec.GridStrings && !slices.Equal(spec.Families, []string{FamilyWFA}) {
+	sample := len(train) > spec.GridStrings && !slices.Equal(spec.Families, []string{FamilyWFA})
+	if sample {
 		g.train = train[:spec.GridStrings]
-		g.deadline = began.Add(spec.Budget * 6 / 10)
+		g.deadline = began.Add(spec.Budget * 4 / 10)
 	}
-	if err := g.run(); err != nil {
+	fams := make([]*familyGrid, len(spec.Families))
+	for k, name := range spec.Families {
+		fams[k] = &familyGrid{name: name, best: math.Inf(1)}
+	}
+	if err := g.run(fams); err != nil {
 		return nil, nil, err
+	}
+	if sample {
+		g.train, g.deadline = train, deadline
+		if err := g.run(g.growFrom(fams)); err != nil {
+			return nil, nil, err
+		}
 	}
 	if g.best == nil {
 		return nil, nil, errors.New("strings fit: no candidate was trained within the budget")
-	}
-	if len(g.train) < len(train) {
-		if err := g.refine(train, deadline); err != nil {
-			return nil, nil, err
-		}
 	}
 	if !spec.Single && len(g.trained) > 0 {
 		m, c, err := mixCandidates(append(g.trained, pfa.Unigram(train, g.d)), valid, spec)
@@ -399,10 +409,12 @@ func (g *stringsGrid) add(c StringsCandidate, m *StringsModel) {
 
 // familyGrid is one family's place in its grid: the index and size of
 // its last candidate, its best validation loss, the sizes since it last
-// improved, and whether it has stopped.
+// improved, and whether it has stopped; warm, when set, is an automaton of
+// n states that its next candidate trains on instead of a new start.
 type familyGrid struct {
 	name  string
 	i, n  int
+	warm  *pfa.Model
 	best  float64
 	since int
 	done  bool
@@ -415,11 +427,7 @@ type familyGrid struct {
 // growing one once StatesPatience sizes in a row do not improve on the
 // family's best); when the budget is spent, the next candidate is
 // recorded as skipped and the search ends.
-func (g *stringsGrid) run() error {
-	fams := make([]*familyGrid, len(g.spec.Families))
-	for k, name := range g.spec.Families {
-		fams[k] = &familyGrid{name: name, best: math.Inf(1)}
-	}
+func (g *stringsGrid) run(fams []*familyGrid) error {
 	for left := len(fams); left > 0; {
 		for _, f := range fams {
 			if f.done {
@@ -441,22 +449,36 @@ func (g *stringsGrid) run() error {
 // the budget is spent.
 func (g *stringsGrid) next(f *familyGrid) (stop bool, err error) {
 	spec := g.spec
-	n, ok := spec.candidateStates(f.name, g.w, f.i, f.n)
-	if !ok {
-		f.done = true
-		return false, nil
+	n := f.n
+	if f.warm == nil {
+		var ok bool
+		if n, ok = spec.candidateStates(f.name, g.w, f.i, f.n); !ok {
+			f.done = true
+			return false, nil
+		}
 	}
 	f.i, f.n = f.i+1, n
 	c := StringsCandidate{Family: f.name, States: n, Start: spec.Start, Method: spec.Method}
-	if f.name == FamilyWFA {
+	switch {
+	case f.name == FamilyWFA:
 		c.Start, c.Method = StartSpectral, "none"
+	case f.warm != nil:
+		c.Start = StartGridBest
 	}
 	if time.Now().After(g.deadline) {
 		c.Skipped = "budget"
 		g.sum.Candidates = append(g.sum.Candidates, c)
 		return true, nil
 	}
-	m, err := fitCandidate(&c, g.w, g.train, g.valid, g.d, spec, g.deadline)
+	var m *StringsModel
+	if f.warm != nil {
+		began := time.Now()
+		m, err = refineCandidate(&c, f.warm, g.train, g.valid, spec, g.deadline)
+		c.Seconds = time.Since(began).Seconds()
+		f.warm = nil
+	} else {
+		m, err = fitCandidate(&c, g.w, g.train, g.valid, g.d, spec, g.deadline)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -499,30 +521,26 @@ func (s StringsFitSpec) candidateStates(fam string, w *wfa.Model, i, prev int) (
 	return n, n <= s.StatesMax
 }
 
-// refine trains the best candidate of the grid, trained on its first
-// GridStrings strings, on the whole training split train until deadline,
-// and records it as a candidate (start StartGridBest).
-func (g *stringsGrid) refine(train [][]int, deadline time.Time) error {
-	best := g.sum.Candidates[g.sum.Chosen]
-	if g.best.PFA == nil || time.Now().After(deadline) {
-		return nil
+// growFrom returns the families' grids on the whole training split after
+// the scan on its first GridStrings strings: each family that trained a
+// candidate starts from its best one, which it trains on on the whole
+// split first (start StartGridBest), then grows from its size as the grid
+// does, with its own patience.
+func (g *stringsGrid) growFrom(scan []*familyGrid) []*familyGrid {
+	var fams []*familyGrid
+	for _, f := range scan {
+		best := g.sum.FamilyBest[f.name]
+		if best == nil || best.PFA == nil {
+			continue
+		}
+		n := best.PFA.States
+		i := 1 // the growing grid: any index past the first takes the size after n
+		if g.spec.States != nil {
+			i = slices.Index(g.spec.States, n)
+		}
+		fams = append(fams, &familyGrid{name: f.name, i: i, n: n, warm: best.PFA, best: math.Inf(1)})
 	}
-	c := StringsCandidate{Family: best.Family, States: best.States, Start: StartGridBest, Method: g.spec.Method}
-	began := time.Now()
-	m, err := refineCandidate(&c, g.best.PFA, train, g.valid, g.spec, deadline)
-	if err != nil {
-		return err
-	}
-	c.Seconds = time.Since(began).Seconds()
-	if g.spec.Log != nil {
-		fmt.Fprintf(g.spec.Log, "strings fit: %s states %d refined on %d strings, %s: valid %.5f nats/string (start %.5f), %.4f nats/symbol, %.1fs\n",
-			c.Family, c.States, c.TrainStrings, c.Method, c.Valid, c.StartValid, c.ValidPerSymbol, c.Seconds)
-	}
-	g.add(c, m)
-	if !math.IsInf(c.Valid, 0) {
-		g.trained = append(g.trained, m.PFA)
-	}
-	return nil
+	return fams
 }
 
 // fitCandidate starts and refines one candidate, filling in c.

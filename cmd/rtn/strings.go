@@ -84,7 +84,7 @@ func runStringsFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&spec.Training.BatchSize, "batch", 0, fmt.Sprintf("distinct strings per gradient step (default %d)", d.Training.BatchSize))
 	fs.IntVar(&spec.EMIterations, "em-iters", 0, fmt.Sprintf("most EM passes over the training strings (default %d)", d.EMIterations))
 	fs.StringVar(&spec.Training.EMAccel, "em-accel", "", "EM acceleration: plain or squarem (SQUAREM extrapolation of the Baum-Welch steps) (default "+d.Training.EMAccel+")")
-	fs.IntVar(&spec.GridStrings, "grid-strings", 0, "most training strings the grid's candidates train on, the best then refined on all of them (0: all)")
+	fs.IntVar(&spec.GridStrings, "grid-strings", 0, fmt.Sprintf("on a larger training split, the grid first scans sizes on this many strings, then grows on all of them from each family's best (default %d)", d.GridStrings))
 	fs.Float64Var(&spec.ValidFraction, "valid", 0, fmt.Sprintf("share of the strings held out for selection and early stopping (default %g)", d.ValidFraction))
 	fs.Uint64Var(&spec.Seed, "seed", d.Seed, "random seed (split, starts, batches)")
 	fs.BoolVar(&spec.Single, "single", false, "keep the best candidate alone instead of trying the mixture of the trained automata")

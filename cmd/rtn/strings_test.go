@@ -236,13 +236,15 @@ func TestStringsFitWithoutOut(t *testing.T) {
 }
 
 // TestStringsFitGridStrings: with -grid-strings below the training split,
-// the grid's candidates train on that many strings and the best of them is
-// then refined on the whole split, as one more candidate.
+// the grid first scans sizes with candidates trained on that many strings,
+// then each family trains its best of the scan on the whole split and
+// grows from its size.
 func TestStringsFitGridStrings(t *testing.T) {
 	dir := t.TempDir()
 	train := writeSample(t, dir, "train.txt", 400, 6)
 	var out, errb bytes.Buffer
-	args := stringsFitArgs(train, filepath.Join(dir, "m.json"), "-grid-strings", "100", "-single", "-json")
+	args := []string{"strings", "fit", "-train", train, "-out", filepath.Join(dir, "m.json"), "-states-from", "2", "-states-max", "7",
+		"-em-iters", "10", "-epochs", "3", "-grid-strings", "100", "-single", "-json"}
 	if err := run(args, &out, &errb); err != nil {
 		t.Fatalf("fit: %v\n%s", err, errb.String())
 	}
@@ -254,29 +256,40 @@ func TestStringsFitGridStrings(t *testing.T) {
 			Valid         float64
 			StartValid    float64 `json:"start_valid"`
 		}
-		Chosen int
 	}
 	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
 		t.Fatal(err)
 	}
-	n := len(sum.Candidates)
-	if n < 2 {
-		t.Fatalf("%d candidates, want the grid's and the refined one", n)
-	}
-	best := 0
-	for i, c := range sum.Candidates[:n-1] {
-		if c.TrainStrings != 100 || c.Start != "spectral" {
-			t.Fatalf("grid candidate %d: start %s on %d strings, want spectral on 100", i, c.Start, c.TrainStrings)
+	scanBest := map[string]int{}
+	grown := map[string]int{}
+	for i, c := range sum.Candidates {
+		switch {
+		case c.TrainStrings == 100:
+			if len(grown) > 0 || c.Start != "spectral" {
+				t.Fatalf("candidate %d (%+v) trained on 100 strings after the scan or not from the spectral start", i, c)
+			}
+			if b, ok := scanBest[c.Family]; !ok || c.Valid < sum.Candidates[b].Valid {
+				scanBest[c.Family] = i
+			}
+		case c.TrainStrings == 360:
+			b, ok := scanBest[c.Family]
+			if !ok {
+				t.Fatalf("candidate %d (%+v) on the whole split for a family the scan did not train", i, c)
+			}
+			if _, again := grown[c.Family]; !again {
+				sb := sum.Candidates[b]
+				if c.Start != "grid-best" || c.States != sb.States || c.StartValid != sb.Valid || c.Valid > c.StartValid {
+					t.Fatalf("candidate %d (%+v): want the scan's best %s (%+v) trained on the 360 strings, from its loss, without loss", i, c, c.Family, sb)
+				}
+			} else if c.Start != "spectral" || c.States <= sum.Candidates[grown[c.Family]].States {
+				t.Fatalf("candidate %d (%+v): want a larger %s automaton from the spectral start", i, c, c.Family)
+			}
+			grown[c.Family] = i
+		default:
+			t.Fatalf("candidate %d (%+v) trained on %d strings, want 100 or 360", i, c, c.TrainStrings)
 		}
-		if c.Valid < sum.Candidates[best].Valid {
-			best = i
-		}
 	}
-	r := sum.Candidates[n-1]
-	if r.Start != "grid-best" || r.TrainStrings != 360 || r.Family != sum.Candidates[best].Family || r.States != sum.Candidates[best].States {
-		t.Fatalf("last candidate %+v: want the grid's best (%+v) refined on the 360 strings of the split", r, sum.Candidates[best])
-	}
-	if r.StartValid != sum.Candidates[best].Valid || r.Valid > r.StartValid {
-		t.Fatalf("refined candidate starts at %g (the grid's best ends at %g) and ends at %g: want the same start and no loss", r.StartValid, sum.Candidates[best].Valid, r.Valid)
+	if len(grown) != 2 || len(scanBest) != 2 {
+		t.Fatalf("scan %v, grown %v: want both families in both passes", scanBest, grown)
 	}
 }
