@@ -120,12 +120,18 @@ func fusedModel(t *testing.T, c fusedCell, task *datasets.Task, hidden int, seed
 // lossGrad runs the problem's LossGrad on the whole training set.
 func lossGrad(t *testing.T, seq *layers.Sequence, task *datasets.Task, cfg layers.ProblemConfig) (float64, *params.Params) {
 	t.Helper()
+	return lossGradOf(t, seq, task, cfg, []int{0, 1, 2})
+}
+
+// lossGradOf runs the problem's LossGrad on the training examples idx.
+func lossGradOf(t *testing.T, seq *layers.Sequence, task *datasets.Task, cfg layers.ProblemConfig, idx []int) (float64, *params.Params) {
+	t.Helper()
 	prob, err := layers.NewProblem(seq, task, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := seq.Params.Like()
-	l, err := prob.LossGrad([]int{0, 1, 2}, g)
+	l, err := prob.LossGrad(idx, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,16 +205,7 @@ func TestFusedGradWindows(t *testing.T) {
 			task := fusedTaskOf(datasets.Binary, in, out, lengths, rand.New(rand.NewPCG(8, 1)))
 			seq := fusedModel(t, c, task, hidden, 11)
 			run := func(cfg layers.ProblemConfig) (float64, *params.Params) {
-				prob, err := layers.NewProblem(seq, task, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g := seq.Params.Like()
-				l, err := prob.LossGrad(idx, g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return l, g
+				return lossGradOf(t, seq, task, cfg, idx)
 			}
 			for _, chunk := range []int{0, 4} {
 				wantL, want := run(layers.ProblemConfig{Chunk: chunk, Executor: layers.ExecTape})
@@ -248,15 +245,7 @@ func TestFusedParallelRows(t *testing.T) {
 				for _, procs := range []int{1, 2} {
 					runtime.GOMAXPROCS(procs)
 					seq := fusedModel(t, c, task, hidden, 13)
-					prob, err := layers.NewProblem(seq, task, layers.ProblemConfig{DType: dt})
-					if err != nil {
-						t.Fatal(err)
-					}
-					g := seq.Params.Like()
-					l, err := prob.LossGrad(idx, g)
-					if err != nil {
-						t.Fatal(err)
-					}
+					l, g := lossGradOf(t, seq, task, layers.ProblemConfig{DType: dt}, idx)
 					if procs == 1 {
 						wantL, want = l, g
 						continue
